@@ -1,0 +1,91 @@
+import path from 'node:path';
+
+/** Typed configuration, read from the environment once at start and passed in from there. */
+export interface Config {
+  port: number;
+  host: string;
+  env: 'sandbox' | 'production';
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  role: 'all' | 'api' | 'worker';
+  simulator: boolean;
+  bootstrapKey: string | null;
+  webhookRetryDelaysS: number[];
+  webhookTimeoutMs: number;
+  webhookDisableAfterS: number;
+  webhookAllowPrivate: boolean;
+  logLevel: string;
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got '${raw}'`);
+  }
+  return n;
+}
+
+function flag(env: Env, name: string, dflt: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (['1', 'true', 'on', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be on or off, got '${raw}'`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const hit = allowed.find((a) => a === raw);
+  if (!hit) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got '${raw}'`);
+  return hit;
+}
+
+export function keyPrefix(env: Config['env']): string {
+  return env === 'production' ? 'svc_live_' : 'svc_test_';
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const databaseUrl = env.SVC_DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`SVC_DATABASE_URL must be a postgres:// URL, got '${databaseUrl.replace(/\/\/[^@]*@/, '//***@')}'`);
+  }
+  const redisUrl = env.SVC_REDIS_URL || null;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('SVC_REDIS_URL must be a redis:// URL');
+  const delaysRaw = env.SVC_WEBHOOK_RETRY_DELAYS ?? '0,60,300,1800,7200';
+  const delays = delaysRaw.split(',').map((s) => Number(s.trim()));
+  if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+    throw new ConfigError(`SVC_WEBHOOK_RETRY_DELAYS must be a comma list of whole seconds, got '${delaysRaw}'`);
+  }
+  const cfgEnv = oneOf(env, 'SVC_ENV', ['sandbox', 'production'] as const, 'sandbox');
+  const bootstrapKey = env.SVC_BOOTSTRAP_KEY || null;
+  if (bootstrapKey && !new RegExp(`^${keyPrefix(cfgEnv)}[A-Za-z0-9]{16,}$`).test(bootstrapKey)) {
+    throw new ConfigError(`SVC_BOOTSTRAP_KEY must look like ${keyPrefix(cfgEnv)}<16+ letters or digits> in the ${cfgEnv} environment`);
+  }
+  const config: Config = {
+    port: int(env, 'SVC_PORT', 8080, 0, 65535),
+    host: env.SVC_HOST || '127.0.0.1',
+    env: cfgEnv,
+    dataDir: path.resolve(env.SVC_DATA_DIR || './data'),
+    databaseUrl,
+    redisUrl,
+    role: oneOf(env, 'SVC_ROLE', ['all', 'api', 'worker'] as const, 'all'),
+    simulator: flag(env, 'SVC_SIMULATOR', true),
+    bootstrapKey,
+    webhookRetryDelaysS: delays,
+    webhookTimeoutMs: int(env, 'SVC_WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
+    webhookDisableAfterS: int(env, 'SVC_WEBHOOK_DISABLE_AFTER_S', 86_400, 1, 365 * 86_400),
+    webhookAllowPrivate: flag(env, 'SVC_WEBHOOK_ALLOW_PRIVATE', false),
+    logLevel: env.SVC_LOG_LEVEL || 'info',
+    bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+  };
+  return { ...config, ...overrides };
+}

@@ -1,0 +1,22 @@
+/** Every time-dependent rule reads time from a Clock so tests can move it. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export class ManualClock implements Clock {
+  constructor(private t = Date.parse('2026-06-11T12:00:00.000Z')) {}
+  now(): number {
+    return this.t;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+  set(ms: number): void {
+    this.t = ms;
+  }
+}
+
+export const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+export const isoTime = (ms: number): string => new Date(ms).toISOString();

@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody } from '@svc/schema';
+import { SvcError } from '../domain/errors.js';
+
+/** The one place that turns any failure into the documented error body. */
+export function toSvcError(err: FastifyError | SvcError | Error): SvcError {
+  if (err instanceof SvcError) return err;
+  const fe: Partial<FastifyError> = err;
+  if (fe.validation && fe.validation.length > 0) {
+    const v = fe.validation[0];
+    const params: Record<string, unknown> = v.params ?? {};
+    const where = fe.validationContext === 'body' ? 'body' : 'query';
+    if (typeof params.additionalProperty === 'string') {
+      const name = params.additionalProperty;
+      return new SvcError('invalid_request', where === 'body' ? 'unknown_field' : 'unknown_parameter', `Unknown ${where === 'body' ? 'field' : 'parameter'} '${name}'.`, name);
+    }
+    if (typeof params.missingProperty === 'string') {
+      const name = params.missingProperty;
+      return new SvcError('invalid_request', where === 'body' ? 'missing_field' : 'missing_parameter', `'${name}' is required.`, name);
+    }
+    const path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const name = path || where;
+    return new SvcError('invalid_request', where === 'body' ? 'invalid_field' : 'invalid_parameter', `'${name}' ${v.message ?? 'is invalid'}.`, name);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SvcError('payload_too_large', 'payload_too_large', 'The request body is too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new SvcError('unsupported_media_type', 'unsupported_media_type', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SvcError('invalid_request', 'invalid_json', 'The body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new SvcError('invalid_request', 'invalid_json', 'The body is not valid JSON.');
+  }
+  if (err instanceof SyntaxError || fe.statusCode === 400) {
+    return new SvcError('invalid_request', 'invalid_request', err.message || 'The request is malformed.');
+  }
+  if (fe.statusCode === 413) return new SvcError('payload_too_large', 'payload_too_large', 'The request body is too large.');
+  if (fe.statusCode === 415) return new SvcError('unsupported_media_type', 'unsupported_media_type', 'Send the body as application/json.');
+  return new SvcError('api_error', 'internal_error', 'Something went wrong on our side; the request id helps us find it.');
+}
+
+export function errorBody(e: SvcError, requestId: string): ErrorBody {
+  return {
+    error: {
+      type: e.type,
+      code: e.code,
+      message: e.message,
+      ...(e.param !== undefined ? { param: e.param } : {}),
+      request_id: requestId,
+    },
+  };
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, e: SvcError): FastifyReply {
+  for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+  return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, request.id));
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const e = toSvcError(err);
+    if (e.status >= 500) request.log.error({ err }, 'request failed');
+    return sendError(reply, request, e);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, request, new SvcError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+}

@@ -1,0 +1,89 @@
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { keyPrefix } from './config.js';
+import { isoDate, type Clock } from './domain/clock.js';
+import { invalid } from './domain/errors.js';
+import { scopeFor, type Principal, type ScopeFilter } from './domain/scopes.js';
+import { createAuthenticator, type Authenticator } from './http/auth.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import type { Db } from './store/db.js';
+import { CompetitionRepo } from './store/competitions.js';
+import { KeyRepo } from './store/keys.js';
+import { ReferenceRepo } from './store/reference.js';
+
+/** Knows which leagues exist and their sport; reloads when asked about one it has not seen. */
+export class LeagueDirectory {
+  private bySport = new Map<string, string>();
+  private loadedAt = 0;
+  constructor(
+    private readonly reference: ReferenceRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  async sportOf(league: string): Promise<string | undefined> {
+    if (!this.bySport.has(league) && this.clock.now() - this.loadedAt > 1000) {
+      const rows = await this.reference.leagues();
+      this.bySport = new Map(rows.map((r) => [r.id, r.sport]));
+      this.loadedAt = this.clock.now();
+    }
+    return this.bySport.get(league);
+  }
+
+  /** 400 for a league that does not exist, else the league's sport. */
+  async require(league: string, param = 'league'): Promise<string> {
+    const sport = await this.sportOf(league);
+    if (sport === undefined) throw invalid('invalid_parameter', `Unknown league '${league}'; GET /v1/seasons lists them.`, param);
+    return sport;
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  redis?: Redis | null;
+}
+
+export interface Services {
+  config: Config;
+  clock: Clock;
+  db: Db;
+  keys: KeyRepo;
+  reference: ReferenceRepo;
+  competitions: CompetitionRepo;
+  leagues: LeagueDirectory;
+  auth: Authenticator;
+  limiter: RateLimiter;
+  redis: Redis | null;
+  today(): string;
+  /** The key's scope narrowed by explicit sport/league filters (403 outside the scope, 400 for unknown leagues). */
+  scope(p: Principal, sport?: string, league?: string): Promise<ScopeFilter>;
+}
+
+export function createServices(deps: AppDeps): Services {
+  const { config, db, clock } = deps;
+  const keys = new KeyRepo(db, config.env, keyPrefix(config.env));
+  const reference = new ReferenceRepo(db);
+  const leagues = new LeagueDirectory(reference, clock);
+  const redis = deps.redis ?? null;
+  return {
+    config,
+    clock,
+    db,
+    keys,
+    reference,
+    competitions: new CompetitionRepo(db),
+    leagues,
+    auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
+    limiter: redis ? new RedisRateLimiter(redis, clock) : new MemoryRateLimiter(clock),
+    redis,
+    today: () => isoDate(clock.now()),
+    async scope(p, sport, league) {
+      const leagueSport = league !== undefined ? await leagues.require(league) : undefined;
+      if (sport !== undefined && leagueSport !== undefined && sport !== leagueSport) {
+        throw invalid('invalid_parameter', `League '${league}' is ${leagueSport}, not ${sport}.`, 'league');
+      }
+      return scopeFor(p, sport, league, leagueSport);
+    },
+  };
+}

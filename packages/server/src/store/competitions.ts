@@ -1,0 +1,196 @@
+import type { Competition, Competitor, Event, Play } from '@svc/schema';
+import { EVENT_SCHEMA, PLAY_SCHEMA } from '@svc/schema';
+import { sql } from 'kysely';
+import type { ScopeFilter } from '../domain/scopes.js';
+import type { Db } from './db.js';
+import { bool } from './db.js';
+import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
+import { scopeSql } from './scope-sql.js';
+import type { Selectable } from 'kysely';
+import type { CompetitionTable, EventTable, PlayTable } from './types.js';
+
+export interface CompetitionFilter {
+  sports?: readonly string[];
+  league?: string;
+  seasonIds?: readonly string[];
+  date?: string;
+  team?: string;
+  player?: string;
+  status?: string;
+}
+
+type CompetitionRow = CompetitionTable & { season_label: string };
+
+export const playRecord = (r: PlayTable): Play => ({
+  competition_id: r.competition_id,
+  seq: r.seq,
+  period: { unit: r.period_unit, num: r.period_num, label: r.period_label },
+  competitor_id: r.competitor_id,
+  ...(r.player_id !== null ? { player_id: r.player_id } : {}),
+  event_type: r.event_type,
+  points: r.points,
+  ...(r.clock !== null ? { clock: r.clock } : {}),
+  state: JSON.parse(r.state),
+  source: r.source,
+  ts: r.ts,
+  schema: PLAY_SCHEMA,
+});
+
+export const eventId = (seq: number): string => `evt_${seq.toString().padStart(12, '0')}`;
+export function eventSeq(id: string): number | undefined {
+  const m = /^evt_(\d{1,15})$/.exec(id);
+  return m ? Number(m[1]) : undefined;
+}
+
+export type EventRow = Selectable<EventTable>;
+
+export const eventRecord = (r: EventRow): Event => ({
+  id: eventId(r.seq),
+  type: r.type === 'score_retracted' ? 'score_retracted' : 'score',
+  tier: r.tier === 'provisional' ? 'provisional' : 'confirmed',
+  game_id: r.game_id,
+  sport: r.sport,
+  league: r.league,
+  team: r.team,
+  event_type: r.event_type,
+  points: r.points,
+  clock: r.clock,
+  ts: r.ts,
+  confidence: { agreement: r.agreement, reporters: r.reporters, latency_ms: r.latency_ms },
+  ...(r.provisional_id !== null ? { provisional_id: r.provisional_id } : {}),
+  ...(r.retracted_id !== null ? { retracted_id: r.retracted_id } : {}),
+  schema: EVENT_SCHEMA,
+});
+
+export const gameIdOf = (c: { sport: string; n: number }): string => `${c.sport}_${c.n}`;
+
+export class CompetitionRepo {
+  constructor(private readonly db: Db) {}
+
+  private base() {
+    return this.db.kysely
+      .selectFrom('competitions')
+      .innerJoin('seasons', 'seasons.id', 'competitions.season_id')
+      .selectAll('competitions')
+      .select('seasons.label as season_label');
+  }
+
+  async list(scope: ScopeFilter, f: CompetitionFilter, page: PageRequest): Promise<Page<Competition & { n: number }>> {
+    const after = dateIdKey(page.cursor);
+    const rows = await this.base()
+      .where(scopeSql(scope, 'competitions'))
+      .$if(f.sports !== undefined, (q) => q.where('competitions.sport', 'in', f.sports?.length ? [...f.sports] : ['']))
+      .$if(f.league !== undefined, (q) => q.where('competitions.league', '=', f.league ?? ''))
+      .$if(f.seasonIds !== undefined, (q) =>
+        q.where('competitions.season_id', 'in', f.seasonIds?.length ? [...f.seasonIds] : ['']),
+      )
+      .$if(f.date !== undefined, (q) => q.where('competitions.date', '=', f.date ?? ''))
+      .$if(f.status !== undefined, (q) => q.where('competitions.status', '=', f.status ?? ''))
+      .$if(f.team !== undefined, (q) =>
+        q.where('competitions.id', 'in', (eb) =>
+          eb.selectFrom('competitors').select('competition_id').where('entity_id', '=', f.team ?? ''),
+        ),
+      )
+      .$if(f.player !== undefined, (q) =>
+        q.where((eb) =>
+          eb.or([
+            eb('competitions.id', 'in', eb.selectFrom('competitors').select('competition_id').where('entity_id', '=', f.player ?? '')),
+            eb('competitions.id', 'in', eb.selectFrom('plays').select('competition_id').where('player_id', '=', f.player ?? '')),
+          ]),
+        ),
+      )
+      .$if(after !== undefined, (q) =>
+        q.where(sql<boolean>`(competitions.date, competitions.id) > (${after?.[0] ?? ''}, ${after?.[1] ?? ''})`),
+      )
+      .orderBy('competitions.date')
+      .orderBy('competitions.id')
+      .limit(page.limit + 1)
+      .execute();
+    const competitors = await this.competitorsOf(rows.slice(0, page.limit).map((r) => r.id));
+    return pageOf(rows, page.limit, (r) => [r.date, r.id], (r) => ({ ...this.record(r, competitors.get(r.id) ?? []), n: r.n }));
+  }
+
+  async get(id: string): Promise<(Competition & { n: number }) | undefined> {
+    const row = await this.base().where('competitions.id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    const competitors = await this.competitorsOf([id]);
+    return { ...this.record(row, competitors.get(id) ?? []), n: row.n };
+  }
+
+  async getByGame(sport: string, n: number): Promise<(Competition & { n: number }) | undefined> {
+    const row = await this.db.kysely
+      .selectFrom('competitions')
+      .select('id')
+      .where('sport', '=', sport)
+      .where('n', '=', n)
+      .executeTakeFirst();
+    return row ? this.get(row.id) : undefined;
+  }
+
+  private record(r: CompetitionRow, competitors: Competitor[]): Competition {
+    return {
+      id: r.id,
+      sport: r.sport,
+      league: r.league,
+      season: r.season_label,
+      season_id: r.season_id,
+      date: r.date,
+      start_time: r.start_time,
+      status: r.status === 'live' ? 'live' : r.status === 'final' ? 'final' : 'scheduled',
+      venue: r.venue_id,
+      name: r.name,
+      competitors,
+      synthetic: bool(r.synthetic),
+    };
+  }
+
+  private async competitorsOf(ids: string[]): Promise<Map<string, Competitor[]>> {
+    const out = new Map<string, Competitor[]>();
+    if (ids.length === 0) return out;
+    const rows = await this.db.kysely
+      .selectFrom('competitors')
+      .selectAll()
+      .where('competition_id', 'in', ids)
+      .orderBy('competition_id')
+      .orderBy('idx')
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.competition_id) ?? [];
+      list.push({
+        entity_type: r.entity_type === 'player' ? 'player' : 'team',
+        entity_id: r.entity_id,
+        role: r.role,
+        score: r.score,
+      });
+      out.set(r.competition_id, list);
+    }
+    return out;
+  }
+
+  async plays(competitionId: string, page: PageRequest): Promise<Page<Play>> {
+    const after = numberKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('plays')
+      .selectAll()
+      .where('competition_id', '=', competitionId)
+      .$if(after !== undefined, (q) => q.where('seq', '>', after ?? 0))
+      .orderBy('seq')
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(rows, page.limit, (r) => [r.seq], playRecord);
+  }
+
+  async confirmedEvents(gameId: string, page: PageRequest): Promise<Page<Event>> {
+    const after = numberKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('game_id', '=', gameId)
+      .where('tier', '=', 'confirmed')
+      .$if(after !== undefined, (q) => q.where('seq', '>', after ?? 0))
+      .orderBy('seq')
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(rows, page.limit, (r) => [r.seq], eventRecord);
+  }
+}

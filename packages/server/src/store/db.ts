@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './types.js';
+import { migrationProvider } from './migrations.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+// int8 (bigserial, count(*)) arrives as a string by default; our values fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface DbOptions {
+  dataDir: string;
+  databaseUrl: string | null;
+  /** SQLite file name inside dataDir. */
+  file?: string;
+  poolSize?: number;
+}
+
+export async function openDb(opts: DbOptions): Promise<Db> {
+  let db: Db;
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = { kysely, engine: 'postgres', close: () => kysely.destroy() };
+  } else {
+    fs.mkdirSync(opts.dataDir, { recursive: true });
+    const sqlite = new SQLite(path.join(opts.dataDir, opts.file ?? 'svc.db'));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('cache_size = -65536');
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = { kysely, engine: 'sqlite', close: () => kysely.destroy() };
+  }
+  await migrate(db);
+  return db;
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.engine) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String(error)}`);
+  }
+}
+
+export const toJson = (v: unknown): string => JSON.stringify(v);
+export const bool = (n: number): boolean => n === 1;

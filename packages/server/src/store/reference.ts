@@ -1,0 +1,233 @@
+import type { Player, RosterEntry, Season, Team, Venue } from '@svc/schema';
+import { sql } from 'kysely';
+import type { ScopeFilter } from '../domain/scopes.js';
+import type { Db } from './db.js';
+import { bool } from './db.js';
+import { pageOf, stringKey, type Page, type PageRequest } from './page.js';
+import { scopeSql } from './scope-sql.js';
+import type { PlayerTable, SeasonTable, TeamTable, VenueTable } from './types.js';
+
+export const teamRecord = (r: TeamTable): Team => ({
+  id: r.id,
+  sport: r.sport,
+  league: r.league,
+  name: r.name,
+  code: r.code,
+  venue: r.venue_id,
+  external_ids: JSON.parse(r.external_ids),
+  synthetic: bool(r.synthetic),
+});
+
+export const playerRecord = (r: PlayerTable): Player => ({
+  id: r.id,
+  sport: r.sport,
+  league: r.league,
+  name: r.name,
+  position: r.position,
+  external_ids: JSON.parse(r.external_ids),
+  synthetic: bool(r.synthetic),
+});
+
+export const venueRecord = (r: VenueTable): Venue => ({
+  id: r.id,
+  name: r.name,
+  city: r.city,
+  country: r.country,
+  geo: r.lat === null || r.lng === null ? null : { lat: r.lat, lng: r.lng },
+  capacity: r.capacity,
+  synthetic: bool(r.synthetic),
+});
+
+type SeasonRow = SeasonTable & { competitions: number; events: number };
+export const seasonRecord = (r: SeasonRow): Season => ({
+  id: r.id,
+  league: r.league,
+  sport: r.sport,
+  label: r.label,
+  start: r.start_date,
+  end: r.end_date,
+  synthetic: bool(r.synthetic),
+  source: r.source,
+  competitions: Number(r.competitions),
+  events: Number(r.events),
+});
+
+/** Folds accents and case so `search=muller` finds "Müller". */
+export function searchName(name: string): string {
+  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+}
+
+export class ReferenceRepo {
+  constructor(private readonly db: Db) {}
+
+  async listTeams(scope: ScopeFilter, page: PageRequest): Promise<Page<Team>> {
+    const after = stringKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('teams')
+      .selectAll()
+      .where(scopeSql(scope))
+      .$if(after !== undefined, (q) => q.where('id', '>', after ?? ''))
+      .orderBy('id')
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(rows, page.limit, (r) => [r.id], teamRecord);
+  }
+
+  async team(id: string): Promise<Team | undefined> {
+    const row = await this.db.kysely.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && teamRecord(row);
+  }
+
+  async listPlayers(
+    scope: ScopeFilter,
+    f: { team?: string; season?: string; search?: string },
+    page: PageRequest,
+  ): Promise<Page<Player>> {
+    const after = stringKey(page.cursor);
+    let q = this.db.kysely.selectFrom('players').selectAll('players').where(scopeSql(scope, 'players'));
+    if (f.team || f.season) {
+      q = q.where('players.id', 'in', (eb) =>
+        eb
+          .selectFrom('rosters')
+          .select('rosters.player_id')
+          .$if(f.team !== undefined, (s) => s.where('rosters.team_id', '=', f.team ?? ''))
+          .$if(f.season !== undefined, (s) => s.where('rosters.season_id', '=', f.season ?? '')),
+      );
+    }
+    if (f.search) {
+      const needle = `%${searchName(f.search).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where(sql<boolean>`players.search_name like ${needle} escape '\\'`);
+    }
+    const rows = await q
+      .$if(after !== undefined, (s) => s.where('players.id', '>', after ?? ''))
+      .orderBy('players.id')
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(rows, page.limit, (r) => [r.id], playerRecord);
+  }
+
+  async player(id: string): Promise<Player | undefined> {
+    const row = await this.db.kysely.selectFrom('players').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && playerRecord(row);
+  }
+
+  async roster(teamId: string, season: string | undefined, page: PageRequest): Promise<Page<RosterEntry>> {
+    const after = stringKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('rosters')
+      .innerJoin('players', 'players.id', 'rosters.player_id')
+      .select([
+        'rosters.team_id',
+        'rosters.player_id',
+        'rosters.season_id',
+        'rosters.jersey',
+        'rosters.position',
+        'rosters.from_date',
+        'rosters.to_date',
+        'players.name',
+      ])
+      .where('rosters.team_id', '=', teamId)
+      .$if(season !== undefined, (q) => q.where('rosters.season_id', '=', season ?? ''))
+      .$if(after !== undefined, (q) =>
+        q.where(sql<boolean>`(rosters.season_id || '|' || rosters.player_id) > ${after ?? ''}`),
+      )
+      .orderBy(sql`rosters.season_id || '|' || rosters.player_id`)
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(
+      rows,
+      page.limit,
+      (r) => [`${r.season_id}|${r.player_id}`],
+      (r): RosterEntry => ({
+        team_id: r.team_id,
+        player_id: r.player_id,
+        season: r.season_id,
+        ...(r.jersey !== null ? { jersey: r.jersey } : {}),
+        ...(r.position !== null ? { position: r.position } : {}),
+        ...(r.from_date !== null ? { from: r.from_date } : {}),
+        ...(r.to_date !== null ? { to: r.to_date } : {}),
+        player: { name: r.name },
+      }),
+    );
+  }
+
+  async listVenues(scope: ScopeFilter, page: PageRequest): Promise<Page<Venue>> {
+    const after = stringKey(page.cursor);
+    const restricted = scope.sports !== null || scope.leagues !== null;
+    const rows = await this.db.kysely
+      .selectFrom('venues')
+      .selectAll('venues')
+      .$if(restricted, (q) =>
+        q.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('competitions')
+              .select('competitions.id')
+              .whereRef('competitions.venue_id', '=', 'venues.id')
+              .where(scopeSql(scope, 'competitions')),
+          ),
+        ),
+      )
+      .$if(after !== undefined, (q) => q.where('venues.id', '>', after ?? ''))
+      .orderBy('venues.id')
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(rows, page.limit, (r) => [r.id], venueRecord);
+  }
+
+  async venue(id: string): Promise<{ venue: Venue; sports: string[]; leagues: string[] } | undefined> {
+    const row = await this.db.kysely.selectFrom('venues').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    const uses = await this.db.kysely
+      .selectFrom('competitions')
+      .select(['sport', 'league'])
+      .distinct()
+      .where('venue_id', '=', id)
+      .execute();
+    return { venue: venueRecord(row), sports: uses.map((u) => u.sport), leagues: uses.map((u) => u.league) };
+  }
+
+  async listSeasons(scope: ScopeFilter, page: PageRequest): Promise<Page<Season>> {
+    const after = stringKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('seasons')
+      .selectAll('seasons')
+      .select((eb) => [
+        eb
+          .selectFrom('competitions')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('competitions.season_id', '=', 'seasons.id')
+          .as('competitions'),
+        eb
+          .selectFrom('events')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('events.season_id', '=', 'seasons.id')
+          .as('events'),
+      ])
+      .where(scopeSql(scope, 'seasons'))
+      .$if(after !== undefined, (q) => q.where('seasons.id', '>', after ?? ''))
+      .orderBy('seasons.id')
+      .limit(page.limit + 1)
+      .execute();
+    return pageOf(
+      rows,
+      page.limit,
+      (r) => [r.id],
+      (r) => seasonRecord({ ...r, competitions: Number(r.competitions ?? 0), events: Number(r.events ?? 0) }),
+    );
+  }
+
+  /** Resolves a season given by id (`wc_2022`) or by label (`2022`, with a league). */
+  async resolveSeasonIds(season: string, league?: string): Promise<string[]> {
+    const rows = await this.db.kysely
+      .selectFrom('seasons')
+      .select('id')
+      .where((eb) => eb.or([eb('id', '=', season), eb('label', '=', season)]))
+      .$if(league !== undefined, (q) => q.where('league', '=', league ?? ''))
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async leagues(): Promise<{ id: string; sport: string; name: string; synthetic: number }[]> {
+    return this.db.kysely.selectFrom('leagues').selectAll().orderBy('id').execute();
+  }
+}

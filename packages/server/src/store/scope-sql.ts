@@ -1,0 +1,16 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { ScopeFilter } from '../domain/scopes.js';
+
+/**
+ * The key's sport/league allow-list as one WHERE clause for any table with `sport` and `league`
+ * columns. Every scoped query goes through here, so the rule lives in one place.
+ */
+export function scopeSql(scope: ScopeFilter, table?: string): RawBuilder<SqlBool> {
+  const col = (c: string) => sql.ref(table ? `${table}.${c}` : c);
+  const parts: RawBuilder<unknown>[] = [];
+  const list = (values: readonly string[]) => sql.join(values.length ? values : ['']);
+  if (scope.sports) parts.push(sql`${col('sport')} in (${list(scope.sports)})`);
+  if (scope.leagues) parts.push(sql`${col('league')} in (${list(scope.leagues)})`);
+  if (parts.length === 0) return sql<SqlBool>`1 = 1`;
+  return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+}

@@ -1,0 +1,162 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as stored. JSON columns are text; booleans are 0/1 integers on both engines. */
+export interface ApiKeyTable {
+  id: string;
+  name: string;
+  hash: string;
+  prefix: string;
+  environment: string;
+  plan: string;
+  products: string;
+  sports: string | null;
+  leagues: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+export interface LeagueTable {
+  id: string;
+  sport: string;
+  name: string;
+  synthetic: number;
+}
+export interface VenueTable {
+  id: string;
+  name: string;
+  city: string;
+  country: string;
+  lat: number | null;
+  lng: number | null;
+  capacity: number | null;
+  synthetic: number;
+}
+export interface TeamTable {
+  id: string;
+  sport: string;
+  league: string;
+  name: string;
+  code: string;
+  venue_id: string | null;
+  external_ids: string;
+  synthetic: number;
+}
+export interface PlayerTable {
+  id: string;
+  sport: string;
+  league: string;
+  name: string;
+  search_name: string;
+  position: string | null;
+  external_ids: string;
+  synthetic: number;
+}
+export interface RosterTable {
+  team_id: string;
+  player_id: string;
+  season_id: string;
+  jersey: number | null;
+  position: string | null;
+  from_date: string | null;
+  to_date: string | null;
+}
+export interface SeasonTable {
+  id: string;
+  league: string;
+  sport: string;
+  label: string;
+  start_date: string;
+  end_date: string;
+  synthetic: number;
+  source: string;
+}
+export interface CompetitionTable {
+  id: string;
+  sport: string;
+  league: string;
+  season_id: string;
+  n: number;
+  date: string;
+  start_time: string | null;
+  status: string;
+  venue_id: string | null;
+  name: string | null;
+  synthetic: number;
+  source_key: string | null;
+}
+export interface CompetitorTable {
+  competition_id: string;
+  idx: number;
+  entity_type: string;
+  entity_id: string;
+  role: string;
+  score: number;
+}
+export interface PlayTable {
+  competition_id: string;
+  seq: number;
+  period_unit: string;
+  period_num: number;
+  period_label: string;
+  competitor_id: string;
+  player_id: string | null;
+  event_type: string;
+  points: number;
+  clock: string | null;
+  state: string;
+  source: string;
+  ts: string;
+}
+export interface EventTable {
+  seq: Generated<number>;
+  type: string;
+  tier: string;
+  game_id: string;
+  competition_id: string;
+  sport: string;
+  league: string;
+  season_id: string;
+  team: string;
+  event_type: string;
+  points: number;
+  clock: string | null;
+  ts: string;
+  agreement: number;
+  reporters: number;
+  latency_ms: number;
+  provisional_id: string | null;
+  retracted_id: string | null;
+}
+export interface ReportTable {
+  id: string;
+  key_id: string;
+  ref: string | null;
+  game_id: string;
+  team: string;
+  points: number;
+  event_type: string | null;
+  clock: string | null;
+  observed_at: string;
+  received_at: string;
+  event_id: string | null;
+  tier: string;
+}
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  api_keys: ApiKeyTable;
+  leagues: LeagueTable;
+  venues: VenueTable;
+  teams: TeamTable;
+  players: PlayerTable;
+  rosters: RosterTable;
+  seasons: SeasonTable;
+  competitions: CompetitionTable;
+  competitors: CompetitorTable;
+  plays: PlayTable;
+  events: EventTable;
+  reports: ReportTable;
+  meta: MetaTable;
+}
