@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['packages/server/test/global-setup.ts'],
+    globalSetup: ['packages/server/test/templates.setup.ts'],
   },
 });

@@ -32,7 +32,7 @@ export const Team = Type.Object(
     external_ids: ExternalIds,
     synthetic: Type.Boolean({ description: 'True for generated (non-real) data.' }),
   },
-  { $id: 'Team', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Team = Static<typeof Team>;
 
@@ -46,7 +46,7 @@ export const Player = Type.Object(
     external_ids: ExternalIds,
     synthetic: Type.Boolean(),
   },
-  { $id: 'Player', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Player = Static<typeof Player>;
 
@@ -61,7 +61,7 @@ export const RosterEntry = Type.Object(
     to: Type.Optional(Type.String({ description: 'YYYY-MM-DD' })),
     player: Type.Optional(Type.Object({ name: Type.String() }, { additionalProperties: false })),
   },
-  { $id: 'RosterEntry', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type RosterEntry = Static<typeof RosterEntry>;
 
@@ -77,7 +77,7 @@ export const Venue = Type.Object(
     capacity: Type.Union([Type.Integer(), Type.Null()]),
     synthetic: Type.Boolean(),
   },
-  { $id: 'Venue', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Venue = Static<typeof Venue>;
 
@@ -94,7 +94,7 @@ export const Season = Type.Object(
     competitions: Type.Integer({ description: 'Competitions in this season.' }),
     events: Type.Integer({ description: 'Events recorded for this season.' }),
   },
-  { $id: 'Season', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Season = Static<typeof Season>;
 
@@ -105,7 +105,7 @@ export const Competitor = Type.Object(
     role: Type.String({ description: 'home/away for two sides; p1..pN in golf; red/blue in MMA.' }),
     score: Type.Integer(),
   },
-  { $id: 'Competitor', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Competitor = Static<typeof Competitor>;
 
@@ -124,7 +124,7 @@ export const Competition = Type.Object(
     competitors: Type.Array(Competitor),
     synthetic: Type.Boolean(),
   },
-  { $id: 'Competition', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Competition = Static<typeof Competition>;
 
@@ -152,7 +152,7 @@ export const Game = Type.Object(
     eligibility: Eligibility,
     synthetic: Type.Boolean(),
   },
-  { $id: 'Game', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Game = Static<typeof Game>;
 
@@ -176,7 +176,7 @@ export const Play = Type.Object(
     ts: Type.String(),
     schema: Type.Literal(PLAY_SCHEMA),
   },
-  { $id: 'Play', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Play = Static<typeof Play>;
 
@@ -212,7 +212,7 @@ export const Event = Type.Object(
     retracted_id: Type.Optional(Type.String()),
     schema: Type.Literal(EVENT_SCHEMA),
   },
-  { $id: 'Event', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Event = Static<typeof Event>;
 
@@ -243,7 +243,7 @@ export const ErrorBody = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { $id: 'ErrorBody', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 
@@ -270,7 +270,7 @@ export const Me = Type.Object(
     rate_limit: Type.Object({ limit: Type.Integer(), window_s: Type.Integer() }),
     stream_connections: Type.Object({ limit: Type.Integer() }),
   },
-  { $id: 'Me', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Me = Static<typeof Me>;
 
@@ -284,6 +284,6 @@ export const ReportInput = Type.Object(
     observed_at: Type.Optional(Type.String({ format: 'date-time' })),
     ref: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   },
-  { $id: 'ReportInput', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type ReportInput = Static<typeof ReportInput>;

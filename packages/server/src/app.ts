@@ -2,6 +2,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
@@ -12,15 +13,24 @@ import { playerRoutes } from './routes/players/index.js';
 import { seasonRoutes } from './routes/seasons/index.js';
 import { teamRoutes } from './routes/teams/index.js';
 import { venueRoutes } from './routes/venues/index.js';
+import { reportRoutes } from './routes/reports/index.js';
+import { postPlayRoutes } from './routes/competitions/post-plays.js';
+import { webhookRoutes } from './routes/webhooks/index.js';
+import { notificationRoutes } from './routes/notifications/index.js';
+import { StreamGateway } from './stream/gateway.js';
+import { SvcError } from './domain/errors.js';
 import type { App, RoutePlugin } from './routes/types.js';
 import { createServices, type AppDeps, type Services } from './services.js';
 
 export interface BuiltApp {
   app: App;
   services: Services;
+  gateway: StreamGateway;
 }
 
-const ROUTES: RoutePlugin[] = [meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes];
+const NoQuery = Type.Object({}, { additionalProperties: false });
+
+const ROUTES: RoutePlugin[] = [reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes];
 
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
 export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<BuiltApp> {
@@ -30,7 +40,6 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: () => `req_${randomBase62(20)}`,
     requestIdHeader: false,
-    disableRequestLogging: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -38,6 +47,14 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     reply.header('X-Request-Id', request.id);
   });
   registerErrorHandling(app);
+
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+    // Unknown query parameters are a 400 everywhere: a typo must never silently widen a query.
+    if (route.url.startsWith('/v1/') && !route.schema?.querystring) {
+      route.schema = { ...(route.schema ?? {}), querystring: NoQuery };
+    }
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -53,9 +70,6 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
-  app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
-  });
 
   registerAuth(app, services.auth, services.limiter);
 
@@ -63,5 +77,23 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ ok: true }));
 
   for (const route of ROUTES) route(app, services);
-  return { app, services };
+  // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
+  app.get('/v1/stream', { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
+    throw new SvcError('invalid_request', 'upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
+  });
+  const gateway = new StreamGateway({
+    auth: services.auth,
+    bus: services.bus,
+    events: services.events,
+    counter: services.connections,
+    clock: services.clock,
+    leagueSport: (l) => services.leagues.sportOf(l),
+    limits: deps.streamLimits,
+  });
+  gateway.attach(app.server);
+  app.addHook('onClose', async () => {
+    await gateway.close();
+    await services.connections.close();
+  });
+  return { app, services, gateway };
 }

@@ -10,6 +10,12 @@ import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
 import { KeyRepo } from './store/keys.js';
 import { ReferenceRepo } from './store/reference.js';
+import { EventLog } from './store/events.js';
+import { createWebhooks, type Webhooks } from './webhooks/index.js';
+import { LocalBus, type EventBus } from './bus/bus.js';
+import { createLive, type Live } from './live/index.js';
+import type { STREAM_LIMITS } from './stream/gateway.js';
+import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter } from './stream/connection-counter.js';
 
 /** Knows which leagues exist and their sport; reloads when asked about one it has not seen. */
 export class LeagueDirectory {
@@ -42,6 +48,10 @@ export interface AppDeps {
   db: Db;
   clock: Clock;
   redis?: Redis | null;
+  /** Defaults to the in-process bus; cluster mode passes the Redis bus. */
+  bus?: EventBus;
+  /** Tests shorten heartbeats and pings. */
+  streamLimits?: Partial<typeof STREAM_LIMITS>;
 }
 
 export interface Services {
@@ -55,6 +65,11 @@ export interface Services {
   auth: Authenticator;
   limiter: RateLimiter;
   redis: Redis | null;
+  events: EventLog;
+  bus: EventBus;
+  live: Live;
+  webhooks: Webhooks;
+  connections: ConnectionCounter;
   today(): string;
   /** The key's scope narrowed by explicit sport/league filters (403 outside the scope, 400 for unknown leagues). */
   scope(p: Principal, sport?: string, league?: string): Promise<ScopeFilter>;
@@ -66,7 +81,14 @@ export function createServices(deps: AppDeps): Services {
   const reference = new ReferenceRepo(db);
   const leagues = new LeagueDirectory(reference, clock);
   const redis = deps.redis ?? null;
+  const events = new EventLog(db);
+  const bus = deps.bus ?? new LocalBus();
   return {
+    events,
+    bus,
+    live: createLive(db, events, bus, clock),
+    webhooks: createWebhooks({ db, config, clock, events }),
+    connections: redis ? new RedisConnectionCounter(redis, clock) : new MemoryConnectionCounter(),
     config,
     clock,
     db,

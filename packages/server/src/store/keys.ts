@@ -92,6 +92,24 @@ export class KeyRepo {
     await this.create({ name: 'bootstrap', plan: 'internal', products: [...PRODUCTS] }, now, key);
   }
 
+  /**
+   * Makes sure this exact key exists, creating it with `input` if it does not, and returns its
+   * record (possibly revoked: an operator's revocation stands). Safe when processes race.
+   */
+  async ensureKey(plaintext: string, input: NewKey, now: Date): Promise<KeySummary> {
+    const hash = hashKey(plaintext);
+    const found = await this.findByHash(hash);
+    if (found) return found.key;
+    try {
+      return (await this.create(input, now, plaintext)).record;
+    } catch (e) {
+      // Another process created it between the lookup and the insert (unique hash).
+      const again = await this.findByHash(hash);
+      if (again) return again.key;
+      throw e;
+    }
+  }
+
   async findByHash(hash: string): Promise<{ key: KeySummary; hash: string } | undefined> {
     const row = await this.db.kysely.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
     return row && { key: summary(row), hash: row.hash };

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { WebhookDatabase } from './webhook-types.js';
 
 /** Table shapes as stored. JSON columns are text; booleans are 0/1 integers on both engines. */
 export interface ApiKeyTable {
@@ -145,7 +146,7 @@ export interface MetaTable {
   value: string;
 }
 
-export interface Database {
+export interface Database extends WebhookDatabase {
   api_keys: ApiKeyTable;
   leagues: LeagueTable;
   venues: VenueTable;

@@ -1,0 +1,199 @@
+// Shared by bench/stream.ts and its child processes: the clock, IPC plumbing and the sample event.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { EVENT_SCHEMA, type Event } from '@svc/schema';
+import { eventId } from '../packages/server/src/store/competitions.js';
+import type { StoredEvent } from '../packages/server/src/store/events.js';
+import { BENCH_KEY, ROOT, startProcess, startSvc } from './lib.js';
+
+/**
+ * Milliseconds on CLOCK_MONOTONIC (process.hrtime reads it through libuv). On Linux that clock is
+ * one system-wide clock, so timestamps taken in different processes on this machine compare
+ * directly, with sub-microsecond resolution and no wall-clock steps.
+ */
+export function now(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
+export interface Msg {
+  op: string;
+  [field: string]: unknown;
+}
+
+export function isMsg(m: unknown): m is Msg {
+  return typeof m === 'object' && m !== null && 'op' in m && typeof m.op === 'string';
+}
+
+export function num(m: Msg, field: string): number {
+  const v = m[field];
+  if (typeof v !== 'number') throw new Error(`IPC '${m.op}': '${field}' is not a number`);
+  return v;
+}
+
+export function str(m: Msg, field: string): string {
+  const v = m[field];
+  if (typeof v !== 'string') throw new Error(`IPC '${m.op}': '${field}' is not a string`);
+  return v;
+}
+
+export function f64(m: Msg, field: string): Float64Array {
+  const v = m[field];
+  if (!(v instanceof Float64Array)) throw new Error(`IPC '${m.op}': '${field}' is not a Float64Array`);
+  return v;
+}
+
+/** Sends to the parent (children only). */
+export function toParent(msg: Msg): void {
+  if (!process.send) throw new Error('not started with an IPC channel');
+  process.send(msg);
+}
+
+/** Calls `handler` for each message from the parent; a thrown error is reported as {op:'error'}. */
+export function onParent(handler: (m: Msg) => void | Promise<void>): void {
+  process.on('message', (m: unknown) => {
+    if (!isMsg(m)) return;
+    Promise.resolve()
+      .then(() => handler(m))
+      .catch((e: unknown) => toParent({ op: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }));
+  });
+  // The parent going away ends the child (no orphans holding thousands of sockets).
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** A child process speaking request/reply over IPC (structured clone, so typed arrays travel whole). */
+export class Child {
+  private constructor(
+    readonly name: string,
+    readonly proc: ChildProcess,
+  ) {}
+
+  static async start(name: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<Child> {
+    const proc = fork(path.join(ROOT, script), args, {
+      cwd: ROOT,
+      execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && !name.startsWith('clients') ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [])],
+      env: { ...process.env, ...env },
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const child = new Child(name, proc);
+    await child.next('ready', 120_000);
+    return child;
+  }
+
+  send(msg: Msg): void {
+    this.proc.send(msg);
+  }
+
+  /** Resolves with the next message whose op is `op`; rejects on {op:'error'}, exit or timeout. */
+  next(op: string, timeoutMs: number): Promise<Msg> {
+    return new Promise((resolve, reject) => {
+      const done = (fn: () => void) => {
+        clearTimeout(timer);
+        this.proc.off('message', onMessage);
+        this.proc.off('exit', onExit);
+        fn();
+      };
+      const onMessage = (m: unknown) => {
+        if (!isMsg(m)) return;
+        if (m.op === op) done(() => resolve(m));
+        else if (m.op === 'error') done(() => reject(new Error(`${this.name}: ${String(m.message)}`)));
+      };
+      const onExit = (code: number | null) => done(() => reject(new Error(`${this.name} exited (${code}) while waiting for '${op}'`)));
+      const timer = setTimeout(() => done(() => reject(new Error(`${this.name}: no '${op}' within ${timeoutMs} ms`))), timeoutMs);
+      this.proc.on('message', onMessage);
+      this.proc.once('exit', onExit);
+    });
+  }
+
+  async request(msg: Msg, replyOp: string, timeoutMs = 120_000): Promise<Msg> {
+    const reply = this.next(replyOp, timeoutMs);
+    this.send(msg);
+    return reply;
+  }
+
+  async stop(): Promise<void> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.kill('SIGTERM');
+    });
+  }
+}
+
+/** A synthetic provisional event shaped exactly like the ones ingestion appends. */
+export function syntheticEvent(seq: number, tsMs: number): StoredEvent {
+  const event: Event = {
+    id: eventId(seq),
+    type: 'score',
+    tier: 'provisional',
+    game_id: 'soccer_900001',
+    sport: 'soccer',
+    league: 'wc',
+    team: 'BRA',
+    event_type: 'goal',
+    points: 1,
+    clock: "67'",
+    ts: new Date(tsMs).toISOString(),
+    confidence: { agreement: 1, reporters: 1, latency_ms: 0 },
+    schema: EVENT_SCHEMA,
+  };
+  return { seq, competitionId: 'soccer_wc_900001', seasonId: 'wc-2026', event };
+}
+
+/** Open-files limit of this process (children inherit it), from /proc; null where unavailable. */
+export function openFilesLimit(): { soft: number; hard: number } | null {
+  try {
+    const line = fs
+      .readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const m = line ? /Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/.exec(line) : null;
+    if (!m) return null;
+    const n = (s: string) => (s === 'unlimited' ? Infinity : Number(s));
+    return { soft: n(m[1]), hard: n(m[2]) };
+  } catch {
+    return null;
+  }
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export const PROF_DIR = path.join(ROOT, 'bench/.out/prof');
+
+/** startSvc, or with BENCH_CPU_PROF set the same `svc serve` under --cpu-prof (profile written on stop). */
+export function startSvcForBench(port: number): Promise<ChildProcess> {
+  if (!process.env.BENCH_CPU_PROF) return startSvc(port);
+  return startProcess(
+    ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`, 'packages/server/src/main.ts', 'serve'],
+    {
+      SVC_PORT: String(port),
+      SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'),
+      SVC_SIMULATOR: 'off',
+      SVC_BOOTSTRAP_KEY: BENCH_KEY,
+      SVC_LOG_LEVEL: 'warn',
+    },
+    /svc is running/,
+  );
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; NaN where unavailable. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name start at field 3 (state); utime is 14, stime 15.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** USER_HZ: 100 on every Linux build that matters here. */
+const CLOCK_TICKS = 100;

@@ -1,0 +1,123 @@
+// Child of bench/stream.ts: one fan-out server, driven over IPC.
+//   harness   svc's real app (buildApp: the gateway, auth, filters) on the bench data dir; events
+//             are synthetic StoredEvents handed to services.bus.publish, as ingestion does after
+//             its append. Measures the gateway's fan-out without the ingestion path in front.
+//   bare      a plain `ws` server sending one pre-serialised frame (the same bytes) to every client.
+//   socketio  a Socket.IO server (websocket transport) doing io.emit of the same event.
+// Every mode publishes the same way: one event per event-loop turn (setImmediate), E events; or,
+// for latency, one event every gapMs.
+import http from 'node:http';
+import path from 'node:path';
+import { WebSocketServer } from 'ws';
+import { Server as SocketIoServer } from 'socket.io';
+import { buildApp } from '../packages/server/src/app.js';
+import { runImport } from '../packages/server/src/cli/import.js';
+import { loadConfig } from '../packages/server/src/config.js';
+import { systemClock } from '../packages/server/src/domain/clock.js';
+import { openDb } from '../packages/server/src/store/db.js';
+import type { StoredEvent } from '../packages/server/src/store/events.js';
+import { frameBytes, wireEvent } from '../packages/server/src/stream/frames.js';
+import { BENCH_KEY, ROOT } from './lib.js';
+import { num, onParent, toParent, now, syntheticEvent } from './stream-common.js';
+
+interface FanOut {
+  /** Sends event number k (0-based) of a run to every connected client. */
+  publish(k: number): void;
+  /** Prepares a run of `count` events (outside the timed loop). */
+  prepare(count: number): void;
+  connections(): number;
+}
+
+/** Publishes `count` events: one per event-loop turn (gapMs 0), or one every gapMs (latency runs). */
+function publishLoop(count: number, fanout: FanOut, gapMs: number): Promise<Float64Array> {
+  const times = new Float64Array(count);
+  return new Promise((resolve) => {
+    let k = 0;
+    const step = () => {
+      times[k] = now();
+      fanout.publish(k);
+      k += 1;
+      if (k === count) resolve(times);
+      else if (gapMs > 0) setTimeout(step, gapMs);
+      else setImmediate(step);
+    };
+    setImmediate(step);
+  });
+}
+
+async function bare(port: number): Promise<FanOut> {
+  const frame = frameBytes(syntheticEvent(1, Date.now()));
+  const wss = new WebSocketServer({ port, host: '127.0.0.1', perMessageDeflate: false, backlog: 4096 });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  return {
+    prepare: () => undefined,
+    publish: () => {
+      for (const c of wss.clients) c.send(frame, { binary: false });
+    },
+    connections: () => wss.clients.size,
+  };
+}
+
+async function socketio(port: number): Promise<FanOut> {
+  const server = http.createServer();
+  const sio = new SocketIoServer(server, { transports: ['websocket'], serveClient: false, perMessageDeflate: false });
+  await new Promise<void>((resolve) => server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () => resolve()));
+  const wire = wireEvent(syntheticEvent(1, Date.now()).event);
+  return {
+    prepare: () => undefined,
+    publish: () => {
+      sio.emit('e', wire);
+    },
+    connections: () => sio.engine.clientsCount,
+  };
+}
+
+async function harness(port: number): Promise<FanOut> {
+  const config = loadConfig({
+    SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'),
+    SVC_SIMULATOR: 'off',
+    SVC_LOG_LEVEL: 'silent',
+    SVC_BOOTSTRAP_KEY: BENCH_KEY,
+  });
+  const db = await openDb(config);
+  await runImport(db, systemClock, () => undefined);
+  const { app, services, gateway } = await buildApp({ config, db, clock: systemClock });
+  await services.keys.ensureBootstrap(BENCH_KEY, new Date());
+  await app.listen({ port, host: '127.0.0.1', backlog: 4096 });
+  let batch: StoredEvent[] = [];
+  let seq = 1_000_000_000;
+  return {
+    // Distinct event objects, as the log hands out: each is serialised once, in its broadcast.
+    prepare: (count) => {
+      batch = Array.from({ length: count }, () => syntheticEvent(++seq, Date.now()));
+    },
+    publish: (k) => {
+      void services.bus.publish([batch[k]]);
+    },
+    connections: () => gateway.connections,
+  };
+}
+
+async function main() {
+  const [mode, portArg] = process.argv.slice(2);
+  const port = Number(portArg);
+  const fanout = mode === 'bare' ? await bare(port) : mode === 'socketio' ? await socketio(port) : mode === 'harness' ? await harness(port) : null;
+  if (!fanout) throw new Error(`unknown mode '${mode}' (bare | socketio | harness)`);
+  onParent(async (m) => {
+    if (m.op === 'stats') toParent({ op: 'stats', connections: fanout.connections() });
+    else if (m.op === 'publish') {
+      const count = num(m, 'events');
+      fanout.prepare(count);
+      const times = await publishLoop(count, fanout, num(m, 'gapMs'));
+      toParent({ op: 'published', times });
+    } else throw new Error(`unknown op ${m.op}`);
+  });
+  // A clean exit on SIGTERM, so --cpu-prof (BENCH_CPU_PROF) writes its profile.
+  process.once('SIGTERM', () => process.exit(0));
+  toParent({ op: 'ready' });
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

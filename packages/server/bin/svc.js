@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// Runs the TypeScript CLI through tsx so `npx svc …` works without a build step.
+import { register } from 'tsx/esm/api';
+register();
+await import('../src/main.ts');

@@ -1,0 +1,26 @@
+import type { StoredEvent } from '../store/events.js';
+
+/**
+ * Fan-out of appended events to every node's stream gateway. In one process it is a direct
+ * call; in a cluster every node publishes to and hears from Redis, so all nodes (the publisher
+ * included) deliver through the same path.
+ */
+export interface EventBus {
+  publish(events: StoredEvent[]): Promise<void>;
+  subscribe(handler: (events: StoredEvent[]) => void): () => void;
+  close(): Promise<void>;
+}
+
+export class LocalBus implements EventBus {
+  private handlers = new Set<(events: StoredEvent[]) => void>();
+  async publish(events: StoredEvent[]): Promise<void> {
+    for (const h of this.handlers) h(events);
+  }
+  subscribe(handler: (events: StoredEvent[]) => void): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+  async close(): Promise<void> {
+    this.handlers.clear();
+  }
+}

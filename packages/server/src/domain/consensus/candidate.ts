@@ -1,0 +1,116 @@
+/** Internal state of the engine: candidates (one per believed scoring play) grouped per game. */
+
+/** The observed-time span of one reporter's reports absorbed by a candidate (its one vote). */
+export interface Vote {
+  first: number;
+  last: number;
+}
+
+export class Candidate {
+  state: 'open' | 'confirmed' | 'retracted' = 'open';
+  /** A provisional outcome was emitted, so a retraction or confirmation has something to name. */
+  published = false;
+  /** An official play matched it: a second official play of the same score is a second play. */
+  official = false;
+  /** Its game was forgotten: its pending deadline is void. */
+  forgotten = false;
+  readonly votes = new Map<string, Vote>();
+  eventType: string | null;
+  clock: string | null;
+
+  constructor(
+    readonly id: string,
+    readonly key: string,
+    readonly gameId: string,
+    readonly team: string,
+    readonly points: number,
+    readonly firstObservedAt: number,
+    readonly firstReceivedAt: number,
+    eventType: string | null,
+    clock: string | null,
+  ) {
+    this.eventType = eventType;
+    this.clock = clock;
+  }
+
+  /** Later reports may carry the detail the first one lacked. */
+  fill(eventType: string | undefined, clock: string | undefined): void {
+    if (this.eventType === null && eventType !== undefined) this.eventType = eventType;
+    if (this.clock === null && clock !== undefined) this.clock = clock;
+  }
+}
+
+export const bucketKey = (team: string, points: number): string => `${team}\u0000${points}`;
+
+/** Candidates of one game, keyed by team and points, in creation order; plus who is active. */
+export class GameState {
+  readonly buckets = new Map<string, Candidate[]>();
+  /** reporterId → receivedAt of its latest report on this game. */
+  readonly active = new Map<string, number>();
+  /** Open candidates with a quorum but not (yet) the agreement: tick() re-checks them. */
+  readonly quorate = new Set<Candidate>();
+  /** Something that moves agreement changed (a reporter went idle, track records moved). */
+  dirty = false;
+  open = 0;
+
+  bucket(key: string): Candidate[] {
+    let list = this.buckets.get(key);
+    if (!list) {
+      list = [];
+      this.buckets.set(key, list);
+    }
+    return list;
+  }
+
+  remove(c: Candidate): void {
+    const list = this.buckets.get(c.key);
+    if (!list) return;
+    const i = list.indexOf(c);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.buckets.delete(c.key);
+  }
+
+  /** The earliest receipt among `active`: nothing can go idle before it is windowMs old. */
+  private oldestActive = Infinity;
+
+  touch(reporterId: string, receivedAt: number): void {
+    const prev = this.active.get(reporterId);
+    if (prev === undefined || receivedAt > prev) this.active.set(reporterId, receivedAt);
+    if (prev === undefined && receivedAt < this.oldestActive) this.oldestActive = receivedAt;
+  }
+
+  /** Drops reporters idle for more than activeWindowMs; scans only when one can be due. */
+  sweepIdle(now: number, activeWindowMs: number): boolean {
+    if (now - this.oldestActive <= activeWindowMs) return false;
+    let dropped = false;
+    let oldest = Infinity;
+    for (const [id, last] of this.active) {
+      if (now - last > activeWindowMs) {
+        this.active.delete(id);
+        dropped = true;
+      } else if (last < oldest) oldest = last;
+    }
+    this.oldestActive = oldest;
+    return dropped;
+  }
+}
+
+/**
+ * For an official play: the candidate in `list` whose first observation is nearest to
+ * `observedAt` (within windowMs), not retracted and not yet matched by an official play; on a
+ * tie the oldest, since `list` is in creation order.
+ */
+export function nearestForOfficial(list: readonly Candidate[], observedAt: number, windowMs: number): Candidate | undefined {
+  let best: Candidate | undefined;
+  let bestGap = Infinity;
+  for (const c of list) {
+    const gap = Math.abs(observedAt - c.firstObservedAt);
+    if (gap <= windowMs && gap < bestGap && c.state !== 'retracted' && !c.official) {
+      best = c;
+      bestGap = gap;
+    }
+  }
+  return best;
+}
+
+export const round3 = (x: number): number => Math.round(x * 1000) / 1000;

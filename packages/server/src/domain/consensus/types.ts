@@ -1,0 +1,68 @@
+/**
+ * The ConsensusEngine's public types (DESIGN §4 "Consensus"). Times are epoch milliseconds.
+ * Others integrate exactly these shapes; change them only additively.
+ */
+
+export interface ConsensusOptions {
+  /** A report joins a candidate observed at most this long before or after its first observation. */
+  windowMs: number;
+  /** Distinct reporters a candidate needs before it can be confirmed. */
+  quorum: number;
+  /** Weighted share of the game's active reporters a candidate needs to be confirmed. */
+  agreement: number;
+  /** A reporter counts as active on a game for this long after its last report there. */
+  activeWindowMs: number;
+  /** An unconfirmed candidate is retracted this long after its first report was received. */
+  retractAfterMs: number;
+  /** A reporter's report observed this close to its own earlier report of the same score is a repeat. */
+  duplicateWindowMs: number;
+  /** Below this weight a reporter cannot publish a provisional event on its own (default 0.2). */
+  minStartWeight?: number;
+}
+
+export interface ReportIn {
+  reporterId: string;
+  gameId: string;
+  team: string;
+  points: number;
+  eventType?: string;
+  clock?: string;
+  observedAt: number;
+  receivedAt: number;
+}
+
+export interface OfficialIn {
+  gameId: string;
+  team: string;
+  points: number;
+  eventType: string;
+  clock?: string;
+  observedAt: number;
+}
+
+export interface Confidence {
+  agreement: number;
+  reporters: number;
+  latency_ms: number;
+}
+
+/** `at` is clock.now() when the outcome was produced. */
+export type Outcome =
+  | { kind: 'provisional'; candidateId: string; gameId: string; team: string; points: number; eventType: string; clock: string | null; at: number; confidence: Confidence }
+  | { kind: 'confirmed'; candidateId: string; gameId: string; team: string; points: number; eventType: string; clock: string | null; at: number; confidence: Confidence; official: boolean; hadProvisional: boolean }
+  | { kind: 'retracted'; candidateId: string; gameId: string; team: string; points: number; at: number };
+
+export interface SubmitResult {
+  /** The candidate the report joined or started; null when it was ignored as a repeat. */
+  candidateId: string | null;
+  duplicate: boolean;
+  tier: 'provisional' | 'confirmed';
+  outcomes: Outcome[];
+}
+
+/** Memory held by the engine; tick() keeps it bounded. */
+export interface EngineSize {
+  games: number;
+  candidates: number;
+  activeReporters: number;
+}

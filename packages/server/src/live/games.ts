@@ -1,0 +1,63 @@
+import type { Db } from '../store/db.js';
+
+/** What ingestion needs to know about a game, cached so a report costs no extra query. */
+export interface GameInfo {
+  gameId: string;
+  competitionId: string;
+  sport: string;
+  league: string;
+  seasonId: string;
+  date: string;
+  status: string;
+  /** team code → competitor */
+  teams: Map<string, { entityId: string; role: string; idx: number }>;
+}
+
+export class GameDirectory {
+  private cache = new Map<string, GameInfo | null>();
+  constructor(private readonly db: Db) {}
+
+  async byGameId(gameId: string): Promise<GameInfo | undefined> {
+    const hit = this.cache.get(gameId);
+    if (hit !== undefined) return hit ?? undefined;
+    const m = /^([a-z]+)_(\d{1,12})$/.exec(gameId);
+    const info = m ? await this.load({ sport: m[1], n: Number(m[2]) }) : undefined;
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(gameId, info ?? null);
+    return info;
+  }
+
+  async byCompetitionId(id: string): Promise<GameInfo | undefined> {
+    return this.load({ id });
+  }
+
+  /** Ingestion changes status; keep the cache in step without a re-read. */
+  setStatus(gameId: string, status: string): void {
+    const info = this.cache.get(gameId);
+    if (info) info.status = status;
+  }
+
+  private async load(by: { id: string } | { sport: string; n: number }): Promise<GameInfo | undefined> {
+    const q = this.db.kysely.selectFrom('competitions').select(['id', 'sport', 'league', 'season_id', 'date', 'status', 'n']);
+    const row = await ('id' in by ? q.where('id', '=', by.id) : q.where('sport', '=', by.sport).where('n', '=', by.n)).executeTakeFirst();
+    if (!row) return undefined;
+    const competitors = await this.db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', row.id).orderBy('idx').execute();
+    const teams = new Map<string, { entityId: string; role: string; idx: number }>();
+    for (const c of competitors) {
+      const code = c.entity_type === 'team' ? c.entity_id.split(':').pop() : undefined;
+      if (code) teams.set(code, { entityId: c.entity_id, role: c.role, idx: c.idx });
+    }
+    const info: GameInfo = {
+      gameId: `${row.sport}_${row.n}`,
+      competitionId: row.id,
+      sport: row.sport,
+      league: row.league,
+      seasonId: row.season_id,
+      date: row.date,
+      status: row.status,
+      teams,
+    };
+    this.cache.set(info.gameId, info);
+    return info;
+  }
+}

@@ -1,0 +1,103 @@
+import type { Play } from '@svc/schema';
+import { PLAY_SCHEMA, TEAM_SPORTS } from '@svc/schema';
+import { isoTime, type Clock } from '../domain/clock.js';
+import { conflict, invalid, notFound } from '../domain/errors.js';
+import { requireScope, type Principal } from '../domain/scopes.js';
+import { playRecord } from '../store/competitions.js';
+import type { Db } from '../store/db.js';
+import type { GameDirectory } from './games.js';
+import type { LiveIngest } from './ingest.js';
+import { pointsAllowed } from './sport-rules.js';
+
+export interface PlayInput {
+  period: { unit: string; num: number; label: string };
+  competitor_id: string;
+  player_id?: string;
+  event_type: string;
+  points: number;
+  clock?: string;
+  ts?: string;
+  source?: string;
+}
+
+/**
+ * Official play-by-play in. Plays get the next `seq`, a running `state`, and move the
+ * competition: scheduled → live on the first play, live → final on a play of type `final`.
+ * A scoring play of a team sport confirms the matching crowd candidate at once.
+ */
+export class OfficialFeed {
+  constructor(
+    private readonly db: Db,
+    private readonly games: GameDirectory,
+    private readonly ingest: LiveIngest,
+    private readonly clock: Clock,
+  ) {}
+
+  async append(p: Principal, competitionId: string, inputs: PlayInput[], batched: boolean): Promise<Play[]> {
+    const game = await this.games.byCompetitionId(competitionId);
+    if (!game) throw notFound('competition', competitionId, 'id');
+    requireScope(p, game.sport, game.league);
+    if (game.status === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
+    const teamSport = TEAM_SPORTS.some((s) => s === game.sport);
+    const now = this.clock.now();
+
+    const inserted = await this.db.kysely.transaction().execute(async (trx) => {
+      const competitors = await trx.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
+      const last = await trx.selectFrom('plays').select(['seq', 'state']).where('competition_id', '=', competitionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      const state: Record<string, number> = last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
+      let seq = last?.seq ?? 0;
+      let final = false;
+      const rows = inputs.map((play, i) => {
+        const at = (f: string) => (batched ? `plays[${i}].${f}` : f);
+        if (final) throw invalid('play_after_final', 'No play may follow the final play.', at('event_type'));
+        const who = competitors.find((c) => c.entity_id === play.competitor_id);
+        if (!who) throw invalid('competitor_not_in_competition', `'${play.competitor_id}' does not compete in ${competitionId}.`, at('competitor_id'));
+        if (teamSport && play.points > 0 && !pointsAllowed(game.sport, play.points)) {
+          throw invalid('invalid_points', `${play.points} points cannot be scored at once in ${game.sport}.`, at('points'));
+        }
+        if (play.ts !== undefined && Number.isNaN(Date.parse(play.ts))) throw invalid('invalid_field', "'ts' must be an ISO 8601 date-time.", at('ts'));
+        state[who.role] = (state[who.role] ?? 0) + play.points;
+        if (play.event_type === 'final') final = true;
+        seq += 1;
+        return {
+          competition_id: competitionId,
+          seq,
+          period_unit: play.period.unit,
+          period_num: play.period.num,
+          period_label: play.period.label,
+          competitor_id: play.competitor_id,
+          player_id: play.player_id ?? null,
+          event_type: play.event_type,
+          points: play.points,
+          clock: play.clock ?? null,
+          state: JSON.stringify(state),
+          source: play.source ?? 'official',
+          ts: play.ts !== undefined ? new Date(play.ts).toISOString() : isoTime(now),
+        };
+      });
+      if (rows.length) await trx.insertInto('plays').values(rows).execute();
+      for (const c of competitors) {
+        const score = state[c.role] ?? c.score;
+        if (score !== c.score) {
+          await trx.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', c.idx).execute();
+        }
+      }
+      const status = final ? 'final' : 'live';
+      await trx.updateTable('competitions').set({ status }).where('id', '=', competitionId).execute();
+      return { rows, status };
+    });
+    this.games.setStatus(game.gameId, inserted.status);
+    game.status = inserted.status;
+
+    if (teamSport) {
+      for (const row of inserted.rows) {
+        if (row.points <= 0) continue;
+        const code = [...game.teams.entries()].find(([, t]) => t.entityId === row.competitor_id)?.[0];
+        if (!code) continue;
+        await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts) });
+      }
+      if (inserted.status === 'final') this.ingest.forgetGame(game.gameId);
+    }
+    return inserted.rows.map(playRecord).map((pl) => ({ ...pl, schema: PLAY_SCHEMA }));
+  }
+}

@@ -1,0 +1,152 @@
+import type { Db } from '../store/db.js';
+import { hashSeed } from './random.js';
+import { gameTimes, type PeriodRef, type SimSport } from './timeline.js';
+
+export type Role = 'home' | 'away';
+
+export interface TeamSide {
+  entityId: string;
+  /** The team code: the `team` of reports and events. */
+  code: string;
+  /** The team's latest roster, for the official plays' `player_id`. */
+  players: string[];
+}
+
+/** Today's game the simulator plays out. */
+export interface TargetGame {
+  competitionId: string;
+  gameId: string;
+  sport: SimSport;
+  date: string;
+  home: TeamSide;
+  away: TeamSide;
+}
+
+export interface ReplayPlay {
+  /** Game seconds after kick-off / tip-off. */
+  at: number;
+  period: PeriodRef;
+  role: Role;
+  competitorId: string;
+  team: string;
+  playerId: string | null;
+  eventType: string;
+  points: number;
+  clock: string | null;
+}
+
+export interface Replay {
+  target: TargetGame;
+  /** The archived competition whose plays are replayed. */
+  sourceId: string;
+  plays: ReplayPlay[];
+  /** Game seconds from kick-off to the final play. */
+  duration: number;
+}
+
+/** Archived games a sport's replays are taken from: real World Cup matches with goals, synthetic basketball. */
+const SOURCE_LEAGUE: Record<SimSport, string> = { soccer: 'wc', basketball: 'sbl' };
+
+export async function sourcePool(db: Db, sport: SimSport): Promise<string[]> {
+  const rows = await db.kysely
+    .selectFrom('competitions as c')
+    .select('c.id')
+    .where('c.league', '=', SOURCE_LEAGUE[sport])
+    .where('c.status', '=', 'final')
+    // A 0-0 replay would show nothing; a replay is there to be watched.
+    .where((eb) => eb.exists(eb.selectFrom('plays as p').select('p.seq').whereRef('p.competition_id', '=', 'c.id').where('p.points', '>', 0)))
+    .orderBy('c.n')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The same target always replays the same source, whatever the order games are started in. */
+export function pickSource(pool: readonly string[], targetCompetitionId: string): string | undefined {
+  return pool.length ? pool[hashSeed(targetCompetitionId) % pool.length] : undefined;
+}
+
+const teamCode = (entityId: string): string => entityId.slice(entityId.lastIndexOf(':') + 1);
+
+export async function loadTarget(db: Db, competitionId: string): Promise<TargetGame | undefined> {
+  const c = await db.kysely.selectFrom('competitions').select(['id', 'sport', 'n', 'date']).where('id', '=', competitionId).executeTakeFirst();
+  if (!c || (c.sport !== 'soccer' && c.sport !== 'basketball')) return undefined;
+  const competitors = await db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
+  const home = competitors.find((x) => x.role === 'home' && x.entity_type === 'team');
+  const away = competitors.find((x) => x.role === 'away' && x.entity_type === 'team');
+  if (!home || !away || competitors.length !== 2) return undefined;
+  const roster = await db.kysely
+    .selectFrom('rosters')
+    .select(['team_id', 'player_id', 'season_id'])
+    .where('team_id', 'in', [home.entity_id, away.entity_id])
+    .orderBy('season_id', 'desc')
+    .orderBy('player_id')
+    .execute();
+  const players = (teamId: string): string[] => {
+    const own = roster.filter((r) => r.team_id === teamId);
+    return own.filter((r) => r.season_id === own[0]?.season_id).map((r) => r.player_id);
+  };
+  const side = (entityId: string): TeamSide => ({ entityId, code: teamCode(entityId), players: players(entityId) });
+  return {
+    competitionId: c.id,
+    gameId: `${c.sport}_${c.n}`,
+    sport: c.sport,
+    date: c.date,
+    home: side(home.entity_id),
+    away: side(away.entity_id),
+  };
+}
+
+/**
+ * The source's plays re-cast for the target: the source's home side becomes the target's home
+ * team (and away likewise). A scorer is kept when the team is the same; otherwise a player of
+ * the target's roster stands in, chosen by a hash of the original so the choice is stable.
+ */
+export async function loadReplay(db: Db, target: TargetGame, sourceId: string): Promise<Replay> {
+  const competitors = await db.kysely.selectFrom('competitors').select(['entity_id', 'role']).where('competition_id', '=', sourceId).execute();
+  const roleOf = new Map(competitors.map((c) => [c.entity_id, c.role]));
+  const rows = await db.kysely.selectFrom('plays').selectAll().where('competition_id', '=', sourceId).orderBy('seq').execute();
+  const usable = rows.filter((r) => {
+    const role = roleOf.get(r.competitor_id);
+    return role === 'home' || role === 'away';
+  });
+  const times = gameTimes(
+    target.sport,
+    usable.map((r) => ({ period: { unit: r.period_unit, num: r.period_num, label: r.period_label }, clock: r.clock })),
+  );
+  const plays = usable.map((r, i): ReplayPlay => {
+    const role: Role = roleOf.get(r.competitor_id) === 'home' ? 'home' : 'away';
+    const side = target[role];
+    let playerId: string | null = null;
+    if (r.player_id !== null) {
+      if (r.competitor_id === side.entityId) playerId = r.player_id;
+      else if (side.players.length) playerId = side.players[hashSeed(r.player_id) % side.players.length];
+    }
+    return {
+      at: times[i],
+      period: { unit: r.period_unit, num: r.period_num, label: r.period_label },
+      role,
+      competitorId: side.entityId,
+      team: side.code,
+      playerId,
+      eventType: r.event_type,
+      points: r.points,
+      clock: r.clock,
+    };
+  });
+  // The final play ends the replay; an archived game always has one, but do not rely on it.
+  if (!plays.some((p) => p.eventType === 'final')) {
+    const last = plays.length ? plays[plays.length - 1].at : 0;
+    plays.push({
+      at: last + 60,
+      period: { unit: 'fulltime', num: 1, label: 'Full time' },
+      role: 'home',
+      competitorId: target.home.entityId,
+      team: target.home.code,
+      playerId: null,
+      eventType: 'final',
+      points: 0,
+      clock: null,
+    });
+  }
+  return { target, sourceId, plays, duration: plays[plays.length - 1].at };
+}

@@ -1,0 +1,74 @@
+import type { Event } from '@svc/schema';
+import { sql, type Insertable, type Transaction } from 'kysely';
+import type { Db } from './db.js';
+import { eventRecord, eventSeq } from './competitions.js';
+import type { Database, EventTable } from './types.js';
+
+export type NewEvent = Insertable<EventTable> & {
+  /** Index of an earlier row of the same append whose id becomes this row's provisional_id. */
+  provisionalIndex?: number;
+};
+
+/** A stored event with what the stream needs to route it without another lookup. */
+export interface StoredEvent {
+  seq: number;
+  competitionId: string;
+  seasonId: string;
+  event: Event;
+}
+
+/** Runs inside the append transaction: the webhook outbox writes its rows here. */
+export type OutboxHook = (trx: Transaction<Database>, events: StoredEvent[]) => Promise<void>;
+
+/**
+ * The append-only event log with its global sequence. Events and their outbox rows commit
+ * together, so a confirmed event can never exist without its webhook deliveries.
+ */
+export class EventLog {
+  private hooks: OutboxHook[] = [];
+  constructor(private readonly db: Db) {}
+
+  onAppend(hook: OutboxHook): void {
+    this.hooks.push(hook);
+  }
+
+  async append(rows: NewEvent[]): Promise<StoredEvent[]> {
+    if (rows.length === 0) return [];
+    return this.db.kysely.transaction().execute(async (trx) => {
+      // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume
+      // reading "after N" could skip a late-committing lower seq; one lock keeps them in order.
+      if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(7301)`.execute(trx);
+      const stored: StoredEvent[] = [];
+      for (const { provisionalIndex, ...row } of rows) {
+        if (provisionalIndex !== undefined) row.provisional_id = stored[provisionalIndex]?.event.id ?? row.provisional_id;
+        const r = await trx.insertInto('events').values(row).returningAll().executeTakeFirstOrThrow();
+        stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) });
+      }
+      for (const hook of this.hooks) await hook(trx, stored);
+      return stored;
+    });
+  }
+
+  /** Events after `seq` in order, for stream resume; `limit` caps the replay. */
+  async after(seq: number, limit: number, filter: { sports?: readonly string[] | null; leagues?: readonly string[] | null; games?: readonly string[] | null; tier?: string | null; sinceTs?: string }): Promise<StoredEvent[]> {
+    const rows = await this.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('seq', '>', seq)
+      .$if(!!filter.sports, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
+      .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
+      .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
+      .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) }));
+  }
+
+  async get(id: string): Promise<StoredEvent | undefined> {
+    const seq = eventSeq(id);
+    if (seq === undefined) return undefined;
+    const r = await this.db.kysely.selectFrom('events').selectAll().where('seq', '=', seq).executeTakeFirst();
+    return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) };
+  }
+}

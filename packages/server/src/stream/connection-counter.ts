@@ -1,0 +1,83 @@
+import crypto from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../domain/clock.js';
+
+/** Counts a key's open stream connections, on one node or across the cluster. */
+export interface ConnectionCounter {
+  /** A token when under the limit, else null. */
+  acquire(keyId: string, limit: number): Promise<string | null>;
+  release(keyId: string, token: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryConnectionCounter implements ConnectionCounter {
+  private open = new Map<string, Set<string>>();
+  async acquire(keyId: string, limit: number): Promise<string | null> {
+    const set = this.open.get(keyId) ?? new Set<string>();
+    if (set.size >= limit) return null;
+    const token = crypto.randomUUID();
+    set.add(token);
+    this.open.set(keyId, set);
+    return token;
+  }
+  async release(keyId: string, token: string): Promise<void> {
+    this.open.get(keyId)?.delete(token);
+  }
+  async close(): Promise<void> {}
+}
+
+// Members expire unless their node refreshes them, so a crashed node's connections free up.
+const ACQUIRE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+
+const TTL_MS = 30_000;
+
+export class RedisConnectionCounter implements ConnectionCounter {
+  private held = new Map<string, string>();
+  private timer: NodeJS.Timeout;
+  constructor(
+    private readonly redis: Redis,
+    private readonly clock: Clock,
+    private readonly namespace = 'svc',
+  ) {
+    this.timer = setInterval(() => void this.refresh(), TTL_MS / 3);
+    this.timer.unref();
+  }
+
+  private k(keyId: string) {
+    return `${this.namespace}:conns:${keyId}`;
+  }
+
+  async acquire(keyId: string, limit: number): Promise<string | null> {
+    const token = crypto.randomUUID();
+    const now = this.clock.now();
+    const ok = await this.redis.eval(ACQUIRE, 1, this.k(keyId), now, limit, now + TTL_MS, token, TTL_MS * 2);
+    if (Number(ok) !== 1) return null;
+    this.held.set(token, keyId);
+    return token;
+  }
+
+  async release(keyId: string, token: string): Promise<void> {
+    this.held.delete(token);
+    await this.redis.zrem(this.k(keyId), token);
+  }
+
+  private async refresh(): Promise<void> {
+    const until = this.clock.now() + TTL_MS;
+    const pipe = this.redis.pipeline();
+    for (const [token, keyId] of this.held) pipe.zadd(this.k(keyId), until, token);
+    if (this.held.size) await pipe.exec().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    const pipe = this.redis.pipeline();
+    for (const [token, keyId] of this.held) pipe.zrem(this.k(keyId), token);
+    this.held.clear();
+    await pipe.exec().catch(() => undefined);
+  }
+}

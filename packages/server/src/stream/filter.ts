@@ -1,0 +1,23 @@
+import type { StoredEvent } from '../store/events.js';
+
+/**
+ * What one socket wants. Sports, leagues and games add up (a union); empty means everything the
+ * key may see. The key's own scope is always applied on top.
+ */
+export interface StreamFilter {
+  sports: Set<string>;
+  leagues: Set<string>;
+  games: Set<string>;
+  tier: 'provisional' | 'confirmed' | null;
+  scopeSports: readonly string[] | null;
+  scopeLeagues: readonly string[] | null;
+}
+
+export function matches(f: StreamFilter, s: StoredEvent): boolean {
+  const e = s.event;
+  if (f.tier && e.tier !== f.tier) return false;
+  if (f.scopeSports && !f.scopeSports.includes(e.sport)) return false;
+  if (f.scopeLeagues && !f.scopeLeagues.includes(e.league)) return false;
+  if (f.sports.size === 0 && f.leagues.size === 0 && f.games.size === 0) return true;
+  return f.sports.has(e.sport) || f.leagues.has(e.league) || f.games.has(e.game_id);
+}

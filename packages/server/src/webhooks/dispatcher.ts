@@ -1,0 +1,360 @@
+import type { Config } from '../config.js';
+import { isoTime, type Clock } from '../domain/clock.js';
+import { planOf } from '../domain/plans.js';
+import { deliveryDecision, DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
+import { signPayload } from '../domain/webhooks/signature.js';
+import type { Lookup } from '../domain/webhooks/target.js';
+import { eventRecord } from '../store/competitions.js';
+import type { Db } from '../store/db.js';
+import { wireEvent } from '../stream/frames.js';
+import { DeliveryQueue, type AttemptOutcome, type ClaimedDelivery, type Verdict } from './queue.js';
+import type { Notification } from './records.js';
+import { WebhookSender } from './sender.js';
+
+export const USER_AGENT = 'svc-webhooks/1.0';
+
+export interface DispatcherOptions {
+  /** In-flight attempts per endpoint in this process: one slow receiver holds at most this many slots. */
+  perEndpointConcurrency?: number;
+  /** In-flight attempts in this process. */
+  maxInFlight?: number;
+  /** Deliveries claimed per query. */
+  claimBatch?: number;
+  /** Due rows one claim looks at. */
+  claimScan?: number;
+  /** Background poll; new outbox rows also wake the loop through notify(). */
+  pollMs?: number;
+  /** How long a claim holds a row. Must outlast an attempt (the timeout) plus recording it. */
+  leaseMs?: number;
+  /** DNS resolution for delivery-time target checks (tests point names at chosen addresses). */
+  lookup?: Lookup;
+}
+
+export interface DispatcherLog {
+  error(obj: object, msg: string): void;
+}
+
+/** The seam for emailing owners; SMTP is not configured in this deployment, so nothing sends mail yet. */
+export interface OwnerMailer {
+  notify(keyId: string, notification: Notification): Promise<void>;
+}
+
+interface EndpointInfo {
+  id: string;
+  keyId: string;
+  url: string;
+  status: string;
+  secrets: string[];
+  maxAttempts: number;
+  /** Why the owner may no longer receive deliveries, or null. */
+  ownerProblem: string | null;
+}
+
+interface Body {
+  text: string;
+  topic: string;
+}
+
+const BODY_CACHE = 4096;
+
+/**
+ * Claims due deliveries and sends them. Every scheduling decision (what is due, the next attempt,
+ * the signature timestamp, the 24 h rule, rotation overlap) reads the injected Clock, so a
+ * ManualClock drives the whole schedule; runOnce() does one full pass for tests and tools,
+ * start()/stop() run the background loop of a worker.
+ */
+export class WebhookDispatcher {
+  private readonly queue: DeliveryQueue;
+  private readonly sender: WebhookSender;
+  private readonly cap: number;
+  private readonly maxInFlight: number;
+  private readonly claimBatch: number;
+  private readonly claimScan: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly inflight = new Map<string, number>();
+  private total = 0;
+  private readonly active = new Set<Promise<void>>();
+  private readonly bodies = new Map<number, Body>();
+  private results: { outcome: AttemptOutcome; done: () => void }[] = [];
+  private flushing = false;
+  private fillTail: Promise<number> = Promise.resolve(0);
+  private timer: NodeJS.Timeout | null = null;
+  private waking = false;
+  private wakeAgain = false;
+  private log: DispatcherLog | null = null;
+
+  constructor(
+    private readonly deps: { db: Db; config: Config; clock: Clock; mailer?: OwnerMailer | null },
+    opts: DispatcherOptions = {},
+  ) {
+    const { config } = deps;
+    this.cap = opts.perEndpointConcurrency ?? 8;
+    this.maxInFlight = opts.maxInFlight ?? 256;
+    this.claimBatch = opts.claimBatch ?? 128;
+    this.claimScan = opts.claimScan ?? 5_000;
+    this.pollMs = opts.pollMs ?? 200;
+    this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
+    this.queue = new DeliveryQueue(deps.db);
+    this.sender = new WebhookSender({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+      connectionsPerEndpoint: this.cap,
+      lookup: opts.lookup,
+    });
+  }
+
+  /** Claims and sends everything due now (including what frees up as slots return); resolves when those attempts are recorded. */
+  async runOnce(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const claimed = await this.fill();
+      sent += claimed;
+      if (claimed === 0 && this.active.size === 0) return sent;
+      if (claimed === 0) await Promise.race(this.active);
+    }
+  }
+
+  start(log?: DispatcherLog): void {
+    if (this.timer) return;
+    this.log = log ?? null;
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.active]);
+    await this.sender.close();
+  }
+
+  /** New deliveries were written: look now rather than at the next poll. */
+  notify(): void {
+    if (this.timer) setImmediate(() => this.wake());
+  }
+
+  private wake(): void {
+    if (!this.timer) return;
+    if (this.waking) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.waking = true;
+    this.fill()
+      .catch((err: unknown) => this.log?.error({ err }, 'webhook dispatcher: claim failed'))
+      .finally(() => {
+        this.waking = false;
+        if (this.wakeAgain) {
+          this.wakeAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** One claim-and-launch pass at a time, whoever asks (background loop or runOnce). */
+  private fill(): Promise<number> {
+    const next = this.fillTail.then(
+      () => this.fillNow(),
+      () => this.fillNow(),
+    );
+    this.fillTail = next.catch(() => 0);
+    return next;
+  }
+
+  private async fillNow(): Promise<number> {
+    let claimed = 0;
+    while (this.total < this.maxInFlight) {
+      const limit = Math.min(this.claimBatch, this.maxInFlight - this.total);
+      const jobs = await this.queue.claim({
+        now: this.deps.clock.now(),
+        leaseMs: this.leaseMs,
+        limit,
+        cap: this.cap,
+        free: (id) => this.cap - (this.inflight.get(id) ?? 0),
+        scan: this.claimScan,
+      });
+      if (jobs.length === 0) break;
+      claimed += jobs.length;
+      for (const j of jobs) this.take(j.endpoint_id);
+      await this.launch(jobs);
+      if (jobs.length < limit) break;
+    }
+    return claimed;
+  }
+
+  private take(endpointId: string): void {
+    this.inflight.set(endpointId, (this.inflight.get(endpointId) ?? 0) + 1);
+    this.total += 1;
+  }
+
+  private release(endpointId: string): void {
+    const n = (this.inflight.get(endpointId) ?? 1) - 1;
+    if (n <= 0) this.inflight.delete(endpointId);
+    else this.inflight.set(endpointId, n);
+    this.total -= 1;
+  }
+
+  private async launch(jobs: ClaimedDelivery[]): Promise<void> {
+    let endpoints: Map<string, EndpointInfo>;
+    let bodies: Map<number, Body>;
+    try {
+      [endpoints, bodies] = await Promise.all([this.endpoints(jobs), this.eventBodies(jobs)]);
+    } catch (err) {
+      // The claims stay leased and come back when the lease runs out.
+      for (const j of jobs) this.release(j.endpoint_id);
+      throw err;
+    }
+    for (const job of jobs) {
+      const p = this.attempt(job, endpoints.get(job.endpoint_id), bodies.get(job.event_seq))
+        .then((outcome) => this.record(outcome))
+        .catch((err: unknown) => this.log?.error({ err, delivery: job.id }, 'webhook dispatcher: attempt failed'));
+      this.active.add(p);
+      void p.finally(() => this.active.delete(p));
+    }
+  }
+
+  private async attempt(job: ClaimedDelivery, ep: EndpointInfo | undefined, body: Body | undefined): Promise<AttemptOutcome> {
+    const at = this.deps.clock.now();
+    const skip = (verdict: Verdict): AttemptOutcome => {
+      this.release(job.endpoint_id);
+      return { job, verdict, at, statusCode: null, error: null, durationMs: 0, excerpt: null };
+    };
+    if (!ep || ep.status !== 'enabled') return skip({ kind: 'cancel', status: 'disabled', reason: 'endpoint disabled before the attempt' });
+    if (ep.ownerProblem) return skip({ kind: 'cancel', status: 'failed', reason: ep.ownerProblem });
+    if (!body) return skip({ kind: 'cancel', status: 'failed', reason: `event ${job.event_id} no longer exists` });
+    if (job.attempts > ep.maxAttempts) return skip({ kind: 'cancel', status: 'failed', reason: 'retries exhausted' });
+
+    const t = Math.floor(at / 1000);
+    let result;
+    try {
+      result = await this.sender.send({
+        endpointId: ep.id,
+        url: ep.url,
+        body: body.text,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'x-svc-topic': body.topic,
+          'x-svc-event-id': job.event_id,
+          'x-svc-delivery-id': job.id,
+          'x-svc-attempt': String(job.attempts),
+          'x-svc-signature': signPayload(ep.secrets, body.text, t),
+        },
+      });
+    } finally {
+      this.release(job.endpoint_id);
+      if (this.timer) this.wake();
+    }
+    const d = deliveryDecision({
+      status: result.statusCode ?? undefined,
+      error: result.error ?? undefined,
+      attemptsMade: job.attempts,
+      maxAttempts: ep.maxAttempts,
+      delaysS: this.deps.config.webhookRetryDelaysS,
+      now: this.deps.clock.now(),
+    });
+    const verdict: Verdict =
+      d.outcome === 'retry' ? { kind: 'retry', nextAttemptAt: d.nextAttemptAt } : d.outcome === 'delivered' ? { kind: 'delivered' } : d.outcome === 'gone' ? { kind: 'gone' } : { kind: 'failed' };
+    return { job, verdict, at, ...result };
+  }
+
+  /** Outcomes are written in batches: one transaction for everything that finished meanwhile. */
+  private record(outcome: AttemptOutcome): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.results.push({ outcome, done: resolve });
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.results.length) {
+        const batch = this.results.splice(0, 500);
+        try {
+          const notes = await this.queue.record(
+            batch.map((b) => b.outcome),
+            this.deps.clock.now(),
+            this.deps.config.webhookDisableAfterS * 1000,
+          );
+          for (const n of notes) this.mail(n);
+        } catch (err) {
+          // Unrecorded attempts stay leased and are retried when the lease ends: at least once.
+          this.log?.error({ err }, 'webhook dispatcher: recording outcomes failed');
+        } finally {
+          for (const b of batch) b.done();
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private mail(n: Notification): void {
+    const mailer = this.deps.mailer;
+    if (!mailer || !n.endpoint_id) return;
+    void this.ownerOf(n.endpoint_id)
+      .then((keyId) => (keyId ? mailer.notify(keyId, n) : undefined))
+      .catch((err: unknown) => this.log?.error({ err }, 'webhook dispatcher: owner email failed'));
+  }
+
+  private async ownerOf(endpointId: string): Promise<string | undefined> {
+    const r = await this.deps.db.kysely.selectFrom('webhook_endpoints').select('key_id').where('id', '=', endpointId).executeTakeFirst();
+    return r?.key_id;
+  }
+
+  private async endpoints(jobs: ClaimedDelivery[]): Promise<Map<string, EndpointInfo>> {
+    const ids = [...new Set(jobs.map((j) => j.endpoint_id))];
+    const nowIso = isoTime(this.deps.clock.now());
+    const rows = await this.deps.db.kysely
+      .selectFrom('webhook_endpoints as e')
+      .leftJoin('api_keys as k', 'k.id', 'e.key_id')
+      .select(['e.id', 'e.key_id', 'e.url', 'e.status', 'e.secret', 'e.previous_secret', 'e.previous_secret_until', 'k.plan', 'k.products', 'k.revoked_at'])
+      .where('e.id', 'in', ids)
+      .execute();
+    const out = new Map<string, EndpointInfo>();
+    for (const r of rows) {
+      const products: string[] = r.products ? (JSON.parse(r.products) as string[]) : [];
+      let maxAttempts = DEFAULT_MAX_ATTEMPTS;
+      try {
+        if (r.plan) maxAttempts = planOf(r.plan).webhookMaxAttempts;
+      } catch {
+        // An unknown plan name keeps the documented default rather than stopping deliveries.
+      }
+      const ownerProblem = !r.plan || r.revoked_at ? "the endpoint's API key was revoked" : !products.includes('live') ? "the endpoint's API key no longer holds the live product" : null;
+      const secrets = [r.secret];
+      if (r.previous_secret && r.previous_secret_until && r.previous_secret_until > nowIso) secrets.push(r.previous_secret);
+      out.set(r.id, { id: r.id, keyId: r.key_id, url: r.url, status: r.status, secrets, maxAttempts, ownerProblem });
+    }
+    return out;
+  }
+
+  /** The body of each event, serialised once: the exact bytes that are signed and sent. */
+  private async eventBodies(jobs: ClaimedDelivery[]): Promise<Map<number, Body>> {
+    const out = new Map<number, Body>();
+    const missing = new Set<number>();
+    for (const j of jobs) {
+      const hit = this.bodies.get(j.event_seq);
+      if (hit) out.set(j.event_seq, hit);
+      else missing.add(j.event_seq);
+    }
+    if (missing.size) {
+      const rows = await this.deps.db.kysely.selectFrom('events').selectAll().where('seq', 'in', [...missing]).execute();
+      for (const r of rows) {
+        const e = eventRecord(r);
+        const body = { text: JSON.stringify(wireEvent(e)), topic: `event.${e.type}` };
+        out.set(r.seq, body);
+        this.bodies.set(r.seq, body);
+      }
+      while (this.bodies.size > BODY_CACHE) {
+        const [oldest] = this.bodies.keys();
+        this.bodies.delete(oldest);
+      }
+    }
+    return out;
+  }
+}

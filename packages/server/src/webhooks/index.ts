@@ -1,0 +1,43 @@
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import type { Lookup } from '../domain/webhooks/target.js';
+import type { Db } from '../store/db.js';
+import type { EventLog } from '../store/events.js';
+import { WebhookDispatcher, type DispatcherOptions, type OwnerMailer } from './dispatcher.js';
+import { WebhookManager } from './manage.js';
+import { outboxHook } from './outbox.js';
+import { WebhookRepo } from './repo.js';
+
+export interface Webhooks {
+  repo: WebhookRepo;
+  dispatcher: WebhookDispatcher;
+  /** The rules behind the /v1/webhooks API. */
+  manage: WebhookManager;
+}
+
+export interface WebhookDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  events: EventLog;
+  /** Set when SMTP is configured; without it owners see notifications through GET /v1/notifications only. */
+  mailer?: OwnerMailer | null;
+  /** DNS for target checks; tests point names at chosen addresses. */
+  lookup?: Lookup;
+  dispatcher?: DispatcherOptions;
+}
+
+/** Wires webhooks into the event log: confirmed events get their deliveries in the same transaction. */
+export function createWebhooks(deps: WebhookDeps): Webhooks {
+  const repo = new WebhookRepo(deps.db);
+  const dispatcher = new WebhookDispatcher(
+    { db: deps.db, config: deps.config, clock: deps.clock, mailer: deps.mailer ?? null },
+    { ...deps.dispatcher, lookup: deps.lookup ?? deps.dispatcher?.lookup },
+  );
+  deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
+  const manage = new WebhookManager(repo, deps.config, deps.clock, () => dispatcher.notify(), deps.lookup);
+  return { repo, dispatcher, manage };
+}
+
+export type { WebhookDispatcher, DispatcherOptions, OwnerMailer } from './dispatcher.js';
+export type { WebhookEndpoint, Delivery, Attempt, Notification } from './records.js';

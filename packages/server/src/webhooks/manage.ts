@@ -1,0 +1,203 @@
+import { SPORTS } from '@svc/schema';
+import type { Config } from '../config.js';
+import { isoTime, type Clock } from '../domain/clock.js';
+import { conflict, invalid, notFound, SvcError } from '../domain/errors.js';
+import { requireScope, type Principal } from '../domain/scopes.js';
+import { generateSecret } from '../domain/webhooks/signature.js';
+import { resolveSafeTarget, validateWebhookUrl, type Lookup } from '../domain/webhooks/target.js';
+import type { Page, PageRequest } from '../store/page.js';
+import { endpointRecord, parseList, type Attempt, type Delivery, type DeliveryStatus, type EndpointRow, type Notification, type WebhookEndpoint } from './records.js';
+import { newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
+
+/** After a rotation the old secret signs beside the new one this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** A range replay reaches back at most this far (the spec's "replay window"). */
+export const REPLAY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+/** Events one range replay may enqueue; a wider range is refused rather than truncated. */
+export const REPLAY_MAX_EVENTS = 10_000;
+
+export interface CreateInput {
+  url: string;
+  sports?: string[];
+  tier: string;
+  description?: string;
+}
+
+export type ReplayInput = { delivery_id: string } | { from: string; to: string };
+
+export interface ReplayResult {
+  replayed: number;
+  delivery_ids: string[];
+}
+
+/**
+ * The webhook API's rules: owned-only access (another key's endpoint is a 404), target checks,
+ * sport scope, plan limits, rotation and replay. Throws SvcError; no HTTP here.
+ */
+export class WebhookManager {
+  constructor(
+    private readonly repo: WebhookRepo,
+    private readonly config: Config,
+    private readonly clock: Clock,
+    private readonly afterEnqueue: () => void,
+    private readonly lookup?: Lookup,
+  ) {}
+
+  private nowIso(): string {
+    return isoTime(this.clock.now());
+  }
+
+  private record(row: EndpointRow): WebhookEndpoint {
+    return endpointRecord(row, this.nowIso());
+  }
+
+  private async owned(p: Principal, id: string): Promise<EndpointRow> {
+    const row = await this.repo.endpoint(p.keyId, id);
+    if (!row) throw notFound('webhook endpoint', id, 'id');
+    return row;
+  }
+
+  /** Registration-time target check; deliveries check the resolved address again every time. */
+  private async checkUrl(raw: string): Promise<string> {
+    const allowPrivate = this.config.webhookAllowPrivate;
+    const valid = validateWebhookUrl(raw, { allowPrivate });
+    if (!valid.ok) throw invalid('invalid_url', `'url': ${valid.reason}.`, 'url');
+    if (!allowPrivate) {
+      const target = await resolveSafeTarget(valid.url, { allowPrivate, lookup: this.lookup });
+      // A name that does not resolve yet is accepted: the delivery-time check is the one that
+      // guards the connection, and receivers often register before their DNS is live.
+      if (!target.ok && !target.reason.startsWith('dns lookup')) throw invalid('invalid_url', `'url': ${target.reason}.`, 'url');
+    }
+    return valid.url.href;
+  }
+
+  private checkSports(p: Principal, sports: readonly string[]): string[] {
+    sports.forEach((s, i) => {
+      if (!SPORTS.some((x) => x === s)) throw invalid('unknown_sport', `Unknown sport '${s}'; one of ${SPORTS.join(', ')}.`, `sports[${i}]`);
+      requireScope(p, s, undefined, `sports[${i}]`);
+    });
+    return [...new Set(sports)];
+  }
+
+  async create(p: Principal, input: CreateInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    if (input.tier !== 'confirmed') throw invalid('unsupported_tier', "Webhooks deliver confirmed events: 'tier' must be 'confirmed'.", 'tier');
+    const sports = input.sports === undefined ? null : this.checkSports(p, input.sports);
+    const url = await this.checkUrl(input.url);
+    const limit = p.plan.webhookEndpoints;
+    if ((await this.repo.countEndpoints(p.keyId)) >= limit) {
+      throw new SvcError('permission_error', 'webhook_endpoint_limit', `The ${p.plan.name} plan allows ${limit} webhook endpoints; delete one before adding another.`);
+    }
+    const now = this.nowIso();
+    const secret = generateSecret();
+    const row = await this.repo.createEndpoint({
+      id: newEndpointId(),
+      key_id: p.keyId,
+      url,
+      description: input.description ?? null,
+      sports: sports === null ? null : JSON.stringify(sports),
+      tier: 'confirmed',
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      secret,
+      previous_secret: null,
+      previous_secret_until: null,
+      last_success_at: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    });
+    return { endpoint: this.record(row), secret };
+  }
+
+  async list(p: Principal, page: PageRequest): Promise<Page<WebhookEndpoint>> {
+    const rows = await this.repo.listEndpoints(p.keyId, page);
+    return { data: rows.data.map((r) => this.record(r)), next_cursor: rows.next_cursor };
+  }
+
+  async get(p: Principal, id: string): Promise<WebhookEndpoint> {
+    return this.record(await this.owned(p, id));
+  }
+
+  async update(p: Principal, id: string, patch: EndpointPatch): Promise<WebhookEndpoint> {
+    await this.owned(p, id);
+    const clean: EndpointPatch = { ...patch };
+    if (patch.sports) clean.sports = this.checkSports(p, patch.sports);
+    if (patch.url !== undefined) clean.url = await this.checkUrl(patch.url);
+    const row = await this.repo.updateEndpoint(p.keyId, id, clean, this.nowIso());
+    if (!row) throw notFound('webhook endpoint', id, 'id');
+    return this.record(row);
+  }
+
+  async remove(p: Principal, id: string): Promise<void> {
+    if (!(await this.repo.deleteEndpoint(p.keyId, id))) throw notFound('webhook endpoint', id, 'id');
+  }
+
+  async enable(p: Principal, id: string): Promise<WebhookEndpoint> {
+    const row = await this.repo.enableEndpoint(p.keyId, id, this.nowIso());
+    if (!row) throw notFound('webhook endpoint', id, 'id');
+    return this.record(row);
+  }
+
+  async rotateSecret(p: Principal, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const secret = generateSecret();
+    const row = await this.repo.rotateSecret(p.keyId, id, secret, isoTime(this.clock.now() + ROTATION_OVERLAP_MS), this.nowIso());
+    if (!row) throw notFound('webhook endpoint', id, 'id');
+    return { endpoint: this.record(row), secret };
+  }
+
+  async deliveries(p: Principal, id: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<Delivery>> {
+    await this.owned(p, id);
+    return this.repo.listDeliveries(id, status, page);
+  }
+
+  async delivery(p: Principal, id: string, deliveryId: string): Promise<Delivery & { attempt_log: Attempt[] }> {
+    await this.owned(p, id);
+    const found = await this.repo.delivery(id, deliveryId);
+    if (!found) throw notFound('delivery', deliveryId, 'delivery_id');
+    return { ...found.delivery, attempt_log: found.attempts };
+  }
+
+  /** New deliveries of the same events: a replay never rewrites history, it adds to it. */
+  async replay(p: Principal, id: string, input: ReplayInput): Promise<ReplayResult> {
+    const ep = await this.owned(p, id);
+    if (ep.status !== 'enabled') {
+      throw conflict('endpoint_disabled', `Webhook endpoint ${id} is disabled; enable it (POST /v1/webhooks/${id}/enable) before replaying.`);
+    }
+    const now = this.clock.now();
+    const nowIso = isoTime(now);
+    let seqs: { seq: number; replayOf: string | null }[];
+    if ('delivery_id' in input) {
+      const found = await this.repo.delivery(id, input.delivery_id);
+      if (!found) throw notFound('delivery', input.delivery_id, 'delivery_id');
+      seqs = [{ seq: found.seq, replayOf: found.delivery.id }];
+    } else {
+      const from = Date.parse(input.from);
+      const to = Date.parse(input.to);
+      if (!(from < to)) throw invalid('invalid_range', "'from' must be before 'to'.", 'from');
+      if (from < now - REPLAY_WINDOW_MS) throw invalid('outside_replay_window', `'from' may reach back at most ${REPLAY_WINDOW_MS / 86_400_000} days.`, 'from');
+      const found = await this.repo.replayableEvents(this.replayScope(p, ep), isoTime(from), isoTime(to), REPLAY_MAX_EVENTS);
+      if (found.length > REPLAY_MAX_EVENTS) {
+        throw invalid('replay_too_large', `More than ${REPLAY_MAX_EVENTS} events fall in the range; replay it in smaller ranges.`, 'to');
+      }
+      seqs = found.map((seq) => ({ seq, replayOf: null }));
+    }
+    const rows = seqs.map((s) => pendingDelivery(id, s.seq, nowIso, s.replayOf));
+    if (rows.length) {
+      await this.repo.addDeliveries(rows);
+      this.afterEnqueue();
+    }
+    return { replayed: rows.length, delivery_ids: rows.map((r) => r.id) };
+  }
+
+  /** What a range replay may send: the endpoint's sports within the key's sports and leagues. */
+  private replayScope(p: Principal, ep: EndpointRow): { sports: string[] | null; leagues: readonly string[] | null } {
+    const wanted = parseList(ep.sports);
+    const sports = wanted && p.sports ? wanted.filter((s) => p.sports?.includes(s)) : (wanted ?? (p.sports ? [...p.sports] : null));
+    return { sports, leagues: p.leagues };
+  }
+
+  async notifications(p: Principal, page: PageRequest): Promise<Page<Notification>> {
+    return this.repo.listNotifications(p.keyId, page);
+  }
+}

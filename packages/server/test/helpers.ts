@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { Product } from '@svc/schema';
+import { buildApp, type BuiltApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { ManualClock, type Clock } from '../src/domain/clock.js';
+import { openDb, type Db } from '../src/store/db.js';
+import type { AppDeps } from '../src/services.js';
+import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';
+
+export type EngineName = 'sqlite' | 'postgres';
+
+/** Engines this run can test: PostgreSQL joins when reachable (global setup fails in CI otherwise). */
+export function engines(): EngineName[] {
+  return inject('pgTemplate') ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+export function tmpDir(prefix = 'svc-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A fresh database holding the imported archive: a copy of the run's template. */
+export async function freshDb(engine: EngineName = 'sqlite'): Promise<{ db: Db; dataDir: string; databaseUrl: string | null }> {
+  const dataDir = tmpDir();
+  if (engine === 'sqlite') {
+    fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
+    return { db: await openDb({ dataDir, databaseUrl: null }), dataDir, databaseUrl: null };
+  }
+  const template = inject('pgTemplate');
+  if (!template) throw new Error('PostgreSQL is not available in this run');
+  const name = `svc_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.end();
+  const databaseUrl = pgUrlFor(name);
+  return { db: await openDb({ dataDir, databaseUrl, poolSize: 5 }), dataDir, databaseUrl };
+}
+
+export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
+  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'silent' }, overrides);
+}
+
+export interface TestApp extends BuiltApp {
+  db: Db;
+  clock: Clock;
+  dataDir: string;
+  key(opts?: { products?: Product[]; sports?: string[]; leagues?: string[]; plan?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function testApp(
+  opts: { engine?: EngineName; clock?: Clock; config?: Partial<Config>; streamLimits?: AppDeps['streamLimits'] } = {},
+): Promise<TestApp> {
+  const { db, dataDir } = await freshDb(opts.engine);
+  const clock = opts.clock ?? { now: () => Date.now() };
+  const config = testConfig(dataDir, opts.config);
+  const built = await buildApp({ config, db, clock, streamLimits: opts.streamLimits });
+  await built.app.ready();
+  return {
+    ...built,
+    db,
+    clock,
+    dataDir,
+    async key(k = {}) {
+      const { key } = await built.services.keys.create(
+        {
+          name: 'test',
+          plan: k.plan ?? 'internal',
+          products: k.products ?? ['live', 'archive', 'report', 'source', 'admin'],
+          sports: k.sports ?? null,
+          leagues: k.leagues ?? null,
+        },
+        new Date(clock.now()),
+      );
+      return key;
+    },
+    async close() {
+      await built.app.close();
+      await db.close();
+    },
+  };
+}
+
+export const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export { ManualClock };

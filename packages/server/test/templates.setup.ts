@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import type { TestProject } from 'vitest/node';
+import { importArchive } from '../src/archive/index.js';
+import { isoDate } from '../src/domain/clock.js';
+import { openDb } from '../src/store/db.js';
+
+export const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    sqliteTemplate: string;
+    pgTemplate: string | null;
+    redisUrl: string | null;
+  }
+}
+
+async function pgReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function redisReachable(): Promise<boolean> {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
+  try {
+    await r.connect();
+    await r.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+export function pgUrlFor(database: string): string {
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/**
+ * Imports the real archive once per run into a SQLite template file and a PostgreSQL template
+ * database; every test file starts from a copy, so suites are isolated and fast.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const today = isoDate(Date.now());
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-template-'));
+  const db = await openDb({ dataDir: root, databaseUrl: null });
+  await importArchive(db, { today });
+  await db.close();
+  project.provide('sqliteTemplate', path.join(root, 'svc.db'));
+
+  let pgTemplate: string | null = null;
+  if (await pgReachable()) {
+    pgTemplate = `svc_tpl_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${pgTemplate}`);
+    await admin.end();
+    const pdb = await openDb({ dataDir: root, databaseUrl: pgUrlFor(pgTemplate), poolSize: 4 });
+    await importArchive(pdb, { today });
+    await pdb.close();
+  } else if (process.env.CI) {
+    throw new Error(`CI is set but PostgreSQL is unreachable at ${PG_ADMIN_URL}`);
+  }
+  project.provide('pgTemplate', pgTemplate);
+
+  const redisOk = await redisReachable();
+  if (!redisOk && process.env.CI) throw new Error(`CI is set but Redis is unreachable at ${REDIS_URL}`);
+  project.provide('redisUrl', redisOk ? REDIS_URL : null);
+
+  return async () => {
+    fs.rmSync(root, { recursive: true, force: true });
+    if (pgTemplate) {
+      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'svc_t_%' OR datname = $1`, [pgTemplate]);
+      for (const { datname } of dbs.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      await admin.end();
+    }
+  };
+}
