@@ -152,6 +152,7 @@ async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promis
     for (let i = 0; i < DELIVERIES / perEvent; i += 100) {
       await events.append(Array.from({ length: Math.min(100, DELIVERIES / perEvent - i) }, (_, j) => eventRow(i + j)));
     }
+    log(`  ${DELIVERIES} outbox rows written`);
     const t0 = performance.now();
     const sent = await wh.dispatcher.runOnce();
     const s = (performance.now() - t0) / 1000;
@@ -204,6 +205,7 @@ async function main(): Promise<void> {
       const bare = await bareLoop(url, DELIVERIES);
       log(`${engine}: dispatcher, ${DELIVERIES} deliveries over ${ENDPOINTS} endpoints × ${PER_ENDPOINT}`);
       const disp = await dispatcherRun(engine, url);
+      log(`  ${fmt(disp.perS)} deliveries/s (bare ${fmt(bare)}/s)`);
       log(`${engine}: enqueue cost, ${ENQUEUE_EVENTS} appends`);
       const enq = await enqueueCost(engine);
       rows.push(

@@ -47,6 +47,8 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     reply.header('X-Request-Id', request.id);
   });
   registerErrorHandling(app);
+  // Every body is JSON; anything else is a 415 rather than a string the routes would misread.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };

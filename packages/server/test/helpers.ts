@@ -31,7 +31,7 @@ export async function freshDb(engine: EngineName = 'sqlite'): Promise<{ db: Db; 
   }
   const template = inject('pgTemplate');
   if (!template) throw new Error('PostgreSQL is not available in this run');
-  const name = `svc_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const name = `svc_t_${inject('runId')}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
@@ -88,3 +88,11 @@ export async function testApp(
 export const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
 export { ManualClock };
+
+/** Listens on a free loopback port and returns the HTTP and WebSocket base URLs. */
+export async function listen(t: TestApp): Promise<{ port: number; http: string; ws: string }> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = t.app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('server has no TCP address');
+  return { port: addr.port, http: `http://127.0.0.1:${addr.port}`, ws: `ws://127.0.0.1:${addr.port}` };
+}

@@ -188,24 +188,36 @@ describe.each(engines())('live simulator (%s)', (engine) => {
     stream.close();
   }, 60_000);
 
-  it('creates a fresh game when today has none left, so a newcomer still sees a live game', async () => {
+  it('creates a fresh game when today has none left, and ends replays a stopped run left half-way', async () => {
     const today = isoDate(Date.now());
     await t.db.kysely.updateTable('competitions').set({ status: 'final' }).where('date', '=', today).where('sport', 'in', ['soccer', 'basketball']).where('status', '=', 'scheduled').execute();
-    const sim = await startSimulator({ baseUrl: base, db: t.db, config: t.services.config, speed: 1000, random: seededRandom(7), intervalMs: 3_600_000 });
+    const opts = { baseUrl: base, db: t.db, config: t.services.config, speed: 10, intervalMs: 3_600_000 };
+    const first = await startSimulator({ ...opts, random: seededRandom(7) });
+    await first.stop();
+    const created = first.games();
+    expect(created.map((g) => g.sport).sort()).toEqual(['basketball', 'soccer']);
+    for (const g of created) {
+      const c = await t.db.kysely.selectFrom('competitions').selectAll().where('id', '=', g.competitionId).executeTakeFirstOrThrow();
+      expect(c).toMatchObject({ date: today, synthetic: 1, status: 'live' });
+      expect(c.source_key).toMatch(/^sim:/);
+      expect(g.state).toBe('stopped');
+    }
+    // The season covers the new game, so the REST views find it.
+    const res = await t.app.inject({ url: `/v1/games/${created[0].gameId}`, headers: auth(liveKey) });
+    expect(res.statusCode).toBe(200);
+
+    // A new run ends the half-played replays instead of leaving them live forever, then starts fresh ones.
+    const second = await startSimulator({ ...opts, random: seededRandom(8) });
     try {
-      const games = sim.games();
-      expect(games.map((g) => g.sport).sort()).toEqual(['basketball', 'soccer']);
-      for (const g of games) {
-        const c = await t.db.kysely.selectFrom('competitions').selectAll().where('id', '=', g.competitionId).executeTakeFirstOrThrow();
-        expect(c).toMatchObject({ date: today, synthetic: 1, status: 'live' });
-        expect(c.source_key).toMatch(/^sim:/);
+      for (const g of created) expect(await status(g.competitionId)).toBe('final');
+      const now = second.games();
+      expect(now.map((g) => g.sport).sort()).toEqual(['basketball', 'soccer']);
+      for (const g of now) {
+        expect(created.map((c) => c.competitionId)).not.toContain(g.competitionId);
+        expect(await status(g.competitionId)).toBe('live');
       }
-      // The season covers the new game, so season filters find it.
-      const soccer = games.find((g) => g.sport === 'soccer');
-      const res = await t.app.inject({ url: `/v1/games/${soccer?.gameId}`, headers: auth(liveKey) });
-      expect(res.statusCode).toBe(200);
     } finally {
-      await sim.stop();
+      await second.stop();
     }
   }, 30_000);
 });

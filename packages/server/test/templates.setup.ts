@@ -16,6 +16,8 @@ declare module 'vitest' {
     sqliteTemplate: string;
     pgTemplate: string | null;
     redisUrl: string | null;
+    /** Prefix of every database this run creates, so its teardown drops only its own. */
+    runId: string;
   }
 }
 
@@ -61,9 +63,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await db.close();
   project.provide('sqliteTemplate', path.join(root, 'svc.db'));
 
+  const runId = `${process.pid}_${Date.now().toString(36)}`;
+  project.provide('runId', runId);
   let pgTemplate: string | null = null;
   if (await pgReachable()) {
-    pgTemplate = `svc_tpl_${process.pid}_${Date.now()}`;
+    pgTemplate = `svc_tpl_${runId}`;
     const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${pgTemplate}`);
@@ -85,7 +89,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (pgTemplate) {
       const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
       await admin.connect();
-      const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'svc_t_%' OR datname = $1`, [pgTemplate]);
+      const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`svc_t_${runId}_%`, pgTemplate]);
       for (const { datname } of dbs.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
       await admin.end();
     }

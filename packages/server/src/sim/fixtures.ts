@@ -133,3 +133,26 @@ export async function createTodayGame(db: Db, sport: SimSport, today: string, no
     return c.id;
   });
 }
+
+/** A claim older than this belongs to a simulator that died: no replay runs that long (1× ≈ 1 h 45). */
+const CLAIM_STALE_MS = 3 * 3600_000;
+
+/**
+ * Live games whose replay stopped half-way (the process was stopped or died): they would stay
+ * `live` forever and keep taking reports. Recognised by the simulator's plays (`source` sim:…)
+ * and no live claim. Returns each with the home competitor, to attribute its `final` play to.
+ */
+export async function abandonedReplays(db: Db, nowMs: number): Promise<{ competitionId: string; home: string }[]> {
+  const rows = await db.kysely
+    .selectFrom('competitions as c')
+    .innerJoin('competitors as k', (j) => j.onRef('k.competition_id', '=', 'c.id').on('k.role', '=', 'home'))
+    .select(['c.id', 'k.entity_id'])
+    .where('c.status', '=', 'live')
+    .where('c.sport', 'in', ['soccer', 'basketball'])
+    .where((eb) => eb.exists(eb.selectFrom('plays as p').select('p.seq').whereRef('p.competition_id', '=', 'c.id').where('p.source', 'like', 'sim:%')))
+    .execute();
+  if (rows.length === 0) return [];
+  const claims = await db.kysely.selectFrom('meta').selectAll().where('key', 'in', rows.map((r) => CLAIM + r.id)).execute();
+  const fresh = new Set(claims.filter((c) => nowMs - Date.parse(c.value) < CLAIM_STALE_MS).map((c) => c.key.slice(CLAIM.length)));
+  return rows.filter((r) => !fresh.has(r.id)).map((r) => ({ competitionId: r.id, home: r.entity_id }));
+}

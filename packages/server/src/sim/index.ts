@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
-import { isoDate, systemClock, type Clock } from '../domain/clock.js';
+import { isoDate, isoTime, systemClock, type Clock } from '../domain/clock.js';
 import type { Db } from '../store/db.js';
 import { IngestClient } from './client.js';
-import { claim, createTodayGame, release, scheduledToday } from './fixtures.js';
+import { abandonedReplays, claim, createTodayGame, release, scheduledToday } from './fixtures.js';
 import { ensureSimKeys } from './keys.js';
 import { DEFAULT_CROWD, DEFAULT_OFFICIAL, DEFAULT_SPEED, GameClock, planCrowd, planOfficial, planTiming, type CrowdOptions } from './plan.js';
 import type { Random } from './random.js';
@@ -57,6 +57,8 @@ export interface Simulator {
 }
 
 const SPORTS: SimSport[] = ['soccer', 'basketball'];
+/** How long stop() lets requests in flight finish before aborting them. */
+const STOP_GRACE_MS = 5_000;
 
 /**
  * The live simulator (DESIGN §4, Issue 3 item 6): replays archived games as today's live games
@@ -148,8 +150,27 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     return busy;
   };
 
+  /** Ends replays a previous run left half-way, so no game stays `live` forever. */
+  async function closeAbandoned(): Promise<void> {
+    const official = keys.official;
+    if (!official) return;
+    for (const game of await abandonedReplays(db, clock.now())) {
+      const reply = await client.post(official.key, `/v1/competitions/${encodeURIComponent(game.competitionId)}/plays`, {
+        period: { unit: 'fulltime', num: 1, label: 'Full time (replay stopped)' },
+        competitor_id: game.home,
+        event_type: 'final',
+        points: 0,
+        ts: isoTime(clock.now()),
+        source: 'sim:stopped',
+      });
+      if (reply.status === 201) log(`${game.competitionId}: a previous run's replay stopped half-way; ended it`);
+      await release(db, game.competitionId);
+    }
+  }
+
   if (!keys.official) log('the official feed key is revoked: the simulator stays idle');
   await serially(async () => {
+    await closeAbandoned();
     for (const sport of SPORTS) await launch(sport, true);
   });
 
@@ -185,10 +206,14 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
       intervalSet = false;
       await busy;
       const interrupted = [...running];
-      // Ended games may still have late reports in flight: those are aborted and awaited too.
-      const halted = started.map((r) => r.stop());
+      // No new request goes out. Those in flight (ended games' late reports too) may finish:
+      // aborting one the service has already received would not undo it, only hide its outcome.
+      const halted = Promise.allSettled(started.map((r) => r.stop()));
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([halted, new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+      clearTimeout(grace);
       await client.close();
-      await Promise.allSettled(halted);
+      await halted;
       running.clear();
       await Promise.allSettled(interrupted.map((r) => release(db, r.replay.target.competitionId)));
     },

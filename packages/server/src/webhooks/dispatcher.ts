@@ -7,7 +7,8 @@ import type { Lookup } from '../domain/webhooks/target.js';
 import { eventRecord } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
 import { wireEvent } from '../stream/frames.js';
-import { DeliveryQueue, type AttemptOutcome, type ClaimedDelivery, type Verdict } from './queue.js';
+import { DeliveryQueue, type ClaimedDelivery } from './queue.js';
+import { recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
 import type { Notification } from './records.js';
 import { WebhookSender } from './sender.js';
 
@@ -20,7 +21,7 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /** Deliveries claimed per query. */
   claimBatch?: number;
-  /** Due rows one claim looks at. */
+  /** Due rows one claim looks at (default four times the batch). */
   claimScan?: number;
   /** Background poll; new outbox rows also wake the loop through notify(). */
   pollMs?: number;
@@ -92,7 +93,7 @@ export class WebhookDispatcher {
     this.cap = opts.perEndpointConcurrency ?? 8;
     this.maxInFlight = opts.maxInFlight ?? 256;
     this.claimBatch = opts.claimBatch ?? 128;
-    this.claimScan = opts.claimScan ?? 5_000;
+    this.claimScan = opts.claimScan ?? 4 * this.claimBatch;
     this.pollMs = opts.pollMs ?? 200;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
     this.queue = new DeliveryQueue(deps.db);
@@ -111,7 +112,11 @@ export class WebhookDispatcher {
       const claimed = await this.fill();
       sent += claimed;
       if (claimed === 0 && this.active.size === 0) return sent;
-      if (claimed === 0) await Promise.race(this.active);
+      if (claimed === 0) {
+        await Promise.race(this.active);
+        // Let the other attempts that finished meanwhile return their slots: one claim for all.
+        await new Promise((r) => setImmediate(r));
+      }
     }
   }
 
@@ -172,9 +177,9 @@ export class WebhookDispatcher {
         now: this.deps.clock.now(),
         leaseMs: this.leaseMs,
         limit,
-        cap: this.cap,
         free: (id) => this.cap - (this.inflight.get(id) ?? 0),
-        scan: this.claimScan,
+        saturated: [...this.inflight].filter(([, n]) => n >= this.cap).map(([id]) => id),
+        scan: Math.max(this.claimScan, limit),
       });
       if (jobs.length === 0) break;
       claimed += jobs.length;
@@ -276,7 +281,8 @@ export class WebhookDispatcher {
       while (this.results.length) {
         const batch = this.results.splice(0, 500);
         try {
-          const notes = await this.queue.record(
+          const notes = await recordOutcomes(
+            this.deps.db.kysely,
             batch.map((b) => b.outcome),
             this.deps.clock.now(),
             this.deps.config.webhookDisableAfterS * 1000,

@@ -1,0 +1,155 @@
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { isoTime } from '../domain/clock.js';
+import { shouldAutoDisable } from '../domain/webhooks/schedule.js';
+import type { Database } from '../store/types.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable } from '../store/webhook-types.js';
+import type { ClaimedDelivery } from './queue.js';
+import type { Notification } from './records.js';
+import { disableEndpoint } from './repo.js';
+
+export type Verdict =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; nextAttemptAt: number }
+  | { kind: 'failed' }
+  | { kind: 'gone' }
+  /** Not sent after all (endpoint disabled, owner revoked, event missing): the claim is undone. */
+  | { kind: 'cancel'; status: 'disabled' | 'failed'; reason: string };
+
+export interface AttemptOutcome {
+  job: ClaimedDelivery;
+  verdict: Verdict;
+  /** Start of the attempt, epoch ms. */
+  at: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  excerpt: string | null;
+}
+
+interface EndpointTally {
+  lastSuccess: string | null;
+  failingAfter: string | null;
+  failed: boolean;
+  gone: boolean;
+}
+
+/** How a verdict changes its delivery row. An endpoint disabled mid-attempt keeps the row parked. */
+function change(o: AttemptOutcome, nowIso: string) {
+  const v = o.verdict;
+  const common = { last_status_code: o.statusCode, last_error: o.error, claim_token: null };
+  switch (v.kind) {
+    case 'cancel':
+      return { status: v.status, attempts: sql<number>`attempts - 1`, next_attempt_at: null, last_error: v.reason, claim_token: null };
+    case 'delivered':
+      return { ...common, status: 'delivered', delivered_at: nowIso, next_attempt_at: null };
+    case 'gone':
+      return { ...common, status: 'disabled', next_attempt_at: null };
+    case 'retry':
+      return {
+        ...common,
+        status: sql<string>`case when status = 'disabled' then 'disabled' else 'pending' end`,
+        next_attempt_at: sql<string | null>`case when status = 'disabled' then null else ${isoTime(v.nextAttemptAt)} end`,
+      };
+    case 'failed':
+      return { ...common, status: sql<string>`case when status = 'disabled' then 'disabled' else 'failed' end`, next_attempt_at: null };
+  }
+}
+
+/** Outcomes that change their rows the same way share one UPDATE (normally: every 2xx of a batch). */
+function groupKey(o: AttemptOutcome): string {
+  const v = o.verdict;
+  return JSON.stringify([o.job.claim_token, v.kind, 'nextAttemptAt' in v ? v.nextAttemptAt : null, v.kind === 'cancel' ? [v.status, v.reason] : null, o.statusCode, o.error]);
+}
+
+/**
+ * Writes a batch of outcomes in one transaction: the deliveries (only rows this claim still
+ * holds), their attempt log, the endpoints' success/failure window, and any disabling that
+ * follows (410 at once; no 2xx for disableAfterMs per shouldAutoDisable). Returns the notifications made.
+ */
+export async function recordOutcomes(db: Kysely<Database>, outcomes: AttemptOutcome[], now: number, disableAfterMs: number): Promise<Notification[]> {
+  const nowIso = isoTime(now);
+  const groups = new Map<string, AttemptOutcome[]>();
+  for (const o of outcomes) {
+    const k = groupKey(o);
+    groups.set(k, [...(groups.get(k) ?? []), o]);
+  }
+  return db.transaction().execute(async (trx) => {
+    const held = new Set<string>();
+    for (const group of groups.values()) {
+      const first = group[0];
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set(change(first, nowIso) satisfies Partial<Record<keyof WebhookDeliveryTable, unknown>>)
+        .where('claim_token', '=', first.job.claim_token)
+        .where(
+          'id',
+          'in',
+          group.map((o) => o.job.id),
+        )
+        .returning('id')
+        .execute();
+      for (const r of updated) held.add(r.id);
+    }
+    const attempts: Insertable<WebhookAttemptTable>[] = [];
+    const tallies = new Map<string, EndpointTally>();
+    for (const o of outcomes) {
+      if (!held.has(o.job.id) || o.verdict.kind === 'cancel') continue;
+      const at = isoTime(o.at);
+      attempts.push({
+        delivery_id: o.job.id,
+        attempt: o.job.attempts,
+        endpoint_id: o.job.endpoint_id,
+        at,
+        status_code: o.statusCode,
+        duration_ms: o.durationMs,
+        error: o.error,
+        response_excerpt: o.excerpt,
+      });
+      const t = tallies.get(o.job.endpoint_id) ?? { lastSuccess: null, failingAfter: null, failed: false, gone: false };
+      if (o.verdict.kind === 'delivered') {
+        t.lastSuccess = at;
+        t.failingAfter = null;
+      } else {
+        t.failingAfter ??= at;
+        t.failed = true;
+        if (o.verdict.kind === 'gone') t.gone = true;
+      }
+      tallies.set(o.job.endpoint_id, t);
+    }
+    if (attempts.length) await trx.insertInto('webhook_attempts').values(attempts).execute();
+    return settleEndpoints(trx, tallies, now, disableAfterMs);
+  });
+}
+
+async function settleEndpoints(trx: Kysely<Database>, tallies: Map<string, EndpointTally>, now: number, disableAfterMs: number): Promise<Notification[]> {
+  const nowIso = isoTime(now);
+  const notes: Notification[] = [];
+  for (const [endpointId, t] of tallies) {
+    const ep = await trx
+      .updateTable('webhook_endpoints')
+      .set(
+        t.lastSuccess !== null
+          ? { last_success_at: t.lastSuccess, failing_since: t.failingAfter }
+          : { failing_since: sql<string>`coalesce(failing_since, ${t.failingAfter})` },
+      )
+      .where('id', '=', endpointId)
+      .returning(['last_success_at', 'failing_since', 'status'])
+      .executeTakeFirst();
+    if (!ep || ep.status !== 'enabled') continue;
+    let reason: 'gone' | 'failing' | null = t.gone ? 'gone' : null;
+    if (!reason && t.failed) {
+      const failing = shouldAutoDisable({
+        lastSuccessAt: ep.last_success_at ? Date.parse(ep.last_success_at) : null,
+        firstFailureSinceSuccessAt: ep.failing_since ? Date.parse(ep.failing_since) : null,
+        now,
+        disableAfterMs,
+      });
+      if (failing) reason = 'failing';
+    }
+    if (reason) {
+      const note = await disableEndpoint(trx, endpointId, reason, nowIso, Math.round(disableAfterMs / 1000));
+      if (note) notes.push(note);
+    }
+  }
+  return notes;
+}
