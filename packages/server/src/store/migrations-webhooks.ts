@@ -45,20 +45,15 @@ export function webhooksMigration(engine: 'sqlite' | 'postgres'): Migration {
         .addColumn('delivered_at', 'text')
         .execute();
       // The dispatcher's claim walks due rows in time order; the partial index holds only
-      // pending rows, so millions of delivered ones cost it nothing. endpoint_id and id make
-      // it covering for the fairness window.
+      // pending rows, so millions of delivered ones cost it nothing, and endpoint_id lets it
+      // skip saturated endpoints without reading the table.
       await db.schema
         .createIndex('webhook_deliveries_due')
         .on('webhook_deliveries')
-        .columns(['next_attempt_at', 'endpoint_id', 'id'])
+        .columns(['next_attempt_at', 'endpoint_id'])
         .where(sql.ref('status'), '=', 'pending')
         .execute();
       await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'created_at', 'id']).execute();
-      await db.schema
-        .createIndex('webhook_deliveries_endpoint_status')
-        .on('webhook_deliveries')
-        .columns(['endpoint_id', 'status', 'created_at', 'id'])
-        .execute();
 
       await db.schema
         .createTable('webhook_attempts')

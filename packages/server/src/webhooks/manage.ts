@@ -7,7 +7,7 @@ import { generateSecret } from '../domain/webhooks/signature.js';
 import { resolveSafeTarget, validateWebhookUrl, type Lookup } from '../domain/webhooks/target.js';
 import type { Page, PageRequest } from '../store/page.js';
 import { endpointRecord, parseList, type Attempt, type Delivery, type DeliveryStatus, type EndpointRow, type Notification, type WebhookEndpoint } from './records.js';
-import { newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
+import { newDeliveryIds, newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
 
 /** After a rotation the old secret signs beside the new one this long. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -182,7 +182,8 @@ export class WebhookManager {
       }
       seqs = found.map((seq) => ({ seq, replayOf: null }));
     }
-    const rows = seqs.map((s) => pendingDelivery(id, s.seq, nowIso, s.replayOf));
+    const ids = newDeliveryIds(seqs.length, now);
+    const rows = seqs.map((s, i) => pendingDelivery(ids[i], id, s.seq, nowIso, s.replayOf));
     if (rows.length) {
       await this.repo.addDeliveries(rows);
       this.afterEnqueue();

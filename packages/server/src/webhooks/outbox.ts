@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { isoTime, type Clock } from '../domain/clock.js';
 import type { OutboxHook, StoredEvent } from '../store/events.js';
 import type { Database } from '../store/types.js';
-import { insertDeliveries, pendingDelivery, type NewDelivery } from './repo.js';
+import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } from './repo.js';
 import { parseList } from './records.js';
 
 /** An enabled endpoint with its owner's grants, as the outbox needs them to route an event. */
@@ -53,12 +53,13 @@ export function outboxHook(clock: Clock, afterWrite: () => void): OutboxHook {
     if (due.length === 0) return;
     const subs = await subscribers(trx);
     if (subs.length === 0) return;
-    const now = isoTime(clock.now());
-    const rows: NewDelivery[] = [];
-    for (const e of due) {
-      for (const s of subs) if (subscribes(s, e)) rows.push(pendingDelivery(s.id, e.seq, now));
-    }
-    if (rows.length === 0) return;
+    const pairs: [Subscriber, StoredEvent][] = [];
+    for (const e of due) for (const s of subs) if (subscribes(s, e)) pairs.push([s, e]);
+    if (pairs.length === 0) return;
+    const nowMs = clock.now();
+    const now = isoTime(nowMs);
+    const ids = newDeliveryIds(pairs.length, nowMs);
+    const rows: NewDelivery[] = pairs.map(([s, e], i) => pendingDelivery(ids[i], s.id, e.seq, now));
     await insertDeliveries(trx, rows);
     afterWrite();
   };

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import { shouldAutoDisable } from '../domain/webhooks/schedule.js';
 import type { Database } from '../store/types.js';
-import type { WebhookAttemptTable, WebhookDeliveryTable } from '../store/webhook-types.js';
+import type { WebhookAttemptTable } from '../store/webhook-types.js';
 import type { ClaimedDelivery } from './queue.js';
 import type { Notification } from './records.js';
 import { disableEndpoint } from './repo.js';
@@ -79,13 +79,9 @@ export async function recordOutcomes(db: Kysely<Database>, outcomes: AttemptOutc
       const first = group[0];
       const updated = await trx
         .updateTable('webhook_deliveries')
-        .set(change(first, nowIso) satisfies Partial<Record<keyof WebhookDeliveryTable, unknown>>)
+        .set(change(first, nowIso))
         .where('claim_token', '=', first.job.claim_token)
-        .where(
-          'id',
-          'in',
-          group.map((o) => o.job.id),
-        )
+        .where('id', 'in', group.map((o) => o.job.id))
         .returning('id')
         .execute();
       for (const r of updated) held.add(r.id);

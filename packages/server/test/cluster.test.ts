@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { Redis } from 'ioredis';
+import { buildApp, type BuiltApp } from '../src/app.js';
+import { RedisBus } from '../src/bus/redis-bus.js';
+import { openDb, type Db } from '../src/store/db.js';
+import { auth, freshDb, testConfig } from './helpers.js';
+import { connect, type StreamClient } from './ws-client.js';
+
+/** Two nodes on one PostgreSQL database and one Redis, as in cluster mode. */
+describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
+  const redisUrl = inject('redisUrl');
+  const pgTemplate = inject('pgTemplate');
+  const available = Boolean(redisUrl && pgTemplate);
+  if (!available && process.env.CI) throw new Error('cluster tests need PostgreSQL and Redis in CI');
+
+  const nodes: { built: BuiltApp; db: Db; redis: Redis; bus: RedisBus; ws: string; http: string }[] = [];
+  const clients: StreamClient[] = [];
+
+  beforeAll(async () => {
+    if (!available || !redisUrl) return;
+    const first = await freshDb('postgres');
+    for (let i = 0; i < 2; i++) {
+      const db = i === 0 ? first.db : await openDb({ dataDir: first.dataDir, databaseUrl: first.databaseUrl, poolSize: 5 });
+      const redis = new Redis(redisUrl);
+      const bus = new RedisBus(redis, redis.duplicate(), `svc-test:${first.databaseUrl}`);
+      await bus.whenReady();
+      const built = await buildApp({ config: testConfig(first.dataDir, { databaseUrl: first.databaseUrl }), db, clock: { now: () => Date.now() }, redis, bus });
+      await built.app.listen({ port: 0, host: '127.0.0.1' });
+      const addr = built.app.server.address();
+      if (!addr || typeof addr === 'string') throw new Error('no address');
+      nodes.push({ built, db, redis, bus, ws: `ws://127.0.0.1:${addr.port}`, http: `http://127.0.0.1:${addr.port}` });
+    }
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    for (const n of nodes) {
+      await n.built.app.close();
+      await n.bus.close();
+      await n.db.close();
+      n.redis.disconnect();
+    }
+  });
+
+  it.runIf(available)('a report posted to node A reaches a stream client on node B', async () => {
+    const [a, b] = nodes;
+    const { key: admin } = await a.built.services.keys.create({ name: 'c', plan: 'internal', products: ['live', 'report'] }, new Date());
+    const games = (await (await fetch(`${a.http}/v1/games?date=today&sport=basketball`, { headers: auth(admin) })).json()).data;
+    const game = games[0];
+    const onB = await connect(`${b.ws}/v1/stream?game=${game.id}`, admin);
+    clients.push(onB);
+    await onB.until((c) => c.frames.some((f) => f.type === 'subscribed'), 5000, 'subscribed');
+    const res = await fetch(`${a.http}/v1/reports`, {
+      method: 'POST',
+      headers: { ...auth(admin), 'content-type': 'application/json' },
+      body: JSON.stringify({ game_id: game.id, team: game.competitors[0].entity_id.split(':').pop(), points: 2 }),
+    });
+    expect(res.status).toBe(202);
+    const { data } = await res.json();
+    await onB.until((c) => c.events().length === 1, 5000, 'event on node B');
+    expect(onB.events()[0]).toMatchObject({ id: data[0].event_id, tier: 'provisional', game_id: game.id, points: 2 });
+    // Node B reads the same store: the key made on A authenticates there too.
+    expect((await fetch(`${b.http}/v1/me`, { headers: auth(admin) })).status).toBe(200);
+  });
+
+  it.runIf(available)('counts a key’s stream connections across both nodes', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());
+    const one = await connect(`${a.ws}/v1/stream`, key);
+    const two = await connect(`${b.ws}/v1/stream`, key);
+    clients.push(one, two);
+    await one.until((c) => c.frames.length > 0, 5000, 'first subscribed');
+    await two.until((c) => c.frames.length > 0, 5000, 'second subscribed');
+    const three = await connect(`${a.ws}/v1/stream`, key);
+    clients.push(three);
+    await three.until((c) => c.closeCode !== null, 5000, 'close');
+    expect(three.closeCode).toBe(4029);
+    const fourOnB = await connect(`${b.ws}/v1/stream`, key);
+    clients.push(fourOnB);
+    await fourOnB.until((c) => c.closeCode !== null, 5000, 'close');
+    expect(fourOnB.closeCode).toBe(4029);
+    one.close();
+    await new Promise((r) => setTimeout(r, 200));
+    const five = await connect(`${b.ws}/v1/stream`, key);
+    clients.push(five);
+    await five.until((c) => c.frames.length > 0 || c.closeCode !== null, 5000, 'subscribed after release');
+    expect(five.closeCode).toBeNull();
+  });
+
+  it.runIf(available)('shares the rate limit of a key across both nodes', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());
+    // Stay inside one fixed window: wait out a window about to end.
+    const first = await fetch(`${a.http}/v1/me`, { headers: auth(key) });
+    const reset = Number(first.headers.get('ratelimit-reset'));
+    if (reset < 5) await new Promise((r) => setTimeout(r, reset * 1000 + 100));
+    let last = 0;
+    for (let i = reset < 5 ? 0 : 1; i < 61; i++) last = (await fetch(`${(i % 2 ? a : b).http}/v1/me`, { headers: auth(key) })).status;
+    expect(last).toBe(429);
+  });
+});
