@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerResponseCache } from './http/response-cache.js';
 import { competitionRoutes } from './routes/competitions/index.js';
 import { gameRoutes } from './routes/games/index.js';
 import { meRoutes } from './routes/me/index.js';
@@ -27,6 +28,9 @@ export interface BuiltApp {
   services: Services;
   gateway: StreamGateway;
 }
+
+/** Read endpoints whose answer depends only on the URL and the key's grants. */
+const CACHEABLE = ['/v1/teams', '/v1/players', '/v1/venues', '/v1/seasons', '/v1/competitions', '/v1/games'];
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
@@ -52,6 +56,9 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
 
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+    if (route.method === 'GET' && CACHEABLE.some((prefix) => route.url.startsWith(prefix))) {
+      route.config = { ...(route.config ?? {}), cache: true };
+    }
     // Unknown query parameters are a 400 everywhere: a typo must never silently widen a query.
     if (route.url.startsWith('/v1/') && !route.schema?.querystring) {
       route.schema = { ...(route.schema ?? {}), querystring: NoQuery };
@@ -74,6 +81,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
 
   registerAuth(app, services.auth, services.limiter);
+  registerResponseCache(app, services.cache);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -51,7 +51,7 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
     try {
       sim = await startSimulator({ baseUrl: localBaseUrl(config.host, port), db, config, clock, log: (l) => app.log.info({ simulator: true }, l) });
       const live = sim.games().filter((g) => g.state === 'running').map((g) => `${g.gameId} ${g.home} v ${g.away}`);
-      print(`simulator: on at ${sim.speed}×, live now: ${live.join(', ') || 'none'}; a new game every 60 s (SVC_SIMULATOR=off turns it off)`);
+      print(`simulator: on at ${sim.speed}×, live now: ${live.join(', ') || 'none'} (basketball scores every few seconds, soccer goals minutes apart); a new game every 60 s; SVC_SIMULATOR=off turns it off`);
     } catch (err) {
       print(`simulator: failed to start: ${err instanceof Error ? err.message : String(err)}`);
     }

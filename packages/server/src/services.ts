@@ -11,6 +11,7 @@ import { CompetitionRepo } from './store/competitions.js';
 import { KeyRepo } from './store/keys.js';
 import { ReferenceRepo } from './store/reference.js';
 import { EventLog } from './store/events.js';
+import { ResponseCache } from './http/response-cache.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
 import { createLive, type Live } from './live/index.js';
@@ -67,6 +68,7 @@ export interface Services {
   redis: Redis | null;
   events: EventLog;
   bus: EventBus;
+  cache: ResponseCache;
   live: Live;
   webhooks: Webhooks;
   connections: ConnectionCounter;
@@ -83,10 +85,13 @@ export function createServices(deps: AppDeps): Services {
   const redis = deps.redis ?? null;
   const events = new EventLog(db);
   const bus = deps.bus ?? new LocalBus();
+  const cache = new ResponseCache(clock);
+  events.afterAppend(() => cache.invalidate());
   return {
     events,
     bus,
-    live: createLive(db, events, bus, clock),
+    cache,
+    live: createLive(db, events, bus, clock, () => cache.invalidate()),
     webhooks: createWebhooks({ db, config, clock, events }),
     connections: redis ? new RedisConnectionCounter(redis, clock) : new MemoryConnectionCounter(),
     config,

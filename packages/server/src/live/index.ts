@@ -14,9 +14,10 @@ export interface Live {
   official: OfficialFeed;
 }
 
-export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock): Live {
+/** `onWrite` runs after every committed change of competitions, so read caches drop them. */
+export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, onWrite: () => void = () => undefined): Live {
   const games = new GameDirectory(db);
   const engine = new ConsensusEngine(clock);
-  const ingest = new LiveIngest(db, games, log, bus, engine, clock);
-  return { games, engine, ingest, official: new OfficialFeed(db, games, ingest, clock) };
+  const ingest = new LiveIngest(db, games, log, bus, engine, clock, onWrite);
+  return { games, engine, ingest, official: new OfficialFeed(db, games, ingest, clock, onWrite) };
 }

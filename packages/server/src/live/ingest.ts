@@ -45,6 +45,7 @@ export class LiveIngest {
     private readonly bus: EventBus,
     private readonly engine: ConsensusEngine,
     private readonly clock: Clock,
+    private readonly onWrite: () => void = () => undefined,
   ) {}
 
   /** Validates every report first: one bad report rejects the batch and nothing is stored. */
@@ -249,6 +250,7 @@ export class LiveIngest {
     const ids = [...new Set(games.filter((g) => g.status === 'scheduled').map((g) => g.competitionId))];
     if (ids.length === 0) return;
     await this.db.kysely.updateTable('competitions').set({ status: 'live' }).where('id', 'in', ids).where('status', '=', 'scheduled').execute();
+    this.onWrite();
     for (const g of games) {
       g.status = 'live';
       this.games.setStatus(g.gameId, 'live');

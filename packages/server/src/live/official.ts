@@ -31,6 +31,7 @@ export class OfficialFeed {
     private readonly games: GameDirectory,
     private readonly ingest: LiveIngest,
     private readonly clock: Clock,
+    private readonly onWrite: () => void = () => undefined,
   ) {}
 
   async append(p: Principal, competitionId: string, inputs: PlayInput[], batched: boolean): Promise<Play[]> {
@@ -86,6 +87,7 @@ export class OfficialFeed {
       await trx.updateTable('competitions').set({ status }).where('id', '=', competitionId).execute();
       return { rows, status };
     });
+    this.onWrite();
     this.games.setStatus(game.gameId, inserted.status);
     game.status = inserted.status;
 

@@ -59,6 +59,9 @@ export interface Simulator {
 const SPORTS: SimSport[] = ['soccer', 'basketball'];
 /** How long stop() lets requests in flight finish before aborting them. */
 const STOP_GRACE_MS = 5_000;
+/** What games() and fakes() keep of a long run. */
+const MAX_GAMES_KEPT = 50;
+const MAX_KEPT = 1_000;
 
 /**
  * The live simulator (DESIGN §4, Issue 3 item 6): replays archived games as today's live games
@@ -102,6 +105,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   async function begin(competitionId: string, sport: SimSport): Promise<GameRunner | undefined> {
     const target = await loadTarget(db, competitionId);
     const sourceId = pickSource(pools[sport], competitionId);
+    // The claim stays: a game that cannot be replayed is not worth retrying every minute.
     if (!target || !sourceId) {
       log(`${competitionId}: ${target ? `no archived ${sport} game to replay` : 'not a two-team game'}; skipped`);
       return undefined;
@@ -114,10 +118,16 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
       keys,
       clock,
       log,
-      onFake: (f) => fakes.push(f),
+      onFake: (f) => {
+        fakes.push(f);
+        if (fakes.length > MAX_KEPT) fakes.splice(0, fakes.length - MAX_KEPT);
+      },
       onEnd,
     });
     started.push(runner);
+    // A long-running simulator remembers its recent games only (each holds its whole plan).
+    const ended = started.findIndex((r) => r.state !== 'running');
+    if (started.length > MAX_GAMES_KEPT && ended >= 0) started.splice(ended, 1);
     running.add(runner);
     if (!(await runner.start())) return undefined;
     log(`${target.gameId} live: ${target.home.code} v ${target.away.code}, replaying ${sourceId} at ${speed}× (~${Math.round(replay.duration / speed / 6) / 10} min)`);
@@ -169,17 +179,26 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   }
 
   if (!keys.official) log('the official feed key is revoked: the simulator stays idle');
-  await serially(async () => {
-    await closeAbandoned();
-    for (const sport of SPORTS) await launch(sport, true);
-  });
+  // Separate steps: one failing (say, a game that cannot be replayed) must not cancel the others.
+  await serially(closeAbandoned);
+  for (const sport of SPORTS) {
+    await serially(async () => {
+      await launch(sport, true);
+    });
+  }
 
+  let idleDay = '';
   const timer = setInterval(() => {
     void serially(async () => {
       if (stopped || running.size >= maxRunning) return;
       const first = SPORTS[turn++ % SPORTS.length];
       if (await launch(first, false)) return;
-      await launch(first === 'soccer' ? 'basketball' : 'soccer', false);
+      if (await launch(first === 'soccer' ? 'basketball' : 'soccer', false)) return;
+      const today = isoDate(clock.now());
+      if (running.size === 0 && idleDay !== today) {
+        idleDay = today;
+        log(`no scheduled soccer or basketball game left today (${today}); a restart creates fresh ones`);
+      }
     });
   }, intervalMs);
   timer.unref();

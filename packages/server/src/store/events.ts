@@ -26,7 +26,13 @@ export type OutboxHook = (trx: Transaction<Database>, events: StoredEvent[]) => 
  */
 export class EventLog {
   private hooks: OutboxHook[] = [];
+  private committed: (() => void)[] = [];
   constructor(private readonly db: Db) {}
+
+  /** Runs after an append committed (caches that must not outlive the old state). */
+  afterAppend(listener: () => void): void {
+    this.committed.push(listener);
+  }
 
   onAppend(hook: OutboxHook): void {
     this.hooks.push(hook);
@@ -34,7 +40,7 @@ export class EventLog {
 
   async append(rows: NewEvent[]): Promise<StoredEvent[]> {
     if (rows.length === 0) return [];
-    return this.db.kysely.transaction().execute(async (trx) => {
+    const stored = await this.db.kysely.transaction().execute(async (trx) => {
       // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume
       // reading "after N" could skip a late-committing lower seq; one lock keeps them in order.
       if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(7301)`.execute(trx);
@@ -47,6 +53,8 @@ export class EventLog {
       for (const hook of this.hooks) await hook(trx, stored);
       return stored;
     });
+    for (const listener of this.committed) listener();
+    return stored;
   }
 
   /** Events after `seq` in order, for stream resume; `limit` caps the replay. */

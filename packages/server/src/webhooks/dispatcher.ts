@@ -1,17 +1,17 @@
+import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import { isoTime, type Clock } from '../domain/clock.js';
-import { planOf } from '../domain/plans.js';
-import { deliveryDecision, DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
+import { deliveryDecision } from '../domain/webhooks/schedule.js';
 import { signPayload } from '../domain/webhooks/signature.js';
 import type { Lookup } from '../domain/webhooks/target.js';
-import { eventRecord } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
-import { wireEvent } from '../stream/frames.js';
+import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.js';
 import { recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
 import type { Notification } from './records.js';
 import { WebhookSender } from './sender.js';
 
+export const STATS = { claims: 0, claimMs: 0, claimed: 0, launchMs: 0, flushes: 0, flushed: 0, flushMs: 0 };
 export const USER_AGENT = 'svc-webhooks/1.0';
 
 export interface DispatcherOptions {
@@ -40,23 +40,10 @@ export interface OwnerMailer {
   notify(keyId: string, notification: Notification): Promise<void>;
 }
 
-interface EndpointInfo {
-  id: string;
-  keyId: string;
-  url: string;
-  status: string;
-  secrets: string[];
-  maxAttempts: number;
-  /** Why the owner may no longer receive deliveries, or null. */
-  ownerProblem: string | null;
-}
-
-interface Body {
-  text: string;
-  topic: string;
-}
-
-const BODY_CACHE = 4096;
+/** Outcomes are written at most this long after they happen... */
+const FLUSH_DELAY_MS = 5;
+/** ...or as soon as this many are waiting. */
+const FLUSH_BATCH = 256;
 
 /**
  * Claims due deliveries and sends them. Every scheduling decision (what is due, the next attempt,
@@ -66,6 +53,7 @@ const BODY_CACHE = 4096;
  */
 export class WebhookDispatcher {
   private readonly queue: DeliveryQueue;
+  private readonly directory: DeliveryDirectory;
   private readonly sender: WebhookSender;
   private readonly cap: number;
   private readonly maxInFlight: number;
@@ -76,7 +64,6 @@ export class WebhookDispatcher {
   private readonly inflight = new Map<string, number>();
   private total = 0;
   private readonly active = new Set<Promise<void>>();
-  private readonly bodies = new Map<number, Body>();
   private results: { outcome: AttemptOutcome; done: () => void }[] = [];
   private flushing = false;
   private fillTail: Promise<number> = Promise.resolve(0);
@@ -84,6 +71,7 @@ export class WebhookDispatcher {
   private waking = false;
   private wakeAgain = false;
   private log: DispatcherLog | null = null;
+  private freedWaiters: (() => void)[] = [];
 
   constructor(
     private readonly deps: { db: Db; config: Config; clock: Clock; mailer?: OwnerMailer | null },
@@ -97,6 +85,7 @@ export class WebhookDispatcher {
     this.pollMs = opts.pollMs ?? 200;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
     this.queue = new DeliveryQueue(deps.db);
+    this.directory = new DeliveryDirectory(deps.db, deps.clock);
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
@@ -111,12 +100,16 @@ export class WebhookDispatcher {
     for (;;) {
       const claimed = await this.fill();
       sent += claimed;
-      if (claimed === 0 && this.active.size === 0) return sent;
-      if (claimed === 0) {
-        await Promise.race(this.active);
+      if (claimed > 0) continue;
+      const freed = this.slotFreed();
+      if (this.total > 0) {
+        await freed;
         // Let the other attempts that finished meanwhile return their slots: one claim for all.
         await new Promise((r) => setImmediate(r));
+        continue;
       }
+      if (this.active.size === 0) return sent;
+      await Promise.allSettled([...this.active]);
     }
   }
 
@@ -134,6 +127,11 @@ export class WebhookDispatcher {
     this.timer = null;
     await Promise.allSettled([...this.active]);
     await this.sender.close();
+  }
+
+  /** An endpoint changed through this process's API: read it again before its next attempt. */
+  forget(endpointId: string): void {
+    this.directory.forget(endpointId);
   }
 
   /** New deliveries were written: look now rather than at the next poll. */
@@ -173,6 +171,7 @@ export class WebhookDispatcher {
     let claimed = 0;
     while (this.total < this.maxInFlight) {
       const limit = Math.min(this.claimBatch, this.maxInFlight - this.total);
+      const __t = performance.now();
       const jobs = await this.queue.claim({
         now: this.deps.clock.now(),
         leaseMs: this.leaseMs,
@@ -181,10 +180,13 @@ export class WebhookDispatcher {
         saturated: [...this.inflight].filter(([, n]) => n >= this.cap).map(([id]) => id),
         scan: Math.max(this.claimScan, limit),
       });
+      STATS.claims++; STATS.claimMs += performance.now() - __t; STATS.claimed += jobs.length;
       if (jobs.length === 0) break;
       claimed += jobs.length;
+      const __l = performance.now();
       for (const j of jobs) this.take(j.endpoint_id);
       await this.launch(jobs);
+      STATS.launchMs += performance.now() - __l;
       if (jobs.length < limit) break;
     }
     return claimed;
@@ -200,13 +202,21 @@ export class WebhookDispatcher {
     if (n <= 0) this.inflight.delete(endpointId);
     else this.inflight.set(endpointId, n);
     this.total -= 1;
+    const waiters = this.freedWaiters;
+    this.freedWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.freedWaiters.push(resolve));
   }
 
   private async launch(jobs: ClaimedDelivery[]): Promise<void> {
     let endpoints: Map<string, EndpointInfo>;
     let bodies: Map<number, Body>;
     try {
-      [endpoints, bodies] = await Promise.all([this.endpoints(jobs), this.eventBodies(jobs)]);
+      endpoints = await this.directory.endpointsFor(jobs.map((j) => j.endpoint_id));
+      bodies = await this.directory.bodiesFor(jobs.map((j) => j.event_seq));
     } catch (err) {
       // The claims stay leased and come back when the lease runs out.
       for (const j of jobs) this.release(j.endpoint_id);
@@ -246,7 +256,7 @@ export class WebhookDispatcher {
           'x-svc-event-id': job.event_id,
           'x-svc-delivery-id': job.id,
           'x-svc-attempt': String(job.attempts),
-          'x-svc-signature': signPayload(ep.secrets, body.text, t),
+          'x-svc-signature': signPayload(signingSecrets(ep, isoTime(at)), body.text, t),
         },
       });
     } finally {
@@ -270,16 +280,20 @@ export class WebhookDispatcher {
   private record(outcome: AttemptOutcome): Promise<void> {
     return new Promise<void>((resolve) => {
       this.results.push({ outcome, done: resolve });
-      void this.flush();
+      if (this.flushing) return;
+      // One transaction per attempt would cost more than the attempts: gather for a moment
+      // (or until a full batch) and write them together.
+      this.flushing = true;
+      if (this.results.length >= FLUSH_BATCH) void this.flush();
+      else setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
     });
   }
 
   private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
     try {
       while (this.results.length) {
-        const batch = this.results.splice(0, 500);
+        const batch = this.results.splice(0, FLUSH_BATCH);
+        const __f = performance.now(); STATS.flushes++; STATS.flushed += batch.length;
         try {
           const notes = await recordOutcomes(
             this.deps.db.kysely,
@@ -287,7 +301,11 @@ export class WebhookDispatcher {
             this.deps.clock.now(),
             this.deps.config.webhookDisableAfterS * 1000,
           );
-          for (const n of notes) this.mail(n);
+          for (const n of notes) {
+            if (n.endpoint_id) this.directory.forget(n.endpoint_id);
+            this.mail(n);
+          }
+          STATS.flushMs += performance.now() - __f;
         } catch (err) {
           // Unrecorded attempts stay leased and are retried when the lease ends: at least once.
           this.log?.error({ err }, 'webhook dispatcher: recording outcomes failed');
@@ -311,56 +329,5 @@ export class WebhookDispatcher {
   private async ownerOf(endpointId: string): Promise<string | undefined> {
     const r = await this.deps.db.kysely.selectFrom('webhook_endpoints').select('key_id').where('id', '=', endpointId).executeTakeFirst();
     return r?.key_id;
-  }
-
-  private async endpoints(jobs: ClaimedDelivery[]): Promise<Map<string, EndpointInfo>> {
-    const ids = [...new Set(jobs.map((j) => j.endpoint_id))];
-    const nowIso = isoTime(this.deps.clock.now());
-    const rows = await this.deps.db.kysely
-      .selectFrom('webhook_endpoints as e')
-      .leftJoin('api_keys as k', 'k.id', 'e.key_id')
-      .select(['e.id', 'e.key_id', 'e.url', 'e.status', 'e.secret', 'e.previous_secret', 'e.previous_secret_until', 'k.plan', 'k.products', 'k.revoked_at'])
-      .where('e.id', 'in', ids)
-      .execute();
-    const out = new Map<string, EndpointInfo>();
-    for (const r of rows) {
-      const products: string[] = r.products ? (JSON.parse(r.products) as string[]) : [];
-      let maxAttempts = DEFAULT_MAX_ATTEMPTS;
-      try {
-        if (r.plan) maxAttempts = planOf(r.plan).webhookMaxAttempts;
-      } catch {
-        // An unknown plan name keeps the documented default rather than stopping deliveries.
-      }
-      const ownerProblem = !r.plan || r.revoked_at ? "the endpoint's API key was revoked" : !products.includes('live') ? "the endpoint's API key no longer holds the live product" : null;
-      const secrets = [r.secret];
-      if (r.previous_secret && r.previous_secret_until && r.previous_secret_until > nowIso) secrets.push(r.previous_secret);
-      out.set(r.id, { id: r.id, keyId: r.key_id, url: r.url, status: r.status, secrets, maxAttempts, ownerProblem });
-    }
-    return out;
-  }
-
-  /** The body of each event, serialised once: the exact bytes that are signed and sent. */
-  private async eventBodies(jobs: ClaimedDelivery[]): Promise<Map<number, Body>> {
-    const out = new Map<number, Body>();
-    const missing = new Set<number>();
-    for (const j of jobs) {
-      const hit = this.bodies.get(j.event_seq);
-      if (hit) out.set(j.event_seq, hit);
-      else missing.add(j.event_seq);
-    }
-    if (missing.size) {
-      const rows = await this.deps.db.kysely.selectFrom('events').selectAll().where('seq', 'in', [...missing]).execute();
-      for (const r of rows) {
-        const e = eventRecord(r);
-        const body = { text: JSON.stringify(wireEvent(e)), topic: `event.${e.type}` };
-        out.set(r.seq, body);
-        this.bodies.set(r.seq, body);
-      }
-      while (this.bodies.size > BODY_CACHE) {
-        const [oldest] = this.bodies.keys();
-        this.bodies.delete(oldest);
-      }
-    }
-    return out;
   }
 }

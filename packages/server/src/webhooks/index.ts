@@ -35,7 +35,13 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     { ...deps.dispatcher, lookup: deps.lookup ?? deps.dispatcher?.lookup },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
-  const manage = new WebhookManager(repo, deps.config, deps.clock, () => dispatcher.notify(), deps.lookup);
+  const manage = new WebhookManager(
+    repo,
+    deps.config,
+    deps.clock,
+    { enqueued: () => dispatcher.notify(), changed: (id) => dispatcher.forget(id) },
+    deps.lookup,
+  );
   return { repo, dispatcher, manage };
 }
 

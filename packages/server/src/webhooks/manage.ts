@@ -39,7 +39,7 @@ export class WebhookManager {
     private readonly repo: WebhookRepo,
     private readonly config: Config,
     private readonly clock: Clock,
-    private readonly afterEnqueue: () => void,
+    private readonly hooks: { enqueued(): void; changed(endpointId: string): void },
     private readonly lookup?: Lookup,
   ) {}
 
@@ -126,16 +126,19 @@ export class WebhookManager {
     if (patch.url !== undefined) clean.url = await this.checkUrl(patch.url);
     const row = await this.repo.updateEndpoint(p.keyId, id, clean, this.nowIso());
     if (!row) throw notFound('webhook endpoint', id, 'id');
+    this.hooks.changed(id);
     return this.record(row);
   }
 
   async remove(p: Principal, id: string): Promise<void> {
     if (!(await this.repo.deleteEndpoint(p.keyId, id))) throw notFound('webhook endpoint', id, 'id');
+    this.hooks.changed(id);
   }
 
   async enable(p: Principal, id: string): Promise<WebhookEndpoint> {
     const row = await this.repo.enableEndpoint(p.keyId, id, this.nowIso());
     if (!row) throw notFound('webhook endpoint', id, 'id');
+    this.hooks.changed(id);
     return this.record(row);
   }
 
@@ -143,6 +146,7 @@ export class WebhookManager {
     const secret = generateSecret();
     const row = await this.repo.rotateSecret(p.keyId, id, secret, isoTime(this.clock.now() + ROTATION_OVERLAP_MS), this.nowIso());
     if (!row) throw notFound('webhook endpoint', id, 'id');
+    this.hooks.changed(id);
     return { endpoint: this.record(row), secret };
   }
 
@@ -186,7 +190,7 @@ export class WebhookManager {
     const rows = seqs.map((s, i) => pendingDelivery(ids[i], id, s.seq, nowIso, s.replayOf));
     if (rows.length) {
       await this.repo.addDeliveries(rows);
-      this.afterEnqueue();
+      this.hooks.enqueued();
     }
     return { replayed: rows.length, delivery_ids: rows.map((r) => r.id) };
   }
