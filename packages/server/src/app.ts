@@ -19,6 +19,7 @@ import { postPlayRoutes } from './routes/competitions/post-plays.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
 import { StreamGateway } from './stream/gateway.js';
+import { statusRoutes } from './routes/status/index.js';
 import { SvcError } from './domain/errors.js';
 import type { App, RoutePlugin } from './routes/types.js';
 import { createServices, type AppDeps, type Services } from './services.js';
@@ -29,12 +30,19 @@ export interface BuiltApp {
   gateway: StreamGateway;
 }
 
+/** Unique and cheap: a random per-process prefix and a counter (ids need not be secret). */
+function requestIds(): () => string {
+  const prefix = `req_${randomBase62(10)}`;
+  let n = 0;
+  return () => `${prefix}${(n++).toString(36).padStart(8, '0')}`;
+}
+
 /** Read endpoints whose answer depends only on the URL and the key's grants. */
 const CACHEABLE = ['/v1/teams', '/v1/players', '/v1/venues', '/v1/seasons', '/v1/competitions', '/v1/games'];
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
-const ROUTES: RoutePlugin[] = [reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes];
+const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes];
 
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
 export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<BuiltApp> {
@@ -42,7 +50,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   const app: App = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: () => `req_${randomBase62(20)}`,
+    genReqId: requestIds(),
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

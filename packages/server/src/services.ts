@@ -12,6 +12,7 @@ import { KeyRepo } from './store/keys.js';
 import { ReferenceRepo } from './store/reference.js';
 import { EventLog } from './store/events.js';
 import { ResponseCache } from './http/response-cache.js';
+import { FeedHealth } from './status/feed-health.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
 import { createLive, type Live } from './live/index.js';
@@ -69,6 +70,7 @@ export interface Services {
   events: EventLog;
   bus: EventBus;
   cache: ResponseCache;
+  health: FeedHealth;
   live: Live;
   webhooks: Webhooks;
   connections: ConnectionCounter;
@@ -87,7 +89,10 @@ export function createServices(deps: AppDeps): Services {
   const bus = deps.bus ?? new LocalBus();
   const cache = new ResponseCache(clock);
   events.afterAppend(() => cache.invalidate());
+  const health = new FeedHealth(clock);
+  bus.subscribe((batch) => health.observe(batch));
   return {
+    health,
     events,
     bus,
     cache,

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { auth, listen, testApp, type TestApp } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('public status page', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await testApp();
+    base = (await listen(t)).http;
+  });
+  afterAll(async () => t.close());
+
+  it('reports per-sport feed health without a key', async () => {
+    const before = (await (await fetch(`${base}/v1/status`)).json()).data;
+    expect(before.sports.map((s: { sport: string }) => s.sport)).toEqual(['soccer', 'basketball', 'tennis', 'golf', 'mma']);
+    expect(before.sports.every((s: { status: string }) => s.status === 'idle')).toBe(true);
+    const key = await t.key();
+    const game = (await t.app.inject({ url: '/v1/games?date=today&sport=basketball&limit=1', headers: auth(key) })).json().data[0];
+    const res = await t.app.inject({ method: 'POST', url: '/v1/reports', headers: { ...auth(key), 'content-type': 'application/json' }, payload: JSON.stringify({ game_id: game.id, team: game.competitors[0].entity_id.split(':').pop(), points: 2 }) });
+    expect(res.statusCode).toBe(202);
+    const after = (await (await fetch(`${base}/v1/status`)).json()).data;
+    const bb = after.sports.find((s: { sport: string }) => s.sport === 'basketball');
+    expect(bb).toMatchObject({ status: 'operational', live_games: 1, events_last_5m: 1 });
+    // The key is never needed, and a bad one does not matter either: the page shows no data.
+    expect((await fetch(`${base}/v1/status`, { headers: auth('svc_test_wrongwrongwrongwrongwrong') })).status).toBe(200);
+    expect((await fetch(`${base}/v1/status?x=1`)).status).toBe(400);
+  });
+
+  it('renders in a real browser', async () => {
+    if (!fs.existsSync(CHROMIUM)) {
+      if (process.env.CI) throw new Error('CI needs Debian chromium at /usr/bin/chromium');
+      return;
+    }
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${base}/status`);
+      expect(await page.title()).toBe('svc status');
+      expect(await page.locator('#overall').textContent()).toMatch(/operational|degraded/);
+      expect(await page.locator('tr[data-sport]').count()).toBe(5);
+      expect(await page.locator('tr[data-sport="basketball"] td').nth(1).textContent()).toBe('operational');
+    } finally {
+      await browser.close();
+    }
+  });
+});
