@@ -18,6 +18,7 @@ import { reportRoutes } from './routes/reports/index.js';
 import { postPlayRoutes } from './routes/competitions/post-plays.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
+import { exportRoutes } from './routes/export/index.js';
 import { StreamGateway } from './stream/gateway.js';
 import { statusRoutes } from './routes/status/index.js';
 import { SvcError } from './domain/errors.js';
@@ -42,7 +43,7 @@ const CACHEABLE = ['/v1/teams', '/v1/players', '/v1/venues', '/v1/seasons', '/v1
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
-const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes];
+const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes, exportRoutes];
 
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
 export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<BuiltApp> {
@@ -64,6 +65,8 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
 
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+    // Ingestion runs at reporter speed; a log line per report would drown everything else.
+    if (route.method === 'POST' && (route.url === '/v1/reports' || route.url === '/v1/competitions/:id/plays')) route.logLevel = 'warn';
     if (route.method === 'GET' && CACHEABLE.some((prefix) => route.url.startsWith(prefix))) {
       route.config = { ...(route.config ?? {}), cache: true };
     }

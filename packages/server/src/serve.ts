@@ -38,7 +38,7 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
 
   curl -H "Authorization: Bearer ${demo}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
   curl -H "Authorization: Bearer ${demo}" "${base}/v1/games?date=today"
-  wscat -H "Authorization: Bearer ${demo}" -c "ws://${config.host}:${config.port}/v1/stream?sport=soccer"
+  wscat -H "Authorization: Bearer ${demo}" -c "ws://${config.host}:${config.port}/v1/stream"
 `);
 
   // The live simulator feeds today's games through this node's own HTTP API. In a split cluster

@@ -436,3 +436,41 @@ describe('properties over random streams', () => {
     );
   });
 });
+
+describe('regressions found by the simulator', () => {
+  it('an official play settles the play the crowd confirmed, not a nearer stray candidate', () => {
+    const { clock, engine, report } = setup();
+    report('r1');
+    report('r2');
+    expect(kinds(report('r3').outcomes)).toEqual(['confirmed']);
+    // r1 reports the same score again 10 s later: a new observation, so a second candidate.
+    clock.advance(10_000);
+    const stray = report('r1');
+    expect(kinds(stray.outcomes)).toEqual(['provisional']);
+    // The official play sits nearer the stray, but it is the play the crowd already confirmed.
+    expect(engine.official({ gameId: 'soccer_1', team: 'BRA', points: 1, eventType: 'goal', observedAt: T0 + 9_000 })).toEqual([]);
+    clock.advance(90_000);
+    const later = engine.tick();
+    expect(later.map((o) => [o.kind, o.candidateId])).toEqual([['retracted', stray.candidateId]]);
+  });
+
+  it('a second real play after a confirmed one still gets its own official confirmation', () => {
+    const { clock, engine, report } = setup();
+    report('r1');
+    report('r2');
+    report('r3');
+    clock.advance(10_000);
+    const second = report('r1');
+    expect(engine.official({ gameId: 'soccer_1', team: 'BRA', points: 1, eventType: 'goal', observedAt: T0 })).toEqual([]);
+    const out = engine.official({ gameId: 'soccer_1', team: 'BRA', points: 1, eventType: 'goal', observedAt: T0 + 10_000 });
+    expect(confirmedOf(out).candidateId).toBe(second.candidateId);
+  });
+
+  it('a game going final retracts its open provisionals instead of leaving them unresolved', () => {
+    const { engine, report } = setup();
+    const open = report('r1');
+    const out = engine.forgetGame('soccer_1');
+    expect(out.map((o) => [o.kind, o.candidateId])).toEqual([['retracted', open.candidateId]]);
+    expect(engine.openCandidates('soccer_1')).toBe(0);
+  });
+});

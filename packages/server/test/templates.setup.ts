@@ -89,7 +89,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (pgTemplate) {
       const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
       await admin.connect();
-      const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`svc_t_${runId}_%`, pgTemplate]);
+      const dbs = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`svc\\_t\\_${runId.replace(/_/g, '\\_')}\\_%`, pgTemplate]);
       for (const { datname } of dbs.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
       await admin.end();
     }

@@ -168,8 +168,9 @@ export class LiveIngest {
     return this.serial.run(() => this.emit(this.engine.tick()));
   }
 
-  forgetGame(gameId: string): void {
-    this.engine.forgetGame(gameId);
+  /** The game is final: open candidates are retracted so no provisional stays unresolved. */
+  async forgetGame(gameId: string): Promise<StoredEvent[]> {
+    return this.serial.run(() => this.emit(this.engine.forgetGame(gameId)));
   }
 
   private async emit(outcomes: Outcome[]): Promise<StoredEvent[]> {

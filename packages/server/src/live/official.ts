@@ -98,7 +98,7 @@ export class OfficialFeed {
         if (!code) continue;
         await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts) });
       }
-      if (inserted.status === 'final') this.ingest.forgetGame(game.gameId);
+      if (inserted.status === 'final') await this.ingest.forgetGame(game.gameId);
     }
     return inserted.rows.map(playRecord).map((pl) => ({ ...pl, schema: PLAY_SCHEMA }));
   }

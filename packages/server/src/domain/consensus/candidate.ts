@@ -101,14 +101,20 @@ export class GameState {
  * tie the oldest, since `list` is in creation order.
  */
 export function nearestForOfficial(list: readonly Candidate[], observedAt: number, windowMs: number): Candidate | undefined {
+  // A play the crowd already confirmed wins over a nearer open candidate: official plays come
+  // in order, so the open one is a stray (a reporter's second vote) that will be retracted,
+  // while a second real play finds the first one already official and takes the open one.
   let best: Candidate | undefined;
   let bestGap = Infinity;
-  for (const c of list) {
-    const gap = Math.abs(observedAt - c.firstObservedAt);
-    if (gap <= windowMs && gap < bestGap && c.state !== 'retracted' && !c.official) {
+  for (const preferConfirmed of [true, false]) {
+    for (const c of list) {
+      const gap = Math.abs(observedAt - c.firstObservedAt);
+      if (gap > windowMs || gap >= bestGap || c.state === 'retracted' || c.official) continue;
+      if (preferConfirmed && c.state !== 'confirmed') continue;
       best = c;
       bestGap = gap;
     }
+    if (best) return best;
   }
   return best;
 }

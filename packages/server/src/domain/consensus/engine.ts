@@ -134,12 +134,23 @@ export class ConsensusEngine {
     return n;
   }
 
-  /** The game is final: its state goes without outcomes (official plays settled it). */
-  forgetGame(gameId: string): void {
+  /**
+   * The game is final: official plays settled it, so candidates still open are retracted now
+   * (a published provisional must not stay unresolved) and the game's state goes.
+   */
+  forgetGame(gameId: string): Outcome[] {
     const g = this.games.get(gameId);
-    if (!g) return;
-    for (const list of g.buckets.values()) for (const c of list) c.forgotten = true;
+    if (!g) return [];
+    const now = this.clock.now();
+    const outcomes: Outcome[] = [];
+    for (const list of g.buckets.values()) {
+      for (const c of [...list]) {
+        if (c.state === 'open') this.retract(c, g, now, outcomes);
+        c.forgotten = true;
+      }
+    }
     this.games.delete(gameId);
+    return outcomes;
   }
 
   size(): EngineSize {
