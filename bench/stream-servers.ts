@@ -3,12 +3,14 @@
 //             are synthetic StoredEvents handed to services.bus.publish, as ingestion does after
 //             its append. Measures the gateway's fan-out without the ingestion path in front.
 //   bare      a plain `ws` server sending one pre-serialised frame (the same bytes) to every client.
+//   coalesce  the same, with writes coalesced per subscriber (a prototype of a proposed gateway change).
 //   socketio  a Socket.IO server (websocket transport) doing io.emit of the same event.
 // Every mode publishes the same way: one event per event-loop turn (setImmediate), E events; or,
 // for latency, one event every gapMs.
 import http from 'node:http';
 import path from 'node:path';
-import { WebSocketServer } from 'ws';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { Server as SocketIoServer } from 'socket.io';
 import { buildApp } from '../packages/server/src/app.js';
 import { runImport } from '../packages/server/src/cli/import.js';
@@ -58,6 +60,67 @@ async function bare(port: number): Promise<FanOut> {
   };
 }
 
+/**
+ * Bench-only prototype of the change proposed for the gateway: a publish appends the event's
+ * frame to one shared list (O(1), whatever the subscriber count); a flusher walks the subscribers
+ * in chunks of 500 per event-loop turn and writes every frame a subscriber has not had yet inside
+ * one cork()/uncork() of its socket, so the kernel sees one writev per subscriber per pass. Under
+ * load a pass carries several events; a lone event still goes out in one pass.
+ */
+async function coalesce(port: number): Promise<FanOut> {
+  const frame = frameBytes(syntheticEvent(1, Date.now()));
+  const server = http.createServer();
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const subs: { ws: WebSocket; raw: Duplex; cursor: number }[] = [];
+  const frames: Buffer[] = [];
+  let base = 0; // sequence number of frames[0]
+  let running = false;
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    wss.handleUpgrade(req, socket, head, (ws) => subs.push({ ws, raw: socket, cursor: base + frames.length }));
+  });
+  await new Promise<void>((resolve) => server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () => resolve()));
+  const CHUNK = 500;
+  const pass = (from: number): void => {
+    const head = base + frames.length;
+    const end = Math.min(subs.length, from + CHUNK);
+    for (let i = from; i < end; i++) {
+      const s = subs[i];
+      if (s.cursor >= head || s.ws.readyState !== s.ws.OPEN) continue;
+      if (s.ws.bufferedAmount > 1024 * 1024) {
+        s.ws.close(4008, 'slow_consumer');
+        continue;
+      }
+      s.raw.cork();
+      for (let q = s.cursor; q < head; q++) s.ws.send(frames[q - base], { binary: false });
+      s.raw.uncork();
+      s.cursor = head;
+    }
+    if (end < subs.length) {
+      setImmediate(pass, end);
+      return;
+    }
+    const last = base + frames.length;
+    if (subs.some((s) => s.cursor < last)) {
+      setImmediate(pass, 0); // published during this pass
+      return;
+    }
+    base = last;
+    frames.length = 0;
+    running = false;
+  };
+  return {
+    prepare: () => undefined,
+    publish: () => {
+      frames.push(frame);
+      if (!running) {
+        running = true;
+        setImmediate(pass, 0);
+      }
+    },
+    connections: () => subs.length,
+  };
+}
+
 async function socketio(port: number): Promise<FanOut> {
   const server = http.createServer();
   const sio = new SocketIoServer(server, { transports: ['websocket'], serveClient: false, perMessageDeflate: false });
@@ -101,8 +164,10 @@ async function harness(port: number): Promise<FanOut> {
 async function main() {
   const [mode, portArg] = process.argv.slice(2);
   const port = Number(portArg);
-  const fanout = mode === 'bare' ? await bare(port) : mode === 'socketio' ? await socketio(port) : mode === 'harness' ? await harness(port) : null;
-  if (!fanout) throw new Error(`unknown mode '${mode}' (bare | socketio | harness)`);
+  const modes: Record<string, (port: number) => Promise<FanOut>> = { bare, coalesce, socketio, harness };
+  const start = modes[mode];
+  if (!start) throw new Error(`unknown mode '${mode}' (${Object.keys(modes).join(' | ')})`);
+  const fanout = await start(port);
   onParent(async (m) => {
     if (m.op === 'stats') toParent({ op: 'stats', connections: fanout.connections() });
     else if (m.op === 'publish') {

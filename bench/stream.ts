@@ -1,9 +1,10 @@
 // bench/stream: fan-out of svc's stream gateway against a bare `ws` broadcast and a Socket.IO
 // broadcast, and report→provisional-frame latency. Subscribers live in separate client processes.
 // Run: node --import tsx bench/stream.ts   (first run imports the archive into bench/.out/data)
-// Knobs: BENCH_SUBSCRIBERS=1000,10000  BENCH_CLIENT_PROCS=4  BENCH_DELIVERIES=1000000 (events per
-// run = this / subscribers)  BENCH_LATENCY_SAMPLES=500 (1 subscriber)  BENCH_LATENCY_SAMPLES_MANY=60
-// BENCH_SIO_CLIENT=on|off (extra row with the official socket.io-client)  BENCH_CPU_PROF=1 (profiles
+// Knobs: BENCH_SUBSCRIBERS=1000,10000  BENCH_CLIENT_PROCS=4  BENCH_DELIVERIES=400000 (events per
+// run = this / subscribers)  BENCH_RUNS=3 (measured runs per server, best kept)  BENCH_LATENCY_SAMPLES=500 (1 subscriber)  BENCH_LATENCY_SAMPLES_MANY=60
+// BENCH_SIO_CLIENT=on|off (extra row with the official socket.io-client)  BENCH_PROTOTYPE=on|off (extra
+// row: the coalesced-writes prototype in bench/stream-servers.ts)  BENCH_CPU_PROF=1 (profiles
 // of the servers into bench/.out/prof).
 import os from 'node:os';
 import WebSocket from 'ws';
@@ -13,10 +14,13 @@ import { Child, cpuSeconds, f64, num, openFilesLimit, percentile, startSvcForBen
 
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,10000').split(',').map(Number);
 const CLIENT_PROCS = Number(process.env.BENCH_CLIENT_PROCS ?? 4);
-const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 1_000_000);
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 400_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LATENCY_SAMPLES_ONE = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const LATENCY_SAMPLES_MANY = Number(process.env.BENCH_LATENCY_SAMPLES_MANY ?? 60);
 const SIO_CLIENT = (process.env.BENCH_SIO_CLIENT ?? 'on') !== 'off';
+const PROTOTYPE = (process.env.BENCH_PROTOTYPE ?? 'on') !== 'off';
+const PROTOTYPE_LABEL = 'prototype (bench only): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
 const CONNECT_CONCURRENCY = 50;
 const WARMUP_EVENTS = 5;
@@ -27,6 +31,7 @@ const eventsFor = (n: number) => Math.max(20, Math.ceil(DELIVERIES / n));
 /** Pause between latency samples: longer than one broadcast to n, so samples do not queue. */
 const gapFor = (n: number) => Math.max(20, Math.ceil(n / 40));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const log = (line: string) => process.stderr.write(`[bench/stream] ${line}\n`);
 
 // ---------------------------------------------------------------------------------------------
@@ -119,7 +124,8 @@ function checkComplete(what: string, c: Collected): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fan-out against a server child (harness / bare / socketio) that publishes on request.
+// Fan-out runs: a warm-up, then RUNS measured runs of eventsFor(n) events; the best run is kept
+// (the machine is shared: the best run is the one least disturbed), the others shown as the median.
 
 interface FanOutResult {
   server: string;
@@ -128,19 +134,86 @@ interface FanOutResult {
   deliveries: number;
   seconds: number;
   perSecond: number;
+  /** deliveries/s of every measured run. */
+  runs: number[];
   loadP50: number;
   loadP99: number;
   reqPerSecond?: number;
-  /** CPU seconds of the server process and of the client processes during the measured run. */
+  /** CPU seconds of the server process and of the client processes during the kept run. */
   serverCpu: number;
   clientsCpu: number;
-  /** 1-minute load average at the end of the run (the machine is shared). */
+  /** 1-minute load average at the end of the kept run (the machine is shared). */
   load: number;
 }
 
+interface Published {
+  /** When the first event was published or its POST sent. */
+  t0: number;
+  /** Per-event publish times, where the publisher reports them (delivery latency under load). */
+  times?: Float64Array;
+  reqPerSecond?: number;
+}
+
+async function measureRuns(label: string, n: number, subs: Subscribers, serverPid: number | undefined, publish: (count: number) => Promise<Published>): Promise<FanOutResult> {
+  const events = eventsFor(n);
+  const results: FanOutResult[] = [];
+  for (const count of [WARMUP_EVENTS, ...Array.from({ length: RUNS }, () => events)]) {
+    await subs.arm(count);
+    const cpu0 = { server: cpuSeconds(serverPid), clients: subs.cpu() };
+    const p = await publish(count);
+    const c = await subs.collect(180_000);
+    const cpu1 = { server: cpuSeconds(serverPid), clients: subs.cpu() };
+    checkComplete(label, c);
+    if (count === WARMUP_EVENTS) continue;
+    const seconds = (lastReceive(c) - p.t0) / 1000;
+    const lat = p.times ? deliveryLatencies(c, p.times) : new Float64Array(0);
+    const r: FanOutResult = {
+      server: label,
+      subscribers: n,
+      events,
+      deliveries: c.total,
+      seconds,
+      perSecond: c.total / seconds,
+      runs: [],
+      loadP50: p.times ? percentile(lat, 50) : NaN,
+      loadP99: p.times ? percentile(lat, 99) : NaN,
+      reqPerSecond: p.reqPerSecond,
+      serverCpu: cpu1.server - cpu0.server,
+      clientsCpu: cpu1.clients - cpu0.clients,
+      load: os.loadavg()[0],
+    };
+    log(
+      `  ${fmt(r.perSecond)} deliveries/s (${fmt(seconds, 2)} s${r.reqPerSecond !== undefined ? `, ${fmt(r.reqPerSecond, 1)} req/s` : ''}; server ${fmt((r.serverCpu / r.deliveries) * 1e6, 1)} µs CPU per delivery; load ${fmt(r.load, 1)})`,
+    );
+    results.push(r);
+  }
+  const best = results.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+  return { ...best, runs: results.map((r) => r.perSecond) };
+}
+
+interface LatencyResult {
+  path: string;
+  subscribers: number;
+  reports: number;
+  deliveries: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function latencyOf(path: string, n: number, c: Collected, sent: Float64Array): LatencyResult {
+  const lat = deliveryLatencies(c, sent);
+  const r = { path, subscribers: n, reports: sent.length, deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1] };
+  log(`  latency, ${n} subscribers, one event at a time: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference servers and the in-process harness: a child that publishes on request.
+
 async function fanOutChild(
   label: string,
-  mode: 'harness' | 'bare' | 'socketio',
+  mode: 'harness' | 'bare' | 'coalesce' | 'socketio',
   protocol: 'svc' | 'bare' | 'eio' | 'sio',
   n: number,
 ): Promise<{ fanout: FanOutResult; latency: LatencyResult }> {
@@ -160,46 +233,16 @@ async function fanOutChild(
     await subs.connect(protocol, url, n);
     const seen = num(await server.request({ op: 'stats' }, 'stats'), 'connections');
     if (seen !== n) throw new Error(`${label}: server holds ${seen} connections, expected ${n}`);
-    const events = eventsFor(n);
-    let fanout: FanOutResult | null = null;
-    // Warm-up (JIT, buffers), then the measured run.
-    for (const count of [WARMUP_EVENTS, events]) {
-      await subs.arm(count);
-      const cpu0 = { server: cpuSeconds(server.proc.pid), clients: subs.cpu() };
+    const fanout = await measureRuns(label, n, subs, server.proc.pid, async (count) => {
       const times = f64(await server.request({ op: 'publish', events: count, gapMs: 0 }, 'published', 600_000), 'times');
-      const c = await subs.collect(120_000);
-      const cpu1 = { server: cpuSeconds(server.proc.pid), clients: subs.cpu() };
-      checkComplete(label, c);
-      if (count !== events) continue;
-      const seconds = (lastReceive(c) - times[0]) / 1000;
-      const lat = deliveryLatencies(c, times);
-      const r: FanOutResult = {
-        server: label,
-        subscribers: n,
-        events,
-        deliveries: c.total,
-        seconds,
-        perSecond: c.total / seconds,
-        loadP50: percentile(lat, 50),
-        loadP99: percentile(lat, 99),
-        serverCpu: cpu1.server - cpu0.server,
-        clientsCpu: cpu1.clients - cpu0.clients,
-        load: os.loadavg()[0],
-      };
-      log(`  ${fmt(r.perSecond)} deliveries/s (${fmt(seconds, 2)} s; delivery p50 ${fmt(r.loadP50, 1)} ms, p99 ${fmt(r.loadP99, 1)} ms; publishing took ${fmt(times[times.length - 1] - times[0], 1)} ms)`);
-      fanout = r;
-    }
-    if (!fanout) throw new Error('unreachable');
-    // Latency of a single event to all n, one event at a time (the reference for svc's report → frame).
-    const samples = LATENCY_SAMPLES_MANY;
-    await subs.arm(samples);
-    const sent = f64(await server.request({ op: 'publish', events: samples, gapMs: gapFor(n) }, 'published', 600_000), 'times');
-    const c = await subs.collect(120_000);
+      return { t0: times[0], times };
+    });
+    // One event at a time to all n: the reference for svc's report → frame latency.
+    await subs.arm(LATENCY_SAMPLES_MANY);
+    const sent = f64(await server.request({ op: 'publish', events: LATENCY_SAMPLES_MANY, gapMs: gapFor(n) }, 'published', 600_000), 'times');
+    const c = await subs.collect(180_000);
     checkComplete(`${label} latency`, c);
-    const lat = deliveryLatencies(c, sent);
-    const latency: LatencyResult = { path: `${label}: publish → frame`, subscribers: n, reports: samples, deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1] };
-    log(`  one event at a time: p50 ${fmt(latency.p50, 2)} ms, p99 ${fmt(latency.p99, 2)} ms`);
-    return { fanout, latency };
+    return { fanout, latency: latencyOf(`${label}: publish → frame`, n, c, sent) };
   } finally {
     await subs.close();
     await server.stop();
@@ -207,9 +250,12 @@ async function fanOutChild(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The real thing: `svc serve`, events made by POST /v1/reports.
+// The real thing: `svc serve`, events made by POST /v1/reports. Each report opens a new candidate
+// (→ one provisional event) that stays unconfirmed; candidates are retracted 90 s after their
+// first report (an extra frame, and the reporter's weight falls), so every svc process used here
+// takes reports for less than 90 s: fan-out and latency get a fresh process each.
 
-/** Every report opens a new candidate (→ one provisional): buckets round-robin, observed times 11 s apart per bucket. */
+/** Every report opens a new candidate: buckets round-robin, observed times 11 s apart per bucket. */
 class ReportPlan {
   private k = 0;
   private readonly base = Date.now() - 1000;
@@ -226,16 +272,6 @@ async function postReport(base: string, body: string): Promise<void> {
   const res = await fetch(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body });
   const text = await res.text();
   if (res.status !== 202) throw new Error(`POST /v1/reports: ${res.status} ${text}`);
-}
-
-interface LatencyResult {
-  path: string;
-  subscribers: number;
-  reports: number;
-  deliveries: number;
-  p50: number;
-  p99: number;
-  max: number;
 }
 
 /** One subscriber, in this process: round trip from sending the POST to the frame's arrival. */
@@ -262,86 +298,83 @@ async function latencyOne(base: string, wsUrl: string, plan: ReportPlan): Promis
   }
   ws.terminate();
   const sorted = Float64Array.from(lat).sort();
-  return { path: 'svc: POST /v1/reports → provisional frame', subscribers: 1, reports: lat.length, deliveries: lat.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+  const r = { path: SVC_LATENCY, subscribers: 1, reports: lat.length, deliveries: lat.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+  log(`  latency, 1 subscriber: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`);
+  return r;
 }
 
-async function svcRun(n: number, withLatencyOne: boolean): Promise<{ fanout: FanOutResult; latency: LatencyResult[] }> {
+const SVC_LATENCY = 'svc: POST /v1/reports → provisional frame';
+
+/** Runs `body` against a fresh `svc serve` with n subscribers connected (after `before`, if given). */
+async function withSvc<T>(what: string, n: number, body: (ctx: { base: string; plan: ReportPlan; subs: Subscribers; pid: number | undefined }) => Promise<T>, before?: (base: string, wsUrl: string, plan: ReportPlan) => Promise<void>): Promise<T> {
   const port = nextPort++;
-  log(`svc serve (POST /v1/reports → stream), ${n} subscribers (port ${port}); the first start imports the archive`);
+  log(`svc serve: ${what}, ${n} subscribers (port ${port}); the first start imports the archive`);
   const svc = await startSvcForBench(port);
   const base = `http://127.0.0.1:${port}`;
   const wsUrl = `ws://127.0.0.1:${port}/v1/stream`;
-  const latency: LatencyResult[] = [];
   let subs: Subscribers | null = null;
   try {
     const plan = new ReportPlan(await todaysBuckets(base));
-    const firstReport = now();
-    if (withLatencyOne) {
-      latency.push(await latencyOne(base, wsUrl, plan));
-      log(`  1 subscriber: p50 ${fmt(latency[0].p50, 2)} ms, p99 ${fmt(latency[0].p99, 2)} ms`);
+    let firstReport: number | null = null;
+    if (before) {
+      firstReport = now();
+      await before(base, wsUrl, plan);
     }
     subs = await Subscribers.start(CLIENT_PROCS);
     await subs.connect('svc', wsUrl, n);
+    firstReport ??= now();
+    const result = await body({ base, plan, subs, pid: svc.pid });
+    if (now() - firstReport > 85_000) log('  warning: this svc process took reports for over 85 s; retractions may have started (extra frames)');
+    return result;
+  } finally {
+    await subs?.close();
+    await stop(svc);
+  }
+}
 
-    // Warm-up, then fan-out: E reports, POST_CONCURRENCY in flight, each making one provisional.
-    const events = eventsFor(n);
-    let fanout: FanOutResult | null = null;
-    for (const count of [WARMUP_EVENTS, events]) {
-      await subs.arm(count);
+function svcFanOut(n: number): Promise<FanOutResult> {
+  return withSvc('fan-out of events made by POST /v1/reports', n, ({ base, plan, subs, pid }) =>
+    measureRuns('svc gateway, events from POST /v1/reports', n, subs, pid, async (count) => {
+      // E reports, POST_CONCURRENCY in flight, each making one provisional event.
       const bodies = Array.from({ length: count }, () => plan.next());
       let next = 0;
-      const cpu0 = { server: cpuSeconds(svc.pid), clients: subs.cpu() };
       const t0 = now();
       await Promise.all(
         Array.from({ length: Math.min(POST_CONCURRENCY, count) }, async () => {
           while (next < count) await postReport(base, bodies[next++]);
         }),
       );
-      const tPosted = now();
-      const c = await subs.collect(120_000);
-      const cpu1 = { server: cpuSeconds(svc.pid), clients: subs.cpu() };
-      checkComplete('svc serve', c);
-      if (count !== events) continue;
-      const seconds = (lastReceive(c) - t0) / 1000;
-      fanout = {
-        server: 'svc gateway, events from POST /v1/reports',
-        subscribers: n,
-        events,
-        deliveries: c.total,
-        seconds,
-        perSecond: c.total / seconds,
-        loadP50: NaN,
-        loadP99: NaN,
-        reqPerSecond: count / ((tPosted - t0) / 1000),
-        serverCpu: cpu1.server - cpu0.server,
-        clientsCpu: cpu1.clients - cpu0.clients,
-        load: os.loadavg()[0],
-      };
-      log(`  ${fmt(fanout.perSecond)} deliveries/s, ${fmt(fanout.reqPerSecond ?? 0)} req/s`);
-    }
-    if (!fanout) throw new Error('unreachable');
+      return { t0, reqPerSecond: count / ((now() - t0) / 1000) };
+    }),
+  );
+}
 
-    // Latency with n subscribers: one report at a time, every delivery timed against its POST.
-    const samples = LATENCY_SAMPLES_MANY;
-    await subs.arm(samples);
-    const sent = new Float64Array(samples);
-    for (let k = 0; k < samples; k++) {
-      sent[k] = now();
-      await postReport(base, plan.next());
-      await sleep(gapFor(n));
-    }
-    const c = await subs.collect(120_000);
-    checkComplete('svc latency', c);
-    const lat = deliveryLatencies(c, sent);
-    latency.push({ path: 'svc: POST /v1/reports → provisional frame', subscribers: n, reports: samples, deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1] });
-    log(`  ${n} subscribers: p50 ${fmt(percentile(lat, 50), 2)} ms, p99 ${fmt(percentile(lat, 99), 2)} ms`);
-    // Unconfirmed candidates are retracted after 90 s (extra frames; and the key's weight falls).
-    if (now() - firstReport > 85_000) log('  warning: this run took over 85 s of reports; retractions may have started');
-    return { fanout, latency };
-  } finally {
-    await subs?.close();
-    await stop(svc);
-  }
+async function svcLatency(n: number, withOne: boolean): Promise<LatencyResult[]> {
+  const out: LatencyResult[] = [];
+  const last = await withSvc(
+    'report → provisional frame latency',
+    n,
+    async ({ base, plan, subs }) => {
+      // One report at a time, every delivery timed against its POST.
+      await subs.arm(LATENCY_SAMPLES_MANY);
+      const sent = new Float64Array(LATENCY_SAMPLES_MANY);
+      for (let k = 0; k < LATENCY_SAMPLES_MANY; k++) {
+        sent[k] = now();
+        await postReport(base, plan.next());
+        await sleep(gapFor(n));
+      }
+      const c = await subs.collect(180_000);
+      checkComplete('svc latency', c);
+      return latencyOf(SVC_LATENCY, n, c, sent);
+    },
+    withOne
+      ? async (base, wsUrl, plan) => {
+          out.push(await latencyOne(base, wsUrl, plan));
+        }
+      : undefined,
+  );
+  out.push(last);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,20 +389,20 @@ async function main() {
   const fanouts: FanOutResult[] = [];
   const latencies: LatencyResult[] = [];
   for (const [i, n] of SUBSCRIBERS.entries()) {
-    const children: { label: string; mode: 'bare' | 'socketio' | 'harness'; protocol: 'bare' | 'eio' | 'sio' | 'svc' }[] = [
+    const children: { label: string; mode: 'bare' | 'coalesce' | 'socketio' | 'harness'; protocol: 'bare' | 'eio' | 'sio' | 'svc' }[] = [
       { label: 'bare ws, pre-serialised frame', mode: 'bare', protocol: 'bare' },
       { label: 'Socket.IO io.emit (EIO-over-ws client)', mode: 'socketio', protocol: 'eio' },
       { label: 'Socket.IO io.emit (socket.io-client)', mode: 'socketio', protocol: 'sio' },
       { label: 'svc gateway, events from bus.publish (harness)', mode: 'harness', protocol: 'svc' },
+      { label: PROTOTYPE_LABEL, mode: 'coalesce', protocol: 'bare' },
     ];
-    for (const { label, mode, protocol } of children.filter((c) => SIO_CLIENT || c.protocol !== 'sio')) {
+    for (const { label, mode, protocol } of children.filter((c) => (SIO_CLIENT || c.protocol !== 'sio') && (PROTOTYPE || c.mode !== 'coalesce'))) {
       const r = await fanOutChild(label, mode, protocol, n);
       fanouts.push(r.fanout);
       latencies.push(r.latency);
     }
-    const r = await svcRun(n, i === 0);
-    fanouts.push(r.fanout);
-    latencies.push(...r.latency);
+    fanouts.push(await svcFanOut(n));
+    latencies.push(...(await svcLatency(n, i === 0)));
   }
 
   const rows: string[] = [];
@@ -384,7 +417,7 @@ async function main() {
       const vsSio = sio ? f.perSecond / sio.perSecond : NaN;
       const goal = f.server.startsWith('svc') ? `≥ 0.9× bare: ${vsBare >= 0.9 ? 'met' : 'NOT met'}; ≥ 2× Socket.IO: ${vsSio >= 2 ? 'met' : 'NOT met'}` : '';
       rows.push(
-        `| ${fmt(n)} | ${f.server} | ${fmt(f.events)} | ${fmt(f.deliveries)} | ${fmt(f.seconds, 2)} | ${f.reqPerSecond !== undefined ? fmt(f.reqPerSecond) : '–'} | **${fmt(f.perSecond)}** | ${fmt(vsBare, 2)} | ${fmt(vsSio, 2)} | ${goal} |`,
+        `| ${fmt(n)} | ${f.server} | ${fmt(f.events)} | ${fmt(f.deliveries)} | ${fmt(f.seconds, 2)} | ${f.reqPerSecond !== undefined ? fmt(f.reqPerSecond, 1) : '–'} | **${fmt(f.perSecond)}** | ${fmt(median(f.runs))} | ${fmt(vsBare, 2)} | ${fmt(vsSio, 2)} | ${goal} |`,
       );
       cpuRows.push(
         `| ${fmt(n)} | ${f.server} | ${fmt(f.serverCpu, 2)} | ${fmt(f.clientsCpu, 2)} | ${fmt((f.serverCpu / f.deliveries) * 1e6, 2)} | **${fmt(perCpu(f))}** | ${fmt(perCpu(f) / perCpu(bare), 2)} | ${fmt(perCpu(f) / perCpu(sio), 2)} | ${Number.isNaN(f.loadP99) ? '–' : `${fmt(f.loadP50, 1)} / ${fmt(f.loadP99, 1)}`} | ${fmt(f.load, 1)} |`,
@@ -402,13 +435,13 @@ async function main() {
   const out = [
     `bench/stream — ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, SQLite; subscribers in ${CLIENT_PROCS} client processes (ws clients, perMessageDeflate off) on the same machine; open files limit ${limit?.soft ?? '?'}`,
     '',
-    'Fan-out: one event per event-loop turn to every subscriber; deliveries/s = deliveries ÷ (last frame received − first event published/POSTed).',
+    `Fan-out: one event per event-loop turn to every subscriber; deliveries/s = deliveries ÷ (last frame received − first event published/POSTed); best of ${RUNS} runs (after a warm-up), median beside it; ratios from the best runs.`,
     '',
-    '| subscribers | server | events | deliveries | s | req/s | deliveries/s | × bare ws | × Socket.IO | goal |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| subscribers | server | events | deliveries | s | req/s | deliveries/s (best) | median | × bare ws | × Socket.IO | goal |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    'The same runs per CPU second of the server process (/proc/<pid>/stat, 10 ms ticks): what one core of fan-out buys, independent of the client processes and of other load sharing the 2 cores.',
+    'The same (best) runs per CPU second of the server process (/proc/<pid>/stat, 10 ms ticks): what one core of fan-out buys, independent of the client processes and of other load sharing the 2 cores.',
     '',
     '| subscribers | server | server CPU s | client processes CPU s | server CPU µs per delivery | deliveries per server CPU-second | × bare ws | × Socket.IO | publish → frame p50 / p99 ms | 1-min load avg |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -157,7 +157,6 @@ async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promis
     const sent = await wh.dispatcher.runOnce();
     const s = (performance.now() - t0) / 1000;
     await wh.dispatcher.stop();
-    const { STATS } = await import('../packages/server/src/webhooks/dispatcher.js'); log(JSON.stringify(STATS));
     const delivered = await db.kysely.selectFrom('webhook_deliveries').select('id').where('status', '=', 'delivered').execute();
     if (sent !== DELIVERIES) throw new Error(`dispatcher sent ${sent}, expected ${DELIVERIES}`);
     return { perS: delivered.length / s, delivered: delivered.length };

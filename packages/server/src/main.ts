@@ -7,6 +7,7 @@ import { keyPrefix } from './config.js';
 import { serve } from './serve.js';
 import { runImport } from './cli/import.js';
 import { simulateCommand, SimulateUsageError } from './sim/cli.js';
+import { exportCommand } from './cli/export.js';
 
 const HELP = `svc — sports scoring data service
 usage: svc <command>
@@ -67,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
         }
         throw e;
       }
+    case 'export':
+      return exportCommand(rest, config);
     case undefined:
     case 'help':
     case '--help':

@@ -60,8 +60,10 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL: dispatchers racing
     await events.append(Array.from({ length: 50 }, row));
 
     // Small batches and caps keep both busy long enough to really interleave; both pools are warm.
-    const a = new WebhookDispatcher({ db, config, clock }, { claimBatch: 8, perEndpointConcurrency: 4 });
-    const b = new WebhookDispatcher({ db: db2, config, clock }, { claimBatch: 8, perEndpointConcurrency: 4 });
+    const errors: unknown[] = [];
+    const log = { error: (obj: object) => errors.push(obj) };
+    const a = new WebhookDispatcher({ db, config, clock }, { claimBatch: 8, perEndpointConcurrency: 4, log });
+    const b = new WebhookDispatcher({ db: db2, config, clock }, { claimBatch: 8, perEndpointConcurrency: 4, log });
     await Promise.all([db.kysely.selectFrom('meta').select('key').execute(), db2.kysely.selectFrom('meta').select('key').execute()]);
     const [na, nb] = await Promise.all([a.runOnce(), b.runOnce()]);
     expect(na + nb).toBe(200);
@@ -73,6 +75,7 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL: dispatchers racing
     expect(ra + rb).toBe(100);
     await Promise.all([a.stop(), b.stop()]);
 
+    expect(errors).toEqual([]);
     const pairs = rx.requests.map((r) => `${String(r.headers['x-svc-delivery-id'])}#${String(r.headers['x-svc-attempt'])}`);
     expect(pairs).toHaveLength(300);
     expect(new Set(pairs).size).toBe(300);

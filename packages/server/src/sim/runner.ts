@@ -74,8 +74,14 @@ export class GameRunner {
     const first = this.actions.findIndex((a) => a.kind === 'plays');
     if (first >= 0) {
       const [opening] = this.actions.splice(first, 1);
-      if (opening.kind === 'plays' && !(await this.postPlays(opening.send))) {
-        if (this.state === 'running') this.end('failed');
+      let ok = false;
+      try {
+        ok = opening.kind === 'plays' && (await this.postPlays(opening.send));
+      } catch (err) {
+        if (!(err instanceof SimStoppedError)) this.deps.log(`${this.gameId}: could not start (${err instanceof Error ? err.message : String(err)})`);
+      }
+      if (!ok) {
+        this.end('failed');
         return false;
       }
     }
@@ -105,7 +111,14 @@ export class GameRunner {
       else {
         const send = a.send;
         this.official = this.official.then(async () => {
-          if (this.state === 'running') await this.postPlays(send);
+          if (this.state !== 'running') return;
+          try {
+            await this.postPlays(send);
+          } catch (err) {
+            // A play that cannot be posted breaks the sequence: the replay cannot go on.
+            if (this.state === 'running') this.deps.log(`${this.gameId}: official play not posted (${err instanceof Error ? err.message : String(err)}); replay abandoned`);
+            this.end('failed');
+          }
         });
         this.track(this.official);
       }
@@ -132,13 +145,23 @@ export class GameRunner {
     this.deps.log(line);
   }
 
+  /** POSTs with retries on 5xx, 429 and network errors (every body here is safe to resend). */
   private async post(key: string, path: string, body: unknown, attempts: number): Promise<Reply> {
-    let reply = await this.deps.client.post(key, path, body);
-    for (let i = 1; i < attempts && transient(reply) && this.state === 'running'; i++) {
+    for (let i = 1; ; i++) {
+      let reply: Reply | undefined;
+      let error: unknown;
+      try {
+        reply = await this.deps.client.post(key, path, body);
+      } catch (err) {
+        error = err;
+      }
+      if (reply && !transient(reply)) return reply;
+      if (i >= attempts || this.state !== 'running') {
+        if (reply) return reply;
+        throw error;
+      }
       await new Promise((resolve) => setTimeout(resolve, 250 * i).unref());
-      reply = await this.deps.client.post(key, path, body);
     }
-    return reply;
   }
 
   private async postReports(send: ReportSend): Promise<void> {

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { deliveryDecision } from '../domain/webhooks/schedule.js';
@@ -7,11 +6,10 @@ import type { Lookup } from '../domain/webhooks/target.js';
 import type { Db } from '../store/db.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.js';
-import { recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
+import { HealthMarks, recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
 import type { Notification } from './records.js';
 import { WebhookSender } from './sender.js';
 
-export const STATS = { claims: 0, claimMs: 0, claimed: 0, launchMs: 0, flushes: 0, flushed: 0, flushMs: 0 };
 export const USER_AGENT = 'svc-webhooks/1.0';
 
 export interface DispatcherOptions {
@@ -21,7 +19,7 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /** Deliveries claimed per query. */
   claimBatch?: number;
-  /** Due rows one claim looks at (default four times the batch). */
+  /** Due rows one claim looks at, as a multiple of the rows it wants (default 4). */
   claimScan?: number;
   /** Background poll; new outbox rows also wake the loop through notify(). */
   pollMs?: number;
@@ -29,6 +27,8 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** DNS resolution for delivery-time target checks (tests point names at chosen addresses). */
   lookup?: Lookup;
+  /** Where failures of the loop itself go (start() may also set it). */
+  log?: DispatcherLog;
 }
 
 export interface DispatcherLog {
@@ -54,6 +54,7 @@ const FLUSH_BATCH = 256;
 export class WebhookDispatcher {
   private readonly queue: DeliveryQueue;
   private readonly directory: DeliveryDirectory;
+  private readonly health = new HealthMarks();
   private readonly sender: WebhookSender;
   private readonly cap: number;
   private readonly maxInFlight: number;
@@ -81,8 +82,9 @@ export class WebhookDispatcher {
     this.cap = opts.perEndpointConcurrency ?? 8;
     this.maxInFlight = opts.maxInFlight ?? 256;
     this.claimBatch = opts.claimBatch ?? 128;
-    this.claimScan = opts.claimScan ?? 4 * this.claimBatch;
+    this.claimScan = opts.claimScan ?? 4;
     this.pollMs = opts.pollMs ?? 200;
+    this.log = opts.log ?? null;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
     this.queue = new DeliveryQueue(deps.db);
     this.directory = new DeliveryDirectory(deps.db, deps.clock);
@@ -100,14 +102,13 @@ export class WebhookDispatcher {
     for (;;) {
       const claimed = await this.fill();
       sent += claimed;
-      if (claimed > 0) continue;
-      const freed = this.slotFreed();
       if (this.total > 0) {
-        await freed;
+        await this.slotsFreed();
         // Let the other attempts that finished meanwhile return their slots: one claim for all.
         await new Promise((r) => setImmediate(r));
         continue;
       }
+      if (claimed > 0) continue;
       if (this.active.size === 0) return sent;
       await Promise.allSettled([...this.active]);
     }
@@ -115,7 +116,7 @@ export class WebhookDispatcher {
 
   start(log?: DispatcherLog): void {
     if (this.timer) return;
-    this.log = log ?? null;
+    if (log) this.log = log;
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
     this.wake();
@@ -171,22 +172,18 @@ export class WebhookDispatcher {
     let claimed = 0;
     while (this.total < this.maxInFlight) {
       const limit = Math.min(this.claimBatch, this.maxInFlight - this.total);
-      const __t = performance.now();
       const jobs = await this.queue.claim({
         now: this.deps.clock.now(),
         leaseMs: this.leaseMs,
         limit,
         free: (id) => this.cap - (this.inflight.get(id) ?? 0),
         saturated: [...this.inflight].filter(([, n]) => n >= this.cap).map(([id]) => id),
-        scan: Math.max(this.claimScan, limit),
+        scan: Math.max(64, this.claimScan * limit),
       });
-      STATS.claims++; STATS.claimMs += performance.now() - __t; STATS.claimed += jobs.length;
       if (jobs.length === 0) break;
       claimed += jobs.length;
-      const __l = performance.now();
       for (const j of jobs) this.take(j.endpoint_id);
       await this.launch(jobs);
-      STATS.launchMs += performance.now() - __l;
       if (jobs.length < limit) break;
     }
     return claimed;
@@ -207,8 +204,16 @@ export class WebhookDispatcher {
     for (const w of waiters) w();
   }
 
-  private slotFreed(): Promise<void> {
-    return new Promise((resolve) => this.freedWaiters.push(resolve));
+  /**
+   * Resolves once enough slots are free to make a claim worth its query: a quarter of the
+   * in-flight limit, or every slot. Slots always come back (each attempt ends by its timeout).
+   */
+  private async slotsFreed(): Promise<void> {
+    const enough = Math.max(1, Math.floor(this.maxInFlight / 4));
+    const startedWith = this.total;
+    do {
+      await new Promise<void>((resolve) => this.freedWaiters.push(resolve));
+    } while (this.total > 0 && startedWith - this.total < enough && this.maxInFlight - this.total < enough);
   }
 
   private async launch(jobs: ClaimedDelivery[]): Promise<void> {
@@ -293,19 +298,18 @@ export class WebhookDispatcher {
     try {
       while (this.results.length) {
         const batch = this.results.splice(0, FLUSH_BATCH);
-        const __f = performance.now(); STATS.flushes++; STATS.flushed += batch.length;
         try {
           const notes = await recordOutcomes(
             this.deps.db.kysely,
             batch.map((b) => b.outcome),
             this.deps.clock.now(),
             this.deps.config.webhookDisableAfterS * 1000,
+            this.health,
           );
           for (const n of notes) {
             if (n.endpoint_id) this.directory.forget(n.endpoint_id);
             this.mail(n);
           }
-          STATS.flushMs += performance.now() - __f;
         } catch (err) {
           // Unrecorded attempts stay leased and are retried when the lease ends: at least once.
           this.log?.error({ err }, 'webhook dispatcher: recording outcomes failed');

@@ -62,17 +62,68 @@ function groupKey(o: AttemptOutcome): string {
 }
 
 /**
+ * Remembers endpoints this process has just marked healthy, so a stream of 2xx does not rewrite
+ * last_success_at on every batch. Any failure seen here clears the mark; a failure recorded by
+ * another worker is cleared by our next write at most HEALTHY_REWRITE_MS later, which is nothing
+ * against a 24 h rule.
+ */
+export class HealthMarks {
+  private readonly marked = new Map<string, number>();
+  fresh(endpointId: string, t: EndpointTally, now: number): boolean {
+    if (t.failed) {
+      this.marked.delete(endpointId);
+      return false;
+    }
+    const at = this.marked.get(endpointId);
+    return at !== undefined && now >= at && now - at < HEALTHY_REWRITE_MS;
+  }
+  mark(endpointId: string, now: number): void {
+    if (this.marked.size > 10_000) this.marked.clear();
+    this.marked.set(endpointId, now);
+  }
+}
+const HEALTHY_REWRITE_MS = 1_000;
+
+/**
  * Writes a batch of outcomes in one transaction: the deliveries (only rows this claim still
  * holds), their attempt log, the endpoints' success/failure window, and any disabling that
  * follows (410 at once; no 2xx for disableAfterMs per shouldAutoDisable). Returns the notifications made.
  */
-export async function recordOutcomes(db: Kysely<Database>, outcomes: AttemptOutcome[], now: number, disableAfterMs: number): Promise<Notification[]> {
-  const nowIso = isoTime(now);
+export async function recordOutcomes(
+  db: Kysely<Database>,
+  outcomes: AttemptOutcome[],
+  now: number,
+  disableAfterMs: number,
+  health: HealthMarks = new HealthMarks(),
+): Promise<Notification[]> {
   const groups = new Map<string, AttemptOutcome[]>();
   for (const o of outcomes) {
     const k = groupKey(o);
-    groups.set(k, [...(groups.get(k) ?? []), o]);
+    const list = groups.get(k);
+    if (list) list.push(o);
+    else groups.set(k, [o]);
   }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeOutcomes(db, groups, outcomes, now, disableAfterMs, health);
+    } catch (err) {
+      // PostgreSQL may pick this batch as a deadlock victim (a disable racing another worker's
+      // batch); the whole transaction rolled back, so writing it again is safe.
+      const code = err instanceof Error && 'code' in err ? String(err.code) : '';
+      if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw err;
+    }
+  }
+}
+
+async function writeOutcomes(
+  db: Kysely<Database>,
+  groups: Map<string, AttemptOutcome[]>,
+  outcomes: AttemptOutcome[],
+  now: number,
+  disableAfterMs: number,
+  health: HealthMarks,
+): Promise<Notification[]> {
+  const nowIso = isoTime(now);
   return db.transaction().execute(async (trx) => {
     const held = new Set<string>();
     for (const group of groups.values()) {
@@ -113,14 +164,22 @@ export async function recordOutcomes(db: Kysely<Database>, outcomes: AttemptOutc
       tallies.set(o.job.endpoint_id, t);
     }
     if (attempts.length) await trx.insertInto('webhook_attempts').values(attempts).execute();
-    return settleEndpoints(trx, tallies, now, disableAfterMs);
+    return settleEndpoints(trx, tallies, now, disableAfterMs, health);
   });
 }
 
-async function settleEndpoints(trx: Kysely<Database>, tallies: Map<string, EndpointTally>, now: number, disableAfterMs: number): Promise<Notification[]> {
+async function settleEndpoints(
+  trx: Kysely<Database>,
+  tallies: Map<string, EndpointTally>,
+  now: number,
+  disableAfterMs: number,
+  health: HealthMarks,
+): Promise<Notification[]> {
   const nowIso = isoTime(now);
   const notes: Notification[] = [];
-  for (const [endpointId, t] of tallies) {
+  // One order for every worker: two batches touching the same endpoints cannot deadlock.
+  for (const [endpointId, t] of [...tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (health.fresh(endpointId, t, now)) continue;
     const ep = await trx
       .updateTable('webhook_endpoints')
       .set(
@@ -132,6 +191,7 @@ async function settleEndpoints(trx: Kysely<Database>, tallies: Map<string, Endpo
       .returning(['last_success_at', 'failing_since', 'status'])
       .executeTakeFirst();
     if (!ep || ep.status !== 'enabled') continue;
+    if (!t.failed && ep.failing_since === null) health.mark(endpointId, now);
     let reason: 'gone' | 'failing' | null = t.gone ? 'gone' : null;
     if (!reason && t.failed) {
       const failing = shouldAutoDisable({

@@ -1,0 +1,46 @@
+import { pipeline } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import { Competition, Event, Play } from '@svc/schema';
+import { acceptsGzip } from '../../export/encoding.js';
+import { competitionSource, eventSource, playSource, type Serialize } from '../../export/sources.js';
+import { exportStats } from '../../export/stats.js';
+import { NdjsonStream, type PageSource } from '../../export/stream.js';
+import { ExportRepo } from '../../store/export.js';
+import type { Services } from '../../services.js';
+import { principal, type RoutePlugin } from '../types.js';
+import { planExport, type ExportPlan } from './plan.js';
+import { exportSchema } from './schema.js';
+
+/** Rows per keyset page: large enough to amortise a query, small enough to keep memory flat. */
+export const EXPORT_PAGE_ROWS = 1000;
+
+const RECORD_SCHEMA = { events: Event, plays: Play, competitions: Competition } as const;
+
+function sourceFor(plan: ExportPlan, s: Services, repo: ExportRepo, serialize: Serialize): PageSource {
+  if (plan.entity === 'events') return eventSource(repo, plan.slice, plan.afterSeq, serialize);
+  if (plan.entity === 'plays') return playSource(repo, plan.slice, plan.afterPlay, serialize);
+  return competitionSource(s.competitions, plan.scope, plan.slice, plan.afterCompetition, serialize);
+}
+
+export const exportRoutes: RoutePlugin = (app, s) => {
+  const repo = new ExportRepo(s.db);
+  const stats = exportStats(s);
+  app.get('/v1/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
+    const plan = await planExport(s, repo, principal(request), request.query);
+    // The serializer Fastify compiled for this record schema, the one REST responses use.
+    const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
+    const body = new NdjsonStream(sourceFor(plan, s, repo, serialize), EXPORT_PAGE_ROWS, stats);
+    reply
+      .type('application/x-ndjson')
+      .header('content-disposition', `attachment; filename="${plan.filename}"`)
+      .header('vary', 'Accept-Encoding');
+    if (!acceptsGzip(request.headers['accept-encoding'])) return reply.send(body);
+    reply.header('content-encoding', 'gzip');
+    // pipeline() destroys the export when the gzip stream is destroyed (client gone), and back.
+    return reply.send(
+      pipeline(body, createGzip(), (err) => {
+        if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'export stream failed');
+      }),
+    );
+  });
+};

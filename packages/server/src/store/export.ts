@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import type { Db } from './db.js';
+import type { EventRow } from './competitions.js';
+import type { PlayTable } from './types.js';
+
+/**
+ * What one export reads: the season(s) of a league, only competitions the `archive` product may
+ * read (final, dated before `today`), and the optional time range already normalised.
+ */
+export interface ExportSlice {
+  league: string;
+  seasonIds: readonly string[];
+  today: string;
+  /** Inclusive and exclusive bounds on event `ts` (ISO 8601 UTC with milliseconds). */
+  fromTs?: string;
+  toTs?: string;
+  /** Inclusive and exclusive bounds on the competition `date` (YYYY-MM-DD). */
+  fromDate?: string;
+  toDate?: string;
+}
+
+export interface CompetitionPosition {
+  id: string;
+  date: string;
+  league: string;
+  season_id: string;
+  status: string;
+}
+
+/** Whether the export's events and plays include this competition's. */
+export function inSlice(c: { date: string; status: string }, s: ExportSlice): boolean {
+  return c.status === 'final' && c.date < s.today && (s.fromDate === undefined || c.date >= s.fromDate) && (s.toDate === undefined || c.date < s.toDate);
+}
+
+/**
+ * Keyset pages for the bulk export. Each page is a short query that takes and releases its
+ * connection, so a slow reader never holds a database connection (nor, on SQLite, the single
+ * connection every other request needs) between pages.
+ *
+ * The queries are deliberately single-table range scans whose only sensible plan walks one index
+ * in export order (events by (season_id, seq), competitions by (season_id, date, id), plays by
+ * their primary key). A join with the eligibility filters in SQL lets PostgreSQL, whenever its
+ * statistics lag (right after a bulk load), pick a plan that sorts the rest of the season on
+ * every page; filters that are cheap in memory are applied by the caller instead.
+ */
+export class ExportRepo {
+  constructor(private readonly db: Db) {}
+
+  /** Events of the season after `afterSeq`, in `seq` order, every tier (the caller keeps the confirmed). */
+  async events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventRow[]> {
+    return this.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .$if(s.seasonIds.length === 1, (q) => q.where('season_id', '=', s.seasonIds[0]))
+      .$if(s.seasonIds.length !== 1, (q) => q.where('season_id', 'in', s.seasonIds.length ? [...s.seasonIds] : ['']))
+      .where('seq', '>', afterSeq)
+      .$if(s.fromTs !== undefined, (q) => q.where('ts', '>=', s.fromTs ?? ''))
+      .$if(s.toTs !== undefined, (q) => q.where('ts', '<', s.toTs ?? ''))
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Competitions of the season whose events and plays the archive may not serve (yet). */
+  async excluded(s: ExportSlice): Promise<Set<string>> {
+    const rows = await this.db.kysely
+      .selectFrom('competitions')
+      .select('id')
+      .where('season_id', 'in', s.seasonIds.length ? [...s.seasonIds] : [''])
+      .where((eb) => eb.or([eb('status', '!=', 'final'), eb('date', '>=', s.today)]))
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** The next competitions of the slice whose plays are exported, in (date, id) order. */
+  async competitionsAfter(s: ExportSlice, after: { date: string; id: string } | undefined, limit: number): Promise<{ id: string; date: string }[]> {
+    const rows: { id: string; date: string }[] = [];
+    for (const seasonId of s.seasonIds) {
+      const page = await this.db.kysely
+        .selectFrom('competitions')
+        .select(['id', 'date'])
+        .where('season_id', '=', seasonId)
+        .where('status', '=', 'final')
+        .where('date', '<', s.toDate !== undefined && s.toDate < s.today ? s.toDate : s.today)
+        .$if(s.fromDate !== undefined, (q) => q.where('date', '>=', s.fromDate ?? ''))
+        .$if(after !== undefined, (q) => q.where(sql<boolean>`(date, id) > (${after?.date ?? ''}, ${after?.id ?? ''})`))
+        .orderBy('date')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      rows.push(...page);
+    }
+    if (s.seasonIds.length === 1) return rows;
+    // Several seasons under one label: merge them into the one (date, id) order.
+    return rows.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+  }
+
+  /** Plays of one competition after `afterSeq`, in `seq` order. */
+  async plays(competitionId: string, afterSeq: number, limit: number): Promise<PlayTable[]> {
+    return this.db.kysely
+      .selectFrom('plays')
+      .selectAll()
+      .where('competition_id', '=', competitionId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  }
+
+  /** A competition's date, season and status, to turn an `after` id into a keyset position. */
+  async competitionPosition(id: string): Promise<CompetitionPosition | undefined> {
+    return this.db.kysely.selectFrom('competitions').select(['id', 'date', 'league', 'season_id', 'status']).where('id', '=', id).executeTakeFirst();
+  }
+}

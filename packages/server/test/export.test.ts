@@ -1,0 +1,364 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateLarge } from '../src/archive/large.js';
+import { parseExportArgs, runExport, ExportUsageError } from '../src/cli/export.js';
+import { exportStats } from '../src/export/stats.js';
+import { auth, engines, listen, tmpDir, testApp, type TestApp } from './helpers.js';
+import { expectError } from './contract.js';
+import { rawDataItems } from './raw-json.js';
+
+/** An NDJSON body as its lines, each checked to end with '\n'. */
+function ndjson(body: string): string[] {
+  if (body === '') return [];
+  expect(body.endsWith('\n')).toBe(true);
+  return body.slice(0, -1).split('\n');
+}
+
+const parse = <T>(line: string): T => JSON.parse(line);
+
+describe.each(engines())('GET /v1/export on %s', (engine) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await testApp({ engine });
+    key = await t.key({ products: ['archive'] });
+  });
+  afterAll(async () => t.close());
+  const get = (url: string, headers: Record<string, string> = auth(key)) => t.app.inject({ method: 'GET', url, headers });
+  const exportLines = async (query: string) => {
+    const res = await get(`/v1/export?${query}`);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    return ndjson(res.body);
+  };
+
+  /** Every item of a paginated REST list, as the raw text the server sent. */
+  async function restItems(url: string, limit: number): Promise<string[]> {
+    const out: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const sep = url.includes('?') ? '&' : '?';
+      const res = await get(`${url}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      out.push(...rawDataItems(res.body));
+      cursor = res.json().next_cursor;
+    } while (cursor);
+    return out;
+  }
+
+  describe('each line is byte for byte the REST record', () => {
+    it('competitions: the export is the concatenation of the paginated GET /v1/competitions', async () => {
+      for (const [league, season] of [['wc', '2022'], ['sbl', '2026']]) {
+        const lines = await exportLines(`league=${league}&season=${season}&entity=competitions`);
+        const rest = await restItems(`/v1/competitions?league=${league}&season=${season}`, 7);
+        expect(lines.length).toBeGreaterThan(50);
+        expect(lines).toEqual(rest);
+      }
+    });
+
+    it('plays: the export is the concatenation of GET /v1/competitions/:id/plays in competition order', async () => {
+      for (const [league, season] of [['wc', '2022'], ['sbl', '2026']]) {
+        const lines = await exportLines(`league=${league}&season=${season}&entity=plays`);
+        const comps = (await restItems(`/v1/competitions?league=${league}&season=${season}`, 1000)).map((c) => parse<{ id: string; status: string }>(c));
+        const rest: string[] = [];
+        for (const c of comps) if (c.status === 'final') rest.push(...(await restItems(`/v1/competitions/${c.id}/plays`, 40)));
+        expect(lines.length).toBeGreaterThan(200);
+        expect(lines).toEqual(rest);
+      }
+    });
+
+    it('events: every export line is the raw item of GET /v1/games/:id/events, all of them, in seq order', async () => {
+      for (const [league, season] of [['wc', '2022'], ['sbl', '2026']]) {
+        const lines = await exportLines(`league=${league}&season=${season}`);
+        const games = (await restItems(`/v1/games?league=${league}&season=${season}`, 1000)).map((g) => parse<{ id: string; status: string }>(g));
+        const rest: string[] = [];
+        for (const g of games) if (g.status === 'final') rest.push(...(await restItems(`/v1/games/${g.id}/events`, 50)));
+        const seq = (line: string) => Number(parse<{ id: string }>(line).id.slice(4));
+        rest.sort((a, b) => seq(a) - seq(b));
+        expect(lines.length).toBeGreaterThan(150);
+        expect(lines).toEqual(rest);
+        const seqs = lines.map(seq);
+        expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      }
+    });
+  });
+
+  it('sends NDJSON with a file name, and gzip that decodes to the same bytes', async () => {
+    const plain = await get('/v1/export?league=wc&season=wc_2022');
+    expect(plain.headers['content-type']).toBe('application/x-ndjson');
+    expect(plain.headers['content-disposition']).toBe('attachment; filename="wc_2022_events.ndjson"');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const gz = await get('/v1/export?league=wc&season=2022', { ...auth(key), 'accept-encoding': 'br;q=1.0, gzip;q=0.8' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['content-type']).toBe('application/x-ndjson');
+    expect(gz.rawPayload.length).toBeLessThan(plain.rawPayload.length / 4);
+    expect(gunzipSync(gz.rawPayload).equals(plain.rawPayload)).toBe(true);
+    const refused = await get('/v1/export?league=wc&season=2022', { ...auth(key), 'accept-encoding': 'gzip;q=0' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.rawPayload.equals(plain.rawPayload)).toBe(true);
+    const plays = await get('/v1/export?league=wc&season=2022&entity=plays', { ...auth(key), 'accept-encoding': 'gzip' });
+    expect(plays.headers['content-disposition']).toBe('attachment; filename="wc_2022_plays.ndjson"');
+    expect(gunzipSync(plays.rawPayload).toString()).toBe((await get('/v1/export?league=wc&season=2022&entity=plays')).body);
+  });
+
+  describe('from / to', () => {
+    let events: { id: string; ts: string }[];
+    let lines: string[];
+    beforeAll(async () => {
+      lines = await exportLines('league=wc&season=2022');
+      events = lines.map((l) => parse(l));
+    });
+    const ids = async (q: string) => (await exportLines(`league=wc&season=2022&${q}`)).map((l) => parse<{ id: string }>(l).id);
+    const expected = (keep: (ts: string) => boolean) => events.filter((e) => keep(e.ts)).map((e) => e.id);
+    const plusMs = (ts: string, ms: number) => new Date(Date.parse(ts) + ms).toISOString();
+
+    it('applies a date-time to ts: from inclusive, to exclusive, to the millisecond', async () => {
+      const ts = events[40].ts;
+      expect(await ids(`from=${ts}`)).toEqual(expected((x) => x >= ts));
+      expect((await ids(`from=${ts}`))[0]).toBe(events.find((e) => e.ts === ts)?.id);
+      expect(await ids(`from=${plusMs(ts, 1)}`)).toEqual(expected((x) => x > ts));
+      expect(await ids(`to=${ts}`)).toEqual(expected((x) => x < ts));
+      expect(await ids(`to=${plusMs(ts, 1)}`)).toEqual(expected((x) => x <= ts));
+      const a = events[10].ts;
+      const b = events[30].ts;
+      expect(await ids(`from=${a}&to=${b}`)).toEqual(expected((x) => x >= a && x < b));
+    });
+
+    it('takes dates (midnight UTC), offsets and times without seconds', async () => {
+      expect(await ids('from=2022-12-01')).toEqual(expected((x) => x >= '2022-12-01T00:00:00.000Z'));
+      expect(await ids('to=2022-12-01')).toEqual(expected((x) => x < '2022-12-01T00:00:00.000Z'));
+      expect(await ids('from=2022-11-25&to=2022-11-26')).toEqual(expected((x) => x.startsWith('2022-11-25')));
+      expect(await ids(`from=${encodeURIComponent('2022-12-01T01:00:00+01:00')}`)).toEqual(expected((x) => x >= '2022-12-01T00:00:00.000Z'));
+      expect(await ids('from=2022-12-01T18:30')).toEqual(expected((x) => x >= '2022-12-01T18:30:00.000Z'));
+    });
+
+    it("applies to the competition's date for competitions and plays", async () => {
+      const comps = (await exportLines('league=wc&season=2022&entity=competitions')).map((l) => parse<{ id: string; date: string }>(l));
+      const cids = async (q: string) => (await exportLines(`league=wc&season=2022&entity=competitions&${q}`)).map((l) => parse<{ id: string }>(l).id);
+      const byDate = (keep: (d: string) => boolean) => comps.filter((c) => keep(c.date)).map((c) => c.id);
+      expect(await cids('from=2022-12-18')).toEqual(byDate((d) => d >= '2022-12-18'));
+      expect(await cids('from=2022-12-18')).toHaveLength(1);
+      expect(await cids('to=2022-12-18')).toEqual(byDate((d) => d < '2022-12-18'));
+      // A date's competitions sit at its midnight: a later instant that day excludes them from `from` and includes them in `to`.
+      expect(await cids('from=2022-12-17T00:00:01Z')).toEqual(byDate((d) => d >= '2022-12-18'));
+      expect(await cids('to=2022-12-17T00:00:01Z')).toEqual(byDate((d) => d <= '2022-12-17'));
+      const plays = (await exportLines('league=wc&season=2022&entity=plays&from=2022-12-09&to=2022-12-11')).map((l) => parse<{ competition_id: string }>(l));
+      const inRange = new Set(byDate((d) => d >= '2022-12-09' && d < '2022-12-11'));
+      expect(inRange.size).toBe(4);
+      expect(plays.length).toBeGreaterThan(0);
+      expect(new Set(plays.map((p) => p.competition_id))).toEqual(inRange);
+    });
+  });
+
+  describe('after resumes with exactly the rest', () => {
+    it('for events, plays and competitions', async () => {
+      for (const [entity, idOf] of [
+        ['events', (r: { id?: string }) => r.id],
+        ['plays', (r: { competition_id?: string; seq?: number }) => `${r.competition_id}:${r.seq}`],
+        ['competitions', (r: { id?: string }) => r.id],
+      ] as const) {
+        const all = await exportLines(`league=wc&season=2022&entity=${entity}`);
+        for (const k of [0, 17, all.length - 2, all.length - 1]) {
+          const after = idOf(parse(all[k]));
+          expect(await exportLines(`league=wc&season=2022&entity=${entity}&after=${encodeURIComponent(String(after))}`)).toEqual(all.slice(k + 1));
+        }
+      }
+    });
+
+    it('combines with from and to', async () => {
+      const all = (await exportLines('league=wc&season=2022&entity=competitions&from=2022-12-01&to=2022-12-15')).map((l) => parse<{ id: string }>(l).id);
+      const rest = (await exportLines(`league=wc&season=2022&entity=competitions&from=2022-12-01&to=2022-12-15&after=${all[2]}`)).map((l) => parse<{ id: string }>(l).id);
+      expect(rest).toEqual(all.slice(3));
+      const early = (await exportLines('league=wc&season=2022&entity=competitions')).map((l) => parse<{ id: string }>(l).id)[0];
+      // An `after` before `from` starts at `from`.
+      expect((await exportLines(`league=wc&season=2022&entity=competitions&from=2022-12-01&to=2022-12-15&after=${early}`)).map((l) => parse<{ id: string }>(l).id)).toEqual(all);
+    });
+
+    it('refuses an after that is not a record of this export', async () => {
+      const other = parse<{ id: string }>((await exportLines('league=wc&season=2018&entity=competitions'))[0]).id;
+      expectError(await get(`/v1/export?league=wc&season=2022&entity=competitions&after=${other}`), 400, 'invalid_request', { code: 'invalid_parameter', param: 'after' });
+      expectError(await get(`/v1/export?league=wc&season=2022&entity=plays&after=${other}:1`), 400, 'invalid_request', { param: 'after' });
+      expectError(await get('/v1/export?league=wc&season=2022&after=12'), 400, 'invalid_request', { param: 'after' });
+      expectError(await get('/v1/export?league=wc&season=2022&entity=plays&after=soccer_wc_1'), 400, 'invalid_request', { param: 'after' });
+    });
+  });
+
+  it('serves only what the archive product may read: final competitions before today', async () => {
+    const today = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const games = (await restItems(`/v1/games?league=sbl&date=${today}`, 100)).map((g) => parse<{ id: string; competition_id: string; status: string }>(g));
+    const game = games.find((g) => g.status !== 'final');
+    if (!game) throw new Error('no scheduled sbl game today');
+    const comps = (await exportLines(`league=sbl&season=${today.slice(0, 4)}&entity=competitions`)).map((l) => parse<{ id: string }>(l).id);
+    expect(comps).toContain(game.competition_id);
+    const [stored] = await t.services.events.append([
+      {
+        type: 'score', tier: 'confirmed', game_id: game.id, competition_id: game.competition_id, sport: 'basketball', league: 'sbl',
+        season_id: `sbl_${today.slice(0, 4)}`, team: 'HAR', event_type: 'two_pointer', points: 2, clock: '10:00',
+        ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 3, latency_ms: 10, provisional_id: null, retracted_id: null,
+      },
+    ]);
+    const events = (await exportLines(`league=sbl&season=${today.slice(0, 4)}`)).map((l) => parse<{ id: string; game_id: string }>(l));
+    expect(events.length).toBeGreaterThan(1000);
+    expect(events.map((e) => e.id)).not.toContain(stored.event.id);
+    expect(events.some((e) => e.game_id === game.id)).toBe(false);
+    // The REST list of that game needs the live product too: the export and REST agree.
+    expectError(await get(`/v1/games/${game.id}/events`), 403, 'permission_error', { code: 'product_not_in_plan' });
+  });
+
+  it('GET /v1/seasons counts each season’s competitions and events (how deep the archive goes)', async () => {
+    const seasons = (await restItems('/v1/seasons?league=wc', 100)).map((s) => parse<{ id: string; start: string; competitions: number; events: number }>(s));
+    expect(seasons.map((s) => s.id)).toEqual(['wc_2014', 'wc_2018', 'wc_2022', 'wc_2026']);
+    for (const s of seasons.filter((x) => x.id !== 'wc_2026')) {
+      expect(s.competitions).toBe((await exportLines(`league=wc&season=${s.id}&entity=competitions`)).length);
+      expect(s.events).toBe((await exportLines(`league=wc&season=${s.id}`)).length);
+    }
+    expect(seasons[0].start).toBe('2014-06-12');
+    const intl = (await restItems('/v1/seasons?league=intl', 100)).map((s) => parse<{ id: string; competitions: number; events: number }>(s));
+    expect(intl[0].id).toBe('intl_2000');
+    expect(intl.every((s) => s.competitions > 0)).toBe(true);
+  });
+
+  describe('refusals', () => {
+    it('400 names the missing or bad parameter', async () => {
+      expectError(await get('/v1/export?season=2022'), 400, 'invalid_request', { code: 'missing_parameter', param: 'league' });
+      expectError(await get('/v1/export?league=wc'), 400, 'invalid_request', { code: 'missing_parameter', param: 'season' });
+      expectError(await get('/v1/export'), 400, 'invalid_request', { code: 'missing_parameter', param: 'league' });
+      for (const bad of ['2022-13-01', '2022-02-30', 'yesterday', '2022-11-20T25:00Z', '2022-11-20T10:00:00+25:00', '20221120', '2022-11-20T10:00:00ZZ']) {
+        expectError(await get(`/v1/export?league=wc&season=2022&from=${encodeURIComponent(bad)}`), 400, 'invalid_request', { code: 'invalid_parameter', param: 'from' });
+        expectError(await get(`/v1/export?league=wc&season=2022&to=${encodeURIComponent(bad)}`), 400, 'invalid_request', { code: 'invalid_parameter', param: 'to' });
+      }
+      expectError(await get('/v1/export?league=wc&season=2022&from=2022-12-01&to=2022-12-01'), 400, 'invalid_request', { param: 'to' });
+      expectError(await get('/v1/export?league=wc&season=2022&from=2022-12-02&to=2022-12-01'), 400, 'invalid_request', { param: 'to' });
+      expectError(await get('/v1/export?league=wc&season=2022&entity=games'), 400, 'invalid_request', { code: 'invalid_parameter', param: 'entity' });
+      expectError(await get('/v1/export?league=wc&season=2022&sport=soccer'), 400, 'invalid_request', { code: 'unknown_parameter', param: 'sport' });
+      expectError(await get('/v1/export?league=wc&season=2022&form=2022-12-01'), 400, 'invalid_request', { code: 'unknown_parameter', param: 'form' });
+      expectError(await get('/v1/export?league=nope&season=2022'), 400, 'invalid_request', { param: 'league' });
+      expectError(await get('/v1/export?league=wc&season=1930'), 400, 'invalid_request', { param: 'season' });
+      expectError(await get('/v1/export?league=wc&season=sbl_2026'), 400, 'invalid_request', { param: 'season' });
+    });
+
+    it('401 without a valid key', async () => {
+      expectError(await get('/v1/export?league=wc&season=2022', {}), 401, 'authentication_error', { code: 'missing_api_key' });
+      expectError(await get('/v1/export?league=wc&season=2022', auth('svc_test_nopenopenopenopenopenope')), 401, 'authentication_error');
+    });
+
+    it('403 without the archive product, and outside the key’s sports or leagues', async () => {
+      const liveOnly = await t.key({ products: ['live', 'report'] });
+      expectError(await get('/v1/export?league=wc&season=2022', auth(liveOnly)), 403, 'permission_error', { code: 'product_not_in_plan' });
+      const tennis = await t.key({ products: ['archive'], sports: ['tennis'] });
+      expectError(await get('/v1/export?league=wc&season=2022', auth(tennis)), 403, 'permission_error', { code: 'sport_not_in_scope' });
+      const intl = await t.key({ products: ['archive'], leagues: ['intl'] });
+      expectError(await get('/v1/export?league=wc&season=2022&entity=competitions', auth(intl)), 403, 'permission_error', { code: 'sport_not_in_scope' });
+      const soccerWc = await t.key({ products: ['archive'], sports: ['soccer'], leagues: ['wc'] });
+      expect((await get('/v1/export?league=wc&season=2022', auth(soccerWc))).statusCode).toBe(200);
+    });
+  });
+
+  describe('a large season, over a real socket', () => {
+    const EVENTS = 100_000;
+    let base: string;
+    beforeAll(async () => {
+      await generateLarge(t.db, { league: 'xbp', events: EVENTS, seasons: 1, firstSeason: 2024, seed: 7, today: new Date(t.clock.now()).toISOString().slice(0, 10) });
+      base = (await listen(t)).http;
+    }, 180_000);
+
+    it('pauses while the client does not read (backpressure), then delivers everything', async () => {
+      const stats = exportStats(t.services);
+      const before = stats.rowsFetched;
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        http.get(`${base}/v1/export?league=xbp&season=2024`, { headers: auth(key) }, resolve).on('error', reject);
+      });
+      // A failed assertion must not leave this export open for the tests after it.
+      try {
+        expect(res.statusCode).toBe(200);
+        res.pause();
+        // Wait until the server stops fetching: the socket buffers are full and the stream paused.
+        let last = -1;
+        let still = 0;
+        for (let i = 0; i < 200 && still < 4; i++) {
+          await new Promise((r) => setTimeout(r, 150));
+          still = stats.rowsFetched === last && stats.inFlight === 0 ? still + 1 : 0;
+          last = stats.rowsFetched;
+        }
+        const paused = stats.rowsFetched - before;
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(stats.rowsFetched - before).toBe(paused);
+        expect(stats.inFlight).toBe(0);
+        expect(stats.active).toBe(1);
+        // Bounded by socket buffers plus about one page, far from the season.
+        expect(paused).toBeLessThan(EVENTS / 2);
+        let lines = 0;
+        let bytes = 0;
+        for await (const chunk of res) {
+          const b: Buffer = chunk;
+          bytes += b.length;
+          for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) lines++;
+        }
+        expect(lines).toBe(EVENTS);
+        expect(stats.rowsFetched - before).toBe(EVENTS);
+        expect(stats.active).toBe(0);
+        expect(bytes).toBeGreaterThan(EVENTS * 250);
+      } finally {
+        res.destroy();
+      }
+    }, 60_000);
+
+    it('stops reading from the database when the client goes away', async () => {
+      const stats = exportStats(t.services);
+      const before = stats.rowsFetched;
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get(`${base}/v1/export?league=xbp&season=2024&entity=plays`, { headers: auth(key) }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
+      });
+      for (let i = 0; i < 50 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stats.active).toBe(0);
+      const after = stats.rowsFetched;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(stats.rowsFetched).toBe(after);
+      expect(after - before).toBeLessThan(EVENTS / 2);
+    });
+
+    it('lists the generated season with its counts', async () => {
+      const [s] = (await get('/v1/seasons?league=xbp')).json().data;
+      expect(s).toMatchObject({ id: 'xbp_2024', label: '2024', synthetic: true, events: EVENTS });
+      expect(s.competitions).toBe((await exportLines('league=xbp&season=2024&entity=competitions')).length);
+    });
+
+    it('svc export downloads to a file and resumes a cut download', async () => {
+      const dir = tmpDir('svc-export-cli-');
+      const sink = { text: '', write(s: string) { this.text += s; return true; } };
+      for (const [entity, extra] of [['events', []], ['plays', ['--no-gzip']]] as const) {
+        const full = (await get(`/v1/export?league=xbp&season=2024&entity=${entity}`)).rawPayload;
+        const file = path.join(dir, `${entity}.ndjson`);
+        const args = parseExportArgs(['--league', 'xbp', '--season', '2024', '--entity', entity, '--out', file, '--url', base, '--key', key, ...extra], { host: '127.0.0.1', port: 8080 }, {});
+        const first = await runExport(args, sink);
+        expect(first.resumedAfter).toBeUndefined();
+        expect(first.records).toBe(ndjson(full.toString()).length);
+        expect(fs.readFileSync(file).equals(full)).toBe(true);
+        // Cut mid-line, as an interrupted download leaves it.
+        let cut = Math.floor(full.length * 0.6);
+        while (full[cut - 1] === 0x0a) cut++;
+        fs.truncateSync(file, cut);
+        const keptLines = ndjson(full.subarray(0, full.lastIndexOf(0x0a, cut - 1) + 1).toString());
+        const second = await runExport(args, sink);
+        const last = parse<{ id?: string; competition_id?: string; seq?: number }>(keptLines[keptLines.length - 1]);
+        expect(second.resumedAfter).toBe(entity === 'events' ? last.id : `${last.competition_id}:${last.seq}`);
+        expect(second.records).toBe(first.records - keptLines.length);
+        expect(fs.readFileSync(file).equals(full)).toBe(true);
+      }
+      expect(sink.text).toContain('resuming after');
+      expect(() => parseExportArgs(['--season', '2024'], { host: '127.0.0.1', port: 8080 }, { SVC_API_KEY: key })).toThrow(ExportUsageError);
+      expect(() => parseExportArgs(['--league', 'wc', '--season', '2022'], { host: '127.0.0.1', port: 8080 }, {})).toThrow(/SVC_API_KEY/);
+      expect(parseExportArgs(['--league=wc', '--season=wc_2022'], { host: '0.0.0.0', port: 9000 }, { SVC_API_KEY: key })).toMatchObject({
+        out: 'wc_2022_events.ndjson', url: 'http://127.0.0.1:9000', entity: 'events', gzip: true,
+      });
+    }, 60_000);
+  });
+});
