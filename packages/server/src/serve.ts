@@ -28,7 +28,7 @@ export async function serve(config: Config): Promise<void> {
     : (await services.keys.create({ name: 'demo (npm start)', plan: 'pro', products: ['live', 'archive', 'report', 'source'] }, new Date(clock.now()))).key;
 
   await app.listen({ port: config.port, host: config.host });
-  const stopWorker = config.role === 'api' ? () => undefined : startWorker(services, app.log);
+  const stopWorker = config.role === 'api' ? async () => undefined : startWorker(services, app.log);
   const base = `http://${config.host}:${config.port}`;
   print(`
 svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
@@ -59,7 +59,7 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
 
   const stop = async () => {
     await sim?.stop();
-    stopWorker();
+    await stopWorker();
     await app.close();
     await bus?.close();
     await db.close();

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';
 
 /** Background duties of a node with the worker role: consensus timeouts and webhook deliveries. */
-export function startWorker(s: Services, log: FastifyBaseLogger): () => void {
+/** Returns a stop function that resolves once in-flight deliveries have finished. */
+export function startWorker(s: Services, log: FastifyBaseLogger): () => Promise<void> {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -16,8 +17,8 @@ export function startWorker(s: Services, log: FastifyBaseLogger): () => void {
   }, 1000);
   timer.unref();
   s.webhooks.dispatcher.start(log);
-  return () => {
+  return async () => {
     clearInterval(timer);
-    void s.webhooks.dispatcher.stop();
+    await s.webhooks.dispatcher.stop();
   };
 }

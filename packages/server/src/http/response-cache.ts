@@ -4,7 +4,7 @@ import type { Principal } from '../domain/scopes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** GET answers that depend only on the URL and the key's scope may be served from cache. */
+    /** GET answers that depend only on the URL and the calling key may be served from cache. */
     cache?: boolean;
   }
   interface FastifyRequest {
@@ -33,7 +33,7 @@ export class ResponseCache {
   }
 
   keyFor(p: Principal, url: string): string {
-    return `${p.products.join(',')}|${p.sports?.join(',') ?? '*'}|${p.leagues?.join(',') ?? '*'}|${url}`;
+    return `${p.keyId}|${p.products.join(',')}|${p.sports?.join(',') ?? '*'}|${p.leagues?.join(',') ?? '*'}|${url}`;
   }
 
   get(key: string): string | undefined {
