@@ -4,7 +4,7 @@
 // Knobs: BENCH_SUBSCRIBERS=1000,10000  BENCH_CLIENT_PROCS=4  BENCH_DELIVERIES=400000 (events per
 // run = this / subscribers)  BENCH_RUNS=3 (measured runs per server, best kept)  BENCH_LATENCY_SAMPLES=500 (1 subscriber)  BENCH_LATENCY_SAMPLES_MANY=60
 // BENCH_SIO_CLIENT=on|off (extra row with the official socket.io-client)  BENCH_PROTOTYPE=on|off (extra
-// row: the coalesced-writes prototype in bench/stream-servers.ts)  BENCH_CPU_PROF=1 (profiles
+// row: the coalesced-writes prototype in bench/stream-servers.ts)  BENCH_FANOUT=off (latency runs only)  BENCH_CPU_PROF=1 (profiles
 // of the servers into bench/.out/prof).
 import os from 'node:os';
 import WebSocket from 'ws';
@@ -19,6 +19,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LATENCY_SAMPLES_ONE = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const LATENCY_SAMPLES_MANY = Number(process.env.BENCH_LATENCY_SAMPLES_MANY ?? 60);
 const SIO_CLIENT = (process.env.BENCH_SIO_CLIENT ?? 'on') !== 'off';
+const FANOUT = (process.env.BENCH_FANOUT ?? 'on') !== 'off';
 const PROTOTYPE = (process.env.BENCH_PROTOTYPE ?? 'on') !== 'off';
 const PROTOTYPE_LABEL = 'prototype (bench only): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
@@ -396,12 +397,12 @@ async function main() {
       { label: 'svc gateway, events from bus.publish (harness)', mode: 'harness', protocol: 'svc' },
       { label: PROTOTYPE_LABEL, mode: 'coalesce', protocol: 'bare' },
     ];
-    for (const { label, mode, protocol } of children.filter((c) => (SIO_CLIENT || c.protocol !== 'sio') && (PROTOTYPE || c.mode !== 'coalesce'))) {
+    for (const { label, mode, protocol } of children.filter((c) => FANOUT && (SIO_CLIENT || c.protocol !== 'sio') && (PROTOTYPE || c.mode !== 'coalesce'))) {
       const r = await fanOutChild(label, mode, protocol, n);
       fanouts.push(r.fanout);
       latencies.push(r.latency);
     }
-    fanouts.push(await svcFanOut(n));
+    if (FANOUT) fanouts.push(await svcFanOut(n));
     latencies.push(...(await svcLatency(n, i === 0)));
   }
 
@@ -419,8 +420,11 @@ async function main() {
       rows.push(
         `| ${fmt(n)} | ${f.server} | ${fmt(f.events)} | ${fmt(f.deliveries)} | ${fmt(f.seconds, 2)} | ${f.reqPerSecond !== undefined ? fmt(f.reqPerSecond, 1) : '–'} | **${fmt(f.perSecond)}** | ${fmt(median(f.runs))} | ${fmt(vsBare, 2)} | ${fmt(vsSio, 2)} | ${goal} |`,
       );
+      const cpuVsBare = perCpu(f) / perCpu(bare);
+      const cpuVsSio = perCpu(f) / perCpu(sio);
+      const cpuGoal = f.server.startsWith('svc') ? `≥ 0.9× bare: ${cpuVsBare >= 0.9 ? 'met' : 'NOT met'}; ≥ 2× Socket.IO: ${cpuVsSio >= 2 ? 'met' : 'NOT met'}` : '';
       cpuRows.push(
-        `| ${fmt(n)} | ${f.server} | ${fmt(f.serverCpu, 2)} | ${fmt(f.clientsCpu, 2)} | ${fmt((f.serverCpu / f.deliveries) * 1e6, 2)} | **${fmt(perCpu(f))}** | ${fmt(perCpu(f) / perCpu(bare), 2)} | ${fmt(perCpu(f) / perCpu(sio), 2)} | ${Number.isNaN(f.loadP99) ? '–' : `${fmt(f.loadP50, 1)} / ${fmt(f.loadP99, 1)}`} | ${fmt(f.load, 1)} |`,
+        `| ${fmt(n)} | ${f.server} | ${fmt(f.serverCpu, 2)} | ${fmt(f.clientsCpu, 2)} | ${fmt((f.serverCpu / f.deliveries) * 1e6, 2)} | **${fmt(perCpu(f))}** | ${fmt(cpuVsBare, 2)} | ${fmt(cpuVsSio, 2)} | ${Number.isNaN(f.loadP99) ? '–' : `${fmt(f.loadP50, 1)} / ${fmt(f.loadP99, 1)}`} | ${fmt(f.load, 1)} | ${cpuGoal} |`,
       );
     }
   }
@@ -443,8 +447,8 @@ async function main() {
     '',
     'The same (best) runs per CPU second of the server process (/proc/<pid>/stat, 10 ms ticks): what one core of fan-out buys, independent of the client processes and of other load sharing the 2 cores.',
     '',
-    '| subscribers | server | server CPU s | client processes CPU s | server CPU µs per delivery | deliveries per server CPU-second | × bare ws | × Socket.IO | publish → frame p50 / p99 ms | 1-min load avg |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| subscribers | server | server CPU s | client processes CPU s | server CPU µs per delivery | deliveries per server CPU-second | × bare ws | × Socket.IO | publish → frame p50 / p99 ms | 1-min load avg | goal, per CPU-second |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...cpuRows,
     '',
     'Latency, one event at a time: for svc, POST /v1/reports sent → provisional frame received (1 subscriber: round trip in one process; n subscribers: every delivery timed, CLOCK_MONOTONIC shared by the processes); for the references, publish call → frame received.',

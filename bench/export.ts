@@ -1,0 +1,183 @@
+// bench/export: GET /v1/export of one season of 100,000 and one of 1,000,000 events from a
+// server in a child process; lines/s, bytes/s and the server's peak RSS (sampled every 100 ms),
+// against the ceiling: the same bytes read from a file and served by a bare node:http server.
+// Run: node --import tsx bench/export.ts            (SQLite, data in bench/.out/export-large)
+//      node --import tsx bench/export.ts --pg       (a fresh PostgreSQL database svc_bench_export)
+// The first run generates the data (bench/gen-large.ts, seed 42), which takes minutes.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { genLarge } from './gen-large.js';
+import { BENCH_KEY, ROOT, fmt, startProcess, startSvc, stop } from './lib.js';
+
+const PG = process.argv.includes('--pg');
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const PORT = 18090;
+const CEILING_PORT = 18091;
+const OUT = path.join(ROOT, 'bench/.out');
+const DATA_DIR = path.join(OUT, PG ? 'export-large-pg' : 'export-large');
+const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_DB = 'svc_bench_export';
+const SIZES = [
+  { league: 'xbm', events: 100_000 },
+  { league: 'xbl', events: 1_000_000 },
+];
+
+function pgUrl(db: string): string {
+  const u = new URL(PG_ADMIN);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** Each size is one season (2025) of its own league, so one request exports all of it. */
+async function prepare(): Promise<string | null> {
+  let databaseUrl: string | null = null;
+  if (PG) {
+    const admin = new pg.Client({ connectionString: PG_ADMIN });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${PG_DB} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${PG_DB}`);
+    await admin.end();
+    databaseUrl = pgUrl(PG_DB);
+  }
+  for (const s of SIZES) {
+    await genLarge(
+      { league: s.league, events: s.events, seasons: 1, firstSeason: 2025, seed: 42, dataDir: DATA_DIR, databaseUrl, archive: true },
+      (l) => process.stderr.write(`${l}\n`),
+    );
+  }
+  return databaseUrl;
+}
+
+function rssKiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+/** Samples a process's RSS every 100 ms until stopped; returns the peak in MiB. */
+function sampleRss(pid: number): { stop(): number } {
+  let peak = rssKiB(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssKiB(pid));
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rssKiB(pid)) / 1024;
+    },
+  };
+}
+
+interface Run {
+  lines: number;
+  bytes: number;
+  seconds: number;
+}
+
+/** Downloads a URL, counting lines and bytes; optionally keeps the body in a file. */
+function fetchCount(url: string, headers: Record<string, string>, saveTo?: string): Promise<Run> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`${url}: HTTP ${res.statusCode}`));
+        const file = saveTo ? fs.createWriteStream(saveTo) : null;
+        let lines = 0;
+        let bytes = 0;
+        res.on('data', (b: Buffer) => {
+          bytes += b.length;
+          for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) lines++;
+          if (file && !file.write(b)) {
+            res.pause();
+            file.once('drain', () => res.resume());
+          }
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          if (file) file.end(() => resolve({ lines, bytes, seconds }));
+          else resolve({ lines, bytes, seconds });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
+const best = (runs: Run[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+
+async function measureExport(svc: ChildProcess, league: string, gzip: boolean, runs: number, saveTo?: string) {
+  const url = `http://127.0.0.1:${PORT}/v1/export?league=${league}&season=2025`;
+  const headers: Record<string, string> = { authorization: `Bearer ${BENCH_KEY}` };
+  if (gzip) headers['accept-encoding'] = 'gzip';
+  const pid = svc.pid ?? 0;
+  await fetchCount(url, headers, saveTo); // warm-up (and the ceiling's file)
+  const results: (Run & { peakMiB: number })[] = [];
+  for (let i = 0; i < runs; i++) {
+    const rss = sampleRss(pid);
+    const r = await fetchCount(url, headers);
+    results.push({ ...r, peakMiB: rss.stop() });
+  }
+  const b = best(results);
+  return { ...b, peakMiB: Math.max(...results.map((r) => r.peakMiB)) };
+}
+
+async function main() {
+  fs.mkdirSync(OUT, { recursive: true });
+  const databaseUrl = await prepare();
+  const svc = await startSvc(PORT, { SVC_DATA_DIR: DATA_DIR, ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}) });
+  const file = path.join(OUT, 'export-1m.ndjson');
+  const rows: string[] = [];
+  let big: Awaited<ReturnType<typeof measureExport>> | undefined;
+  let idleMiB = 0;
+  const peaks: number[] = [];
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    idleMiB = rssKiB(svc.pid ?? 0) / 1024;
+    for (const s of SIZES) {
+      const m = await measureExport(svc, s.league, false, RUNS, s.events === 1_000_000 ? file : undefined);
+      if (m.lines !== s.events) throw new Error(`${s.league}: ${m.lines} lines, expected ${s.events}`);
+      if (s.events === 1_000_000) big = m;
+      peaks.push(m.peakMiB);
+      rows.push(
+        `| ${fmt(s.events)} events | ${fmt(m.lines / m.seconds)} | ${fmt(m.bytes / m.seconds / 1048576, 1)} MiB/s | ${fmt(m.bytes / 1048576, 1)} MiB | ${fmt(m.seconds, 2)} s | ${fmt(m.peakMiB)} MiB | +${fmt(m.peakMiB - idleMiB)} MiB |`,
+      );
+    }
+    const gz = await measureExport(svc, 'xbl', true, 1);
+    peaks.push(gz.peakMiB);
+    rows.push(`| 1,000,000 events, gzip | ${fmt(1_000_000 / gz.seconds)} | ${fmt(gz.bytes / gz.seconds / 1048576, 1)} MiB/s (compressed) | ${fmt(gz.bytes / 1048576, 1)} MiB | ${fmt(gz.seconds, 2)} s | ${fmt(gz.peakMiB)} MiB | +${fmt(gz.peakMiB - idleMiB)} MiB |`);
+  } finally {
+    await stop(svc);
+  }
+  if (!big) throw new Error('no 1,000,000-event export measured');
+  const ceilingServer = await startProcess(['bench/export-ceiling-server.ts', file, String(CEILING_PORT)], {}, /ready/);
+  let ceiling: Run;
+  try {
+    await fetchCount(`http://127.0.0.1:${CEILING_PORT}/`, {});
+    const runs: Run[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await fetchCount(`http://127.0.0.1:${CEILING_PORT}/`, {}));
+    ceiling = best(runs);
+  } finally {
+    await stop(ceilingServer);
+  }
+  if (ceiling.bytes !== big.bytes) throw new Error(`ceiling served ${ceiling.bytes} bytes, the export ${big.bytes}`);
+  const ratio = big.bytes / big.seconds / (ceiling.bytes / ceiling.seconds);
+  const lps = big.lines / big.seconds;
+  const growth = Math.max(...peaks) - idleMiB;
+  const out = [
+    `bench/export — ${PG ? 'PostgreSQL 15' : 'SQLite'}, best of ${RUNS} runs after a warm-up, identity encoding unless noted; server idle RSS ${fmt(idleMiB)} MiB`,
+    '| export | lines/s | bytes/s | size | time | server peak RSS | growth over idle |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    `| ceiling: same ${fmt(ceiling.bytes / 1048576, 1)} MiB from a file, bare node:http + fs.createReadStream | ${fmt(ceiling.lines / ceiling.seconds)} | ${fmt(ceiling.bytes / ceiling.seconds / 1048576, 1)} MiB/s | | ${fmt(ceiling.seconds, 2)} s | | |`,
+    '',
+    `goals: ≥ 300,000 lines/s: ${fmt(lps)} ${lps >= 300_000 ? 'met' : 'NOT met'}; ≥ 0.3 of the ceiling: ${fmt(ratio, 2)} ${ratio >= 0.3 ? 'met' : 'NOT met'}; RSS growth < 100 MB: +${fmt(growth)} MiB ${growth * 1.048576 < 100 ? 'met' : 'NOT met'}`,
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
