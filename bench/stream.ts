@@ -1,11 +1,13 @@
 // bench/stream: fan-out of svc's stream gateway against a bare `ws` broadcast and a Socket.IO
 // broadcast, and report→provisional-frame latency. Subscribers live in separate client processes.
 // Run: node --import tsx bench/stream.ts   (first run imports the archive into bench/.out/data)
-// Knobs: BENCH_SUBSCRIBERS=1000,10000  BENCH_CLIENT_PROCS=4  BENCH_DELIVERIES=400000 (events per
-// run = this / subscribers)  BENCH_RUNS=3 (measured runs per server, best kept)  BENCH_LATENCY_SAMPLES=500 (1 subscriber)  BENCH_LATENCY_SAMPLES_MANY=60
-// BENCH_SIO_CLIENT=on|off (extra row with the official socket.io-client)  BENCH_PROTOTYPE=on|off (extra
-// row: the coalesced-writes prototype in bench/stream-servers.ts)  BENCH_FANOUT=off (latency runs only)  BENCH_CPU_PROF=1 (profiles
-// of the servers into bench/.out/prof).
+// Knobs: BENCH_SUBSCRIBERS=1000,10000   BENCH_CLIENT_PROCS=4   BENCH_DELIVERIES=400000 (events per
+//   run = this ÷ subscribers)   BENCH_RUNS=3 (measured runs per server, best kept)
+//   BENCH_LATENCY_SAMPLES=500 (1 subscriber)   BENCH_LATENCY_SAMPLES_MANY=60 (n subscribers)
+//   BENCH_SIO_CLIENT=on|off (row with the official socket.io-client)   BENCH_PROTOTYPE=on|off (row with
+//   the coalesced-writes prototype in bench/stream-servers.ts)   BENCH_FANOUT=off (latency runs only)
+//   BENCH_CPU_PROF=1 (V8 profiles of the server processes into bench/.out/prof)
+// Needs an open-files limit above the largest subscriber count (checked at start).
 import os from 'node:os';
 import WebSocket from 'ws';
 import { BENCH_KEY, fmt, stop } from './lib.js';
