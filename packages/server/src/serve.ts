@@ -12,7 +12,7 @@ import { localBaseUrl } from './sim/cli.js';
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
 export async function serve(config: Config): Promise<void> {
   const clock = systemClock;
-  const db = await openDb(config);
+  const db = await openDb({ ...config, backgroundCheckpoint: true });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const print = (line: string) => process.stdout.write(`${line}\n`);
 

@@ -144,6 +144,38 @@ describe('WebSocket stream', () => {
     expect(new Set(got).size).toBe(got.length);
   });
 
+  it('delivers a burst (writes coalesced per subscriber) as separate frames, complete and in order', async () => {
+    const c = await stream('?sport=mma');
+    const other = await stream('?sport=mma&tier=confirmed');
+    const fake = (seq: number, tier: 'provisional' | 'confirmed'): StoredEvent => ({
+      seq,
+      competitionId: 'mma_smma_1',
+      seasonId: 'smma_2026',
+      event: {
+        id: `evt_${String(seq).padStart(12, '0')}`, type: 'score', tier, game_id: 'mma_1', sport: 'mma', league: 'smma', team: 'X', event_type: 'strike', points: 1, clock: null,
+        ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
+      },
+    });
+    const batch = (from: number) => Array.from({ length: 300 }, (_, j) => fake(from + j, j % 3 === 0 ? 'confirmed' : 'provisional'));
+    const first = batch(20_000_000);
+    const second = batch(20_000_300);
+    // Two publishes in one event-loop turn: both land in the same flush.
+    const published = [t.services.bus.publish(first), t.services.bus.publish(second)];
+    await Promise.all(published);
+    const all = [...first, ...second].map((e) => e.event.id);
+    await c.until((x) => x.events().length >= all.length, 10_000, 'the burst');
+    expect(c.events().map((e) => e.id)).toEqual(all);
+    const confirmed = [...first, ...second].filter((e) => e.event.tier === 'confirmed').map((e) => e.event.id);
+    await other.until((x) => x.events().length >= confirmed.length, 10_000, 'the confirmed part of the burst');
+    expect(other.events().map((e) => e.id)).toEqual(confirmed);
+    // Control frames queue behind the events already queued: the pong comes after the burst.
+    await t.services.bus.publish(batch(20_000_600));
+    c.send({ op: 'ping' });
+    await c.until((x) => x.frames.some((f) => f.type === 'pong'), 5000, 'pong');
+    const pongAt = c.frames.findIndex((f) => f.type === 'pong');
+    expect(c.frames.slice(0, pongAt).filter((f) => f.type === 'score')).toHaveLength(900);
+  });
+
   it('closes a consumer that stops reading with 4008', async () => {
     // Its own app with slow pings, so the silent peer is dropped for its buffer, not its pongs.
     const slow = await testApp({ streamLimits: { pingMs: 60_000 } });

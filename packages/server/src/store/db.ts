@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './types.js';
 import { migrationProvider } from './migrations.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -23,6 +24,8 @@ export interface DbOptions {
   /** SQLite file name inside dataDir. */
   file?: string;
   poolSize?: number;
+  /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (see WalCheckpointer). */
+  backgroundCheckpoint?: boolean;
 }
 
 export async function openDb(opts: DbOptions): Promise<Db> {
@@ -38,8 +41,17 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -65536');
+    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250) : null;
+    if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    db = { kysely, engine: 'sqlite', close: () => kysely.destroy() };
+    db = {
+      kysely,
+      engine: 'sqlite',
+      close: async () => {
+        await checkpointer?.stop();
+        await kysely.destroy();
+      },
+    };
   }
   await migrate(db);
   return db;
