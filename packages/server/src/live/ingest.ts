@@ -77,7 +77,7 @@ export class LiveIngest {
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
-    const rows: { id: string; report: ReportInput; game: GameInfo; candidate: string | null; observedAt: number }[] = [];
+    const rows: { result: ReportResult; report: ReportInput; game: GameInfo; candidate: string | null; observedAt: number }[] = [];
     const refs = reports.map((r) => r.ref).filter((r): r is string => r !== undefined);
     const known = new Map<string, ReportResult>();
     if (refs.length) {
@@ -113,16 +113,16 @@ export class LiveIngest {
       });
       if (out.candidateId) this.gameOfCandidate.set(out.candidateId, games[i]);
       outcomes.push(...out.outcomes);
-      const id = `rpt_${randomBase62(20)}`;
-      rows.push({ id, report: r, game: games[i], candidate: out.candidateId, observedAt });
+      const result: ReportResult = { id: `rpt_${randomBase62(20)}`, event_id: null, tier: out.tier };
+      rows.push({ result, report: r, game: games[i], candidate: out.candidateId, observedAt });
       if (r.ref !== undefined) seenRefs.set(r.ref, results.length);
-      results.push({ id, event_id: null, tier: out.tier });
+      results.push(result);
     }
     await this.emit(outcomes);
     // Each report points at its candidate's newest event: the confirmation once there is one.
     for (const row of rows) {
-      const res = results.find((x) => x.id === row.id);
-      if (!res || !row.candidate) continue;
+      const res = row.result;
+      if (!row.candidate) continue;
       res.event_id = this.confirmedOf.get(row.candidate) ?? this.provisionalOf.get(row.candidate) ?? null;
       res.tier = this.confirmedOf.has(row.candidate) ? 'confirmed' : 'provisional';
     }
@@ -131,9 +131,9 @@ export class LiveIngest {
         .insertInto('reports')
         .values(
           rows.map((row) => {
-            const res = results.find((x) => x.id === row.id);
+            const res = row.result;
             return {
-              id: row.id,
+              id: res.id,
               key_id: p.keyId,
               ref: row.report.ref ?? null,
               game_id: row.report.game_id,
@@ -143,8 +143,8 @@ export class LiveIngest {
               clock: row.report.clock ?? null,
               observed_at: isoTime(row.observedAt),
               received_at: isoTime(now),
-              event_id: res?.event_id ?? null,
-              tier: res?.tier ?? 'provisional',
+              event_id: res.event_id,
+              tier: res.tier,
             };
           }),
         )
