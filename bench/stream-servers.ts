@@ -3,7 +3,7 @@
 //             are synthetic StoredEvents handed to services.bus.publish, as ingestion does after
 //             its append. Measures the gateway's fan-out without the ingestion path in front.
 //   bare      a plain `ws` server sending one pre-serialised frame (the same bytes) to every client.
-//   coalesce  the same, with writes coalesced per subscriber (a prototype of a proposed gateway change).
+//   coalesce  the same, with writes coalesced per subscriber (the prototype of the gateway's flush, kept for comparison).
 //   socketio  a Socket.IO server (websocket transport) doing io.emit of the same event.
 // Every mode publishes the same way: one event per event-loop turn (setImmediate), E events; or,
 // for latency, one event every gapMs.

@@ -24,7 +24,7 @@ const LATENCY_SAMPLES_MANY = Number(process.env.BENCH_LATENCY_SAMPLES_MANY ?? 60
 const SIO_CLIENT = (process.env.BENCH_SIO_CLIENT ?? 'on') !== 'off';
 const FANOUT = (process.env.BENCH_FANOUT ?? 'on') !== 'off';
 const PROTOTYPE = (process.env.BENCH_PROTOTYPE ?? 'on') !== 'off';
-const PROTOTYPE_LABEL = 'prototype (bench only): ws + per-subscriber coalesced writes';
+const PROTOTYPE_LABEL = 'prototype (bench only, now the gateway design): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
 const CONNECT_CONCURRENCY = 50;
 const WARMUP_EVENTS = 5;

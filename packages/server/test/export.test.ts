@@ -27,6 +27,9 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
     key = await t.key({ products: ['archive'] });
   });
   afterAll(async () => t.close());
+  /** The app on a real socket, started once for the tests that need one. */
+  let listening: Promise<string> | undefined;
+  const baseUrl = () => (listening ??= listen(t).then((a) => a.http));
   const get = (url: string, headers: Record<string, string> = auth(key)) => t.app.inject({ method: 'GET', url, headers });
   const exportLines = async (query: string) => {
     const res = await get(`/v1/export?${query}`);
@@ -220,6 +223,101 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
     expect(intl.every((s) => s.competitions > 0)).toBe(true);
   });
 
+  describe('closed seasons are cached as files', () => {
+    const EVENTS = 3000;
+    const cacheDir = () => path.join(t.dataDir, 'export-cache');
+    const cached = (league: string) => (fs.existsSync(cacheDir()) ? fs.readdirSync(cacheDir()).filter((f) => f.startsWith(`${league}~`)) : []);
+    const today = () => new Date(t.clock.now()).toISOString().slice(0, 10);
+    beforeAll(async () => {
+      await generateLarge(t.db, { league: 'xbc', events: EVENTS, seasons: 1, firstSeason: 2023, seed: 3, today: today() });
+      await generateLarge(t.db, { league: 'xbd', events: 30_000, seasons: 1, firstSeason: 2023, seed: 4, today: today() });
+    }, 120_000);
+
+    it('serves the second export of a whole closed season from the file the first one wrote, byte for byte', async () => {
+      const stats = exportStats(t.services);
+      const before = stats.rowsFetched;
+      const first = await get('/v1/export?league=xbc&season=2023');
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['x-svc-export-cache']).toBe('miss');
+      expect(ndjson(first.body)).toHaveLength(EVENTS);
+      expect(stats.rowsFetched - before).toBe(EVENTS);
+      expect(cached('xbc')).toHaveLength(1);
+      expect(cached('xbc')[0]).toMatch(/\.ndjson$/);
+
+      const second = await get('/v1/export?league=xbc&season=2023');
+      expect(second.headers['x-svc-export-cache']).toBe('hit');
+      expect(second.headers['content-type']).toMatch(/^application\/x-ndjson/);
+      expect(second.headers['content-disposition']).toBe(first.headers['content-disposition']);
+      expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+      expect(stats.rowsFetched - before).toBe(EVENTS);
+      const gz = await t.app.inject({ url: '/v1/export?league=xbc&season=2023', headers: { ...auth(key), 'accept-encoding': 'gzip' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.rawPayload).equals(first.rawPayload)).toBe(true);
+      // The file is the REST view: the same lines as an export that bypasses the cache.
+      const uncached = await exportLines('league=xbc&season=2023&from=2000-01-01');
+      expect(ndjson(second.body)).toEqual(uncached);
+    });
+
+    it('an event appended to the season makes the next export read the database and replace the file', async () => {
+      await get('/v1/export?league=xbc&season=2023');
+      const c = await t.db.kysely.selectFrom('competitions').select(['id', 'n', 'season_id', 'league']).where('league', '=', 'xbc').orderBy('id').executeTakeFirstOrThrow();
+      const [added] = await t.services.events.append([
+        {
+          type: 'score', tier: 'confirmed', game_id: `basketball_${c.n}`, competition_id: c.id, sport: 'basketball', league: c.league, season_id: c.season_id,
+          team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 0, latency_ms: 0,
+          provisional_id: null, retracted_id: null,
+        },
+      ]);
+      const res = await get('/v1/export?league=xbc&season=2023');
+      expect(res.headers['x-svc-export-cache']).toBe('miss');
+      const lines = ndjson(res.body);
+      expect(lines).toHaveLength(EVENTS + 1);
+      expect(parse<{ id: string }>(lines[lines.length - 1]).id).toBe(added.event.id);
+      expect(cached('xbc')).toHaveLength(1);
+      const again = await get('/v1/export?league=xbc&season=2023');
+      expect(again.headers['x-svc-export-cache']).toBe('hit');
+      expect(again.rawPayload.equals(res.rawPayload)).toBe(true);
+    });
+
+    it('open seasons, from/to, after and other entities always read the database', async () => {
+      const first = (await exportLines('league=xbc&season=2023'))[0];
+      const id = parse<{ id: string }>(first).id;
+      for (const q of ['league=xbc&season=2023&from=2000-01-01', `league=xbc&season=2023&after=${id}`, 'league=xbc&season=2023&entity=plays', 'league=xbc&season=2023&entity=competitions']) {
+        const res = await get(`/v1/export?${q}`);
+        expect(res.statusCode, q).toBe(200);
+        expect(res.headers['x-svc-export-cache'], q).toBeUndefined();
+      }
+      // A season with a game still to be played (today's, from the schedule) is not closed.
+      const game = await t.db.kysely.selectFrom('competitions').select(['league', 'season_id']).where('status', '!=', 'final').orderBy('id').executeTakeFirstOrThrow();
+      const open = await get(`/v1/export?league=${game.league}&season=${game.season_id}`);
+      expect(open.statusCode, open.body.slice(0, 300)).toBe(200);
+      expect(open.headers['x-svc-export-cache']).toBeUndefined();
+      expect(cached(game.league)).toEqual([]);
+    });
+
+    it('an export the client abandons leaves no file behind', async () => {
+      const base = await baseUrl();
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get(`${base}/v1/export?league=xbd&season=2023`, { headers: auth(key) }, (res) => {
+          expect(res.headers['x-svc-export-cache']).toBe('miss');
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
+      });
+      const stats = exportStats(t.services);
+      for (let i = 0; i < 50 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(cached('xbd')).toEqual([]);
+      const full = await get('/v1/export?league=xbd&season=2023');
+      expect(full.headers['x-svc-export-cache']).toBe('miss');
+      expect(ndjson(full.body)).toHaveLength(30_000);
+      expect(cached('xbd')).toHaveLength(1);
+    });
+  });
+
   describe('refusals', () => {
     it('400 names the missing or bad parameter', async () => {
       expectError(await get('/v1/export?season=2022'), 400, 'invalid_request', { code: 'missing_parameter', param: 'league' });
@@ -261,7 +359,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
     let base: string;
     beforeAll(async () => {
       await generateLarge(t.db, { league: 'xbp', events: EVENTS, seasons: 1, firstSeason: 2024, seed: 7, today: new Date(t.clock.now()).toISOString().slice(0, 10) });
-      base = (await listen(t)).http;
+      base = await baseUrl();
     }, 180_000);
 
     it('pauses while the client does not read (backpressure), then delivers everything', async () => {

@@ -61,6 +61,17 @@ export class ExportRepo {
       .execute();
   }
 
+  /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */
+  async head(seasonIds: readonly string[]): Promise<number> {
+    let head = 0;
+    // One `=` per season: both engines answer max() of an index prefix with a single descent.
+    for (const id of seasonIds) {
+      const row = await this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('head')).where('season_id', '=', id).executeTakeFirst();
+      head = Math.max(head, Number(row?.head ?? 0));
+    }
+    return head;
+  }
+
   /** Competitions of the season whose events and plays the archive may not serve (yet). */
   async excluded(s: ExportSlice): Promise<Set<string>> {
     const rows = await this.db.kysely

@@ -1,6 +1,10 @@
-import { pipeline } from 'node:stream';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline, type Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Competition, Event, Play } from '@svc/schema';
+import { EVENT_SCHEMA } from '@svc/schema';
+import { ExportCache, type ExportCacheKey } from '../../export/cache.js';
 import { acceptsGzip } from '../../export/encoding.js';
 import { competitionSource, eventSource, playSource, type Serialize } from '../../export/sources.js';
 import { exportStats } from '../../export/stats.js';
@@ -22,14 +26,33 @@ function sourceFor(plan: ExportPlan, s: Services, repo: ExportRepo, serialize: S
   return competitionSource(s.competitions, plan.scope, plan.slice, plan.afterCompetition, serialize);
 }
 
+/** The cache key when this export is a whole closed season's events (see ExportCache), else null. */
+async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo): Promise<ExportCacheKey | null> {
+  const sl = plan.slice;
+  if (plan.entity !== 'events' || plan.afterSeq !== 0 || sl.fromTs || sl.toTs || sl.fromDate || sl.toDate) return null;
+  if ((await repo.excluded(sl)).size > 0) return null;
+  return { league: sl.league, seasonIds: sl.seasonIds, entity: 'events', head: await repo.head(sl.seasonIds), schema: EVENT_SCHEMA };
+}
+
 export const exportRoutes: RoutePlugin = (app, s) => {
   const repo = new ExportRepo(s.db);
   const stats = exportStats(s);
+  const cache = new ExportCache(path.join(s.config.dataDir, 'export-cache'));
   app.get('/v1/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
     const plan = await planExport(s, repo, principal(request), request.query);
-    // The serializer Fastify compiled for this record schema, the one REST responses use.
-    const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
-    const body = new NdjsonStream(sourceFor(plan, s, repo, serialize), EXPORT_PAGE_ROWS, stats);
+    const key = await cacheKeyOf(plan, repo);
+    const cached = key ? cache.find(key) : null;
+    let body: Readable;
+    if (cached) {
+      body = fs.createReadStream(cached, { highWaterMark: 256 * 1024 });
+      reply.header('x-svc-export-cache', 'hit');
+    } else {
+      // The serializer Fastify compiled for this record schema, the one REST responses use.
+      const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
+      const rows = new NdjsonStream(sourceFor(plan, s, repo, serialize), EXPORT_PAGE_ROWS, stats);
+      body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
+      if (key) reply.header('x-svc-export-cache', 'miss');
+    }
     reply
       .type('application/x-ndjson')
       .header('content-disposition', `attachment; filename="${plan.filename}"`)
