@@ -149,7 +149,8 @@ async function main() {
       for (const s of SIZES) {
         const m = await measureExport(svc, s.league, false, RUNS, cached, s.events === 1_000_000 && !cached ? file : undefined);
         if (m.lines !== s.events) throw new Error(`${s.league}: ${m.lines} lines, expected ${s.events}`);
-        if (s.events === 1_000_000) (cached ? bigCached.push(m) : (big = m));
+        if (s.events === 1_000_000 && cached) bigCached.push(m);
+        else if (s.events === 1_000_000) big = m;
         peaks.push(m.peakMiB);
         rows.push(
           `| ${fmt(s.events)} events, ${cached ? 'cached season file' : 'database'} | ${fmt(m.lines / m.seconds)} | ${fmt(m.bytes / m.seconds / 1048576, 1)} MiB/s | ${fmt(m.bytes / 1048576, 1)} MiB | ${fmt(m.seconds, 2)} s | ${fmt(m.peakMiB)} MiB | +${fmt(m.peakMiB - idleMiB)} MiB |`,
