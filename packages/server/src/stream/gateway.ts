@@ -266,9 +266,12 @@ export class StreamGateway {
       this.drop(sub);
       return;
     }
-    sub.raw.cork();
-    for (const bytes of frames) sub.socket.send(bytes, { binary: false });
-    sub.raw.uncork();
+    if (frames.length === 1) sub.socket.send(frames[0], { binary: false });
+    else {
+      sub.raw.cork();
+      for (const bytes of frames) sub.socket.send(bytes, { binary: false });
+      sub.raw.uncork();
+    }
     sub.lastSentAt = now;
   }
 
