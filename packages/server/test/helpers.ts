@@ -96,3 +96,14 @@ export async function listen(t: TestApp): Promise<{ port: number; http: string; 
   if (!addr || typeof addr === 'string') throw new Error('server has no TCP address');
   return { port: addr.port, http: `http://127.0.0.1:${addr.port}`, ws: `ws://127.0.0.1:${addr.port}` };
 }
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `pred` every 50 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function until(pred: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}

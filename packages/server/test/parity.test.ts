@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/domain/clock.js';
 import { seededRandom, startSimulator } from '../src/sim/index.js';
-import { auth, engines, listen, testApp, type TestApp } from './helpers.js';
+import { auth, engines, listen, sleep, testApp, until, type TestApp } from './helpers.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { connect, type StreamClient } from './ws-client.js';
 
@@ -13,16 +13,6 @@ type Json = Record<string, unknown>;
 const DAY_MS = 86_400_000;
 /** Fields every representation of an event carries: a shared-field check must cover at least these. */
 const CORE = ['id', 'type', 'tier', 'game_id', 'team', 'points', 'ts', 'confidence', 'schema'];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(pred: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Asserts that `a` and `b` agree on every field they share, and that they share at least CORE. */
 function expectSharedFieldsAgree(what: string, a: Json, b: Json): void {

@@ -7,18 +7,8 @@ import { seededRandom, startSimulator, type Simulator } from '../src/sim/index.j
 import { deriveKey, ensureSimKeys, simSecret } from '../src/sim/keys.js';
 import { GameClock, planCrowd, planOfficial, planTiming, DEFAULT_CROWD, DEFAULT_OFFICIAL } from '../src/sim/plan.js';
 import { loadReplay, loadTarget, pickSource, sourcePool } from '../src/sim/replay.js';
-import { auth, engines, testApp, type TestApp } from './helpers.js';
+import { auth, engines, sleep, testApp, until, type TestApp } from './helpers.js';
 import { connect, type Frame, type StreamClient } from './ws-client.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(pred: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe.each(engines())('live simulator (%s)', (engine) => {
   let t: TestApp;

@@ -3,9 +3,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.js';
-import { tmpDir } from './helpers.js';
+import { sleep, tmpDir } from './helpers.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('SQLite WAL checkpointing off the event loop', () => {
   /** Writes ~4 MB (about 1,000 pages) in one transaction. */
