@@ -12,6 +12,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Db {
   kysely: Kysely<Database>;
   engine: Engine;
+  /** SQLite: the database file, for connections of their own (WAL checkpoints, bulk reads). */
+  sqliteFile?: string;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     db = {
       kysely,
       engine: 'sqlite',
+      sqliteFile: sqlite.name,
       close: async () => {
         await checkpointer?.stop();
         await kysely.destroy();

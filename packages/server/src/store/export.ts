@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from './db.js';
 import type { EventRow } from './competitions.js';
 import type { PlayTable } from './types.js';
+import { SqliteEventReader } from './sqlite-event-reader.js';
 
 /**
  * What one export reads: the season(s) of a league, only competitions the `archive` product may
@@ -44,10 +45,19 @@ export function inSlice(c: { date: string; status: string }, s: ExportSlice): bo
  * every page; filters that are cheap in memory are applied by the caller instead.
  */
 export class ExportRepo {
-  constructor(private readonly db: Db) {}
+  private readonly sqliteEvents: SqliteEventReader | null;
+
+  constructor(private readonly db: Db) {
+    this.sqliteEvents = db.sqliteFile ? new SqliteEventReader(db.sqliteFile) : null;
+  }
+
+  close(): void {
+    this.sqliteEvents?.close();
+  }
 
   /** Events of the season after `afterSeq`, in `seq` order, every tier (the caller keeps the confirmed). */
   async events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventRow[]> {
+    if (this.sqliteEvents) return this.sqliteEvents.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, limit });
     return this.db.kysely
       .selectFrom('events')
       .selectAll()

@@ -36,6 +36,7 @@ async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo): Promise<ExportCac
 
 export const exportRoutes: RoutePlugin = (app, s) => {
   const repo = new ExportRepo(s.db);
+  app.addHook('onClose', async () => repo.close());
   const stats = exportStats(s);
   const cache = new ExportCache(path.join(s.config.dataDir, 'export-cache'));
   app.get('/v1/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
