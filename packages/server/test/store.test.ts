@@ -3,8 +3,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.js';
-import { SqliteEventReader } from '../src/store/sqlite-event-reader.js';
-import { sleep, tmpDir } from './helpers.js';
+import { ExportRepo, type ExportSlice } from '../src/store/export.js';
+import { engines, freshDb, sleep, tmpDir } from './helpers.js';
 
 
 describe('SQLite WAL checkpointing off the event loop', () => {
@@ -62,35 +62,38 @@ describe('SQLite WAL checkpointing off the event loop', () => {
   });
 });
 
-describe('SqliteEventReader (bulk export reads on SQLite)', () => {
-  it('reads committed events only, from its own connection, whatever the service connection is doing', async () => {
-    const dir = tmpDir();
-    const db = await openDb({ dataDir: dir, databaseUrl: null });
-    const reader = new SqliteEventReader(db.sqliteFile ?? '');
+describe.each(engines())('bulk export event pages (%s)', (engine) => {
+  it('read committed events only, as arrays decoded to the rows Kysely reads, whatever the service connection is doing', async () => {
+    const { db } = await freshDb(engine);
+    const repo = new ExportRepo(db);
     const row = (n: number) => ({
       type: 'score', tier: 'confirmed', game_id: 'soccer_1', competition_id: 'soccer_x_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: 'AAA',
       event_type: 'goal', points: 1, clock: n % 2 ? null : `${n}'`, ts: `2020-01-01T00:00:0${n}.000Z`, agreement: 0.5 + n / 10, reporters: n, latency_ms: 10 * n,
       provisional_id: n === 2 ? 'evt_000000000001' : null, retracted_id: null,
     });
+    const slice = (over: Partial<ExportSlice> = {}): ExportSlice => ({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01', ...over });
     try {
       await db.kysely.insertInto('events').values([row(1), row(2)]).execute();
-      const page = (after = 0) => reader.page({ seasonIds: ['x_2020'], afterSeq: after, limit: 10 });
       const viaKysely = await db.kysely.selectFrom('events').selectAll().where('season_id', '=', 'x_2020').orderBy('seq').execute();
+      expect(viaKysely).toHaveLength(2);
       // The same rows, field for field, as the Kysely read the REST API uses.
-      expect(page()).toEqual(viaKysely);
-      expect(page(viaKysely[0].seq)).toEqual(viaKysely.slice(1));
-      expect(reader.page({ seasonIds: ['x_2020'], afterSeq: 0, fromTs: '2020-01-01T00:00:02.000Z', limit: 10 })).toEqual(viaKysely.slice(1));
-      expect(reader.page({ seasonIds: [], afterSeq: 0, limit: 10 })).toEqual([]);
+      expect(await repo.events(slice(), 0, 10)).toEqual(viaKysely);
+      expect(await repo.events(slice(), viaKysely[0].seq, 10)).toEqual(viaKysely.slice(1));
+      expect(await repo.events(slice(), 0, 1)).toEqual(viaKysely.slice(0, 1));
+      expect(await repo.events(slice({ fromTs: '2020-01-01T00:00:02.000Z' }), 0, 10)).toEqual(viaKysely.slice(1));
+      expect(await repo.events(slice({ toTs: '2020-01-01T00:00:02.000Z' }), 0, 10)).toEqual(viaKysely.slice(0, 1));
+      expect(await repo.events(slice({ seasonIds: ['x_2020', 'x_2021'] }), 0, 10)).toEqual(viaKysely);
+      expect(await repo.events(slice({ seasonIds: [] }), 0, 10)).toEqual([]);
 
       await db.kysely.transaction().execute(async (trx) => {
         await trx.insertInto('events').values(row(3)).execute();
         // The service's connection sees its own uncommitted row; the export must not.
         expect(await trx.selectFrom('events').select('seq').where('season_id', '=', 'x_2020').execute()).toHaveLength(3);
-        expect(page()).toHaveLength(2);
+        expect(await repo.events(slice(), 0, 10)).toHaveLength(2);
       });
-      expect(page()).toHaveLength(3);
+      expect(await repo.events(slice(), 0, 10)).toHaveLength(3);
     } finally {
-      reader.close();
+      await repo.close();
       await db.close();
     }
   });

@@ -14,6 +14,8 @@ export interface Db {
   engine: Engine;
   /** SQLite: the database file, for connections of their own (WAL checkpoints, bulk reads). */
   sqliteFile?: string;
+  /** PostgreSQL: the pool under `kysely`, for the few reads that want rows as arrays. */
+  pgPool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    db = { kysely, engine: 'postgres', close: () => kysely.destroy() };
+    db = { kysely, engine: 'postgres', pgPool: pool, close: () => kysely.destroy() };
   } else {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     const sqlite = new SQLite(path.join(opts.dataDir, opts.file ?? 'svc.db'));

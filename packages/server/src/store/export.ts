@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from './db.js';
 import type { EventRow } from './competitions.js';
 import type { PlayTable } from './types.js';
-import { SqliteEventReader } from './sqlite-event-reader.js';
+import { PgEventPages, SqliteEventPages, type EventPages } from './event-pages.js';
 
 /**
  * What one export reads: the season(s) of a league, only competitions the `archive` product may
@@ -45,30 +45,21 @@ export function inSlice(c: { date: string; status: string }, s: ExportSlice): bo
  * every page; filters that are cheap in memory are applied by the caller instead.
  */
 export class ExportRepo {
-  private readonly sqliteEvents: SqliteEventReader | null;
+  private readonly eventPages: EventPages;
 
   constructor(private readonly db: Db) {
-    this.sqliteEvents = db.sqliteFile ? new SqliteEventReader(db.sqliteFile) : null;
+    if (db.sqliteFile) this.eventPages = new SqliteEventPages(db.sqliteFile);
+    else if (db.pgPool) this.eventPages = new PgEventPages(db.pgPool);
+    else throw new Error('ExportRepo needs a SQLite file or a PostgreSQL pool (openDb provides one)');
   }
 
-  close(): void {
-    this.sqliteEvents?.close();
+  close(): Promise<void> {
+    return this.eventPages.close();
   }
 
   /** Events of the season after `afterSeq`, in `seq` order, every tier (the caller keeps the confirmed). */
-  async events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventRow[]> {
-    if (this.sqliteEvents) return this.sqliteEvents.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, limit });
-    return this.db.kysely
-      .selectFrom('events')
-      .selectAll()
-      .$if(s.seasonIds.length === 1, (q) => q.where('season_id', '=', s.seasonIds[0]))
-      .$if(s.seasonIds.length !== 1, (q) => q.where('season_id', 'in', s.seasonIds.length ? [...s.seasonIds] : ['']))
-      .where('seq', '>', afterSeq)
-      .$if(s.fromTs !== undefined, (q) => q.where('ts', '>=', s.fromTs ?? ''))
-      .$if(s.toTs !== undefined, (q) => q.where('ts', '<', s.toTs ?? ''))
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
+  events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventRow[]> {
+    return this.eventPages.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, limit });
   }
 
   /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */
