@@ -195,7 +195,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const receiver = await startProcess(['bench/webhooks.ts', 'receiver'], { RECEIVER_PORT: String(port) }, /receiver ready/);
   const url = `http://127.0.0.1:${port}`;
-  const engines: ('sqlite' | 'postgres')[] = process.env.BENCH_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const engines: ('sqlite' | 'postgres')[] = process.env.BENCH_PG_URL ? (process.env.BENCH_PG_ONLY ? ['postgres'] : ['sqlite', 'postgres']) : ['sqlite'];
   const rows: string[] = [];
   try {
     log(`warm-up`);

