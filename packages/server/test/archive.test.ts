@@ -11,9 +11,9 @@ import { loadWorldCup, readCsv, WC_YEARS } from '../src/archive/sources.js';
 import { canonicalTeamName, CodeAllocator } from '../src/archive/teams.js';
 import { kickoffUtc, parseUtcOffset } from '../src/archive/venues.js';
 import { openDb, type Db } from '../src/store/db.js';
+import { PG_ADMIN_URL, pgReachable } from './templates.setup.js';
 
 const TODAY = '2026-11-22';
-const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SPORTS = ['soccer', 'basketball', 'tennis', 'golf', 'mma'];
 const GOALS = ['goal', 'penalty_goal', 'own_goal'];
 
@@ -48,16 +48,6 @@ async function fingerprint(db: Db): Promise<string[]> {
   return rows.map((r) => `${r.id}|${r.status}|${r.date}|${r.role}|${r.entity_id}|${r.score}`).sort();
 }
 
-async function pgReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('archive helpers', () => {
   it('parses degrees-minutes-seconds coordinates, S and W negative', () => {

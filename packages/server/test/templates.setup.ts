@@ -21,7 +21,7 @@ declare module 'vitest' {
   }
 }
 
-async function pgReachable(): Promise<boolean> {
+export async function pgReachable(): Promise<boolean> {
   const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
   try {
     await c.connect();
