@@ -55,16 +55,19 @@ const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim(
 
 /** Subscribers flushed per event-loop turn: HTTP requests get a turn between slices of a big fan-out. */
 const FLUSH_SLICE = 1000;
+/** A flush that ended this recently means frames are flowing: coalesce rather than write at once. */
+const BUSY_WITHIN_MS = 1;
 
 /**
  * The WebSocket stream: authenticates before the upgrade, replays from `since`, then fans out
  * live events from the bus. Each event is serialised once per broadcast (frameBytes).
  *
  * Frames are not written to a socket one by one: they queue in the subscriber's outbox and a
- * flush, once per event-loop turn, writes each outbox with the TCP socket corked. A burst of N
- * events to a subscriber then costs one write syscall instead of N, which is what lets one core
- * keep up with thousands of subscribers (bench/stream). Control frames take the same queue, so
- * a client sees every frame in the order the gateway produced it.
+ * flush writes each outbox with the TCP socket corked. When frames are flowing the flush waits
+ * for the next event-loop turn, so a burst of N events to a subscriber costs one write syscall
+ * instead of N, which is what lets one core keep up with thousands of subscribers
+ * (bench/stream); when idle it runs at once, for latency. Control frames take the same queue,
+ * so a client sees every frame in the order the gateway produced it.
  */
 export class StreamGateway {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -76,6 +79,8 @@ export class StreamGateway {
   /** Subscribers with a non-empty outbox, in the order they got their first queued frame. */
   private dirty: Subscriber[] = [];
   private flushScheduled = false;
+  /** performance.now() when the last flush finished: recent means busy (see send). */
+  private lastFlushEnd = -Infinity;
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
@@ -242,10 +247,13 @@ export class StreamGateway {
   private send(sub: Subscriber, bytes: Buffer): void {
     if (sub.outbox.length === 0) this.dirty.push(sub);
     sub.outbox.push(bytes);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // Idle: flush as soon as the code that queued this returns, so a lone event is on the wire
+    // before its HTTP request finishes. Busy (a flush ended moments ago): wait for the next turn,
+    // so the frames of every request handled meanwhile leave in one write per socket.
+    if (performance.now() - this.lastFlushEnd < BUSY_WITHIN_MS) setImmediate(() => this.flush());
+    else queueMicrotask(() => this.flush());
   }
 
   private flush(): void {
@@ -253,7 +261,10 @@ export class StreamGateway {
     const now = this.deps.clock.now();
     for (const sub of slice) this.write(sub, now);
     if (this.dirty.length > 0) setImmediate(() => this.flush());
-    else this.flushScheduled = false;
+    else {
+      this.flushScheduled = false;
+      this.lastFlushEnd = performance.now();
+    }
   }
 
   private write(sub: Subscriber, now: number): void {
