@@ -259,7 +259,16 @@ export class StreamGateway {
   private flush(): void {
     const slice = this.dirty.splice(0, FLUSH_SLICE);
     const now = this.deps.clock.now();
-    for (const sub of slice) this.write(sub, now);
+    for (const sub of slice) {
+      try {
+        this.write(sub, now);
+      } catch {
+        // One broken socket must not cost the others their frames (nor the process: this runs
+        // outside any caller that could catch it). Its client resumes with `since`.
+        sub.socket.terminate();
+        this.drop(sub);
+      }
+    }
     if (this.dirty.length > 0) setImmediate(() => this.flush());
     else {
       this.flushScheduled = false;
