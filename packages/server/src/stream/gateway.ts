@@ -55,7 +55,7 @@ const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim(
 
 /** Subscribers flushed per event-loop turn: HTTP requests get a turn between slices of a big fan-out. */
 const FLUSH_SLICE = 1000;
-/** A flush that ended this recently means frames are flowing: coalesce rather than write at once. */
+/** A flush that ended at least this recently means frames are flowing: coalesce rather than write at once. */
 const BUSY_WITHIN_MS = 1;
 
 /**
@@ -79,8 +79,10 @@ export class StreamGateway {
   /** Subscribers with a non-empty outbox, in the order they got their first queued frame. */
   private dirty: Subscriber[] = [];
   private flushScheduled = false;
-  /** performance.now() when the last flush finished: recent means busy (see send). */
+  /** When the last flush (all its slices) ended and how long it took: see send. */
   private lastFlushEnd = -Infinity;
+  private lastFlushMs = 0;
+  private flushStart: number | null = null;
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
@@ -250,13 +252,16 @@ export class StreamGateway {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // Idle: flush as soon as the code that queued this returns, so a lone event is on the wire
-    // before its HTTP request finishes. Busy (a flush ended moments ago): wait for the next turn,
-    // so the frames of every request handled meanwhile leave in one write per socket.
-    if (performance.now() - this.lastFlushEnd < BUSY_WITHIN_MS) setImmediate(() => this.flush());
+    // before its HTTP request finishes. Busy (the last flush ended less than its own duration
+    // ago, so writing costs more than the gaps between events): wait for the next turn, so the
+    // frames of every request handled meanwhile leave in one write per socket.
+    const sinceLast = performance.now() - this.lastFlushEnd;
+    if (sinceLast < Math.max(BUSY_WITHIN_MS, this.lastFlushMs)) setImmediate(() => this.flush());
     else queueMicrotask(() => this.flush());
   }
 
   private flush(): void {
+    this.flushStart ??= performance.now();
     const slice = this.dirty.splice(0, FLUSH_SLICE);
     const now = this.deps.clock.now();
     for (const sub of slice) {
@@ -273,6 +278,8 @@ export class StreamGateway {
     else {
       this.flushScheduled = false;
       this.lastFlushEnd = performance.now();
+      this.lastFlushMs = this.lastFlushEnd - (this.flushStart ?? this.lastFlushEnd);
+      this.flushStart = null;
     }
   }
 
