@@ -114,7 +114,7 @@ export class StreamGateway {
     for (const t of this.timers) clearInterval(t);
     // What was queued before the shutdown still goes out, ahead of the close frame.
     const now = this.deps.clock.now();
-    for (const sub of this.dirty.splice(0)) this.write(sub, now);
+    for (const sub of this.dirty.splice(0)) this.writeOrDrop(sub, now);
     for (const s of this.subscribers) s.socket.close(1001, 'server shutting down');
     this.subscribers.clear();
     this.wss.close();
@@ -264,22 +264,26 @@ export class StreamGateway {
     this.flushStart ??= performance.now();
     const slice = this.dirty.splice(0, FLUSH_SLICE);
     const now = this.deps.clock.now();
-    for (const sub of slice) {
-      try {
-        this.write(sub, now);
-      } catch {
-        // One broken socket must not cost the others their frames (nor the process: this runs
-        // outside any caller that could catch it). Its client resumes with `since`.
-        sub.socket.terminate();
-        this.drop(sub);
-      }
-    }
+    for (const sub of slice) this.writeOrDrop(sub, now);
     if (this.dirty.length > 0) setImmediate(() => this.flush());
     else {
       this.flushScheduled = false;
       this.lastFlushEnd = performance.now();
       this.lastFlushMs = this.lastFlushEnd - (this.flushStart ?? this.lastFlushEnd);
       this.flushStart = null;
+    }
+  }
+
+  /**
+   * One broken socket must not cost the others their frames, nor the process: a flush runs
+   * outside any caller that could catch. Its client reconnects and resumes with `since`.
+   */
+  private writeOrDrop(sub: Subscriber, now: number): void {
+    try {
+      this.write(sub, now);
+    } catch {
+      sub.socket.terminate();
+      this.drop(sub);
     }
   }
 
