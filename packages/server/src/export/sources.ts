@@ -11,18 +11,18 @@ import type { PageSource } from './stream.js';
  */
 export type Serialize = (record: { [key: string]: unknown }) => string;
 
-/** Confirmed events of the slice's archive-eligible competitions, in `seq` order. */
-export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: number, serialize: Serialize): PageSource {
+/**
+ * Confirmed events of the slice's archive-eligible competitions, in `seq` order. `excluded`
+ * (ExportRepo.excluded) is read once when the export starts: a game finishing meanwhile joins
+ * the next export, not half of this one.
+ */
+export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: number, excluded: ReadonlySet<string>, serialize: Serialize): PageSource {
   let after = afterSeq;
-  // Fixed when the export starts: a game finishing meanwhile joins the next export, not half of this one.
-  let excluded: Set<string> | undefined;
   return {
     async next(limit) {
-      excluded ??= await repo.excluded(slice);
-      const skip = excluded;
       const rows = await repo.events(slice, after, limit);
       if (rows.length > 0) after = rows[rows.length - 1].seq;
-      const kept = rows.filter((r) => r.tier === 'confirmed' && !skip.has(r.competition_id));
+      const kept = rows.filter((r) => r.tier === 'confirmed' && !excluded.has(r.competition_id));
       return { lines: kept.map((r) => serialize(eventRecord(r))), fetched: rows.length, done: rows.length < limit };
     },
   };

@@ -19,17 +19,19 @@ export const EXPORT_PAGE_ROWS = 1000;
 
 const RECORD_SCHEMA = { events: Event, plays: Play, competitions: Competition } as const;
 
-function sourceFor(plan: ExportPlan, s: Services, repo: ExportRepo, serialize: Serialize): PageSource {
-  if (plan.entity === 'events') return eventSource(repo, plan.slice, plan.afterSeq, serialize);
+function sourceFor(plan: ExportPlan, s: Services, repo: ExportRepo, excluded: ReadonlySet<string>, serialize: Serialize): PageSource {
+  if (plan.entity === 'events') return eventSource(repo, plan.slice, plan.afterSeq, excluded, serialize);
   if (plan.entity === 'plays') return playSource(repo, plan.slice, plan.afterPlay, serialize);
   return competitionSource(s.competitions, plan.scope, plan.slice, plan.afterCompetition, serialize);
 }
 
-/** The cache key when this export is a whole closed season's events (see ExportCache), else null. */
-async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo): Promise<ExportCacheKey | null> {
+/**
+ * The cache key when this export is a whole closed season's events (see ExportCache), else
+ * null. `excluded`: the season's competitions the archive may not serve yet.
+ */
+async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo, excluded: ReadonlySet<string>): Promise<ExportCacheKey | null> {
   const sl = plan.slice;
-  if (plan.entity !== 'events' || plan.afterSeq !== 0 || sl.fromTs || sl.toTs || sl.fromDate || sl.toDate) return null;
-  if ((await repo.excluded(sl)).size > 0) return null;
+  if (plan.entity !== 'events' || excluded.size > 0 || plan.afterSeq !== 0 || sl.fromTs || sl.toTs || sl.fromDate || sl.toDate) return null;
   return { league: sl.league, seasonIds: sl.seasonIds, entity: 'events', head: await repo.head(sl.seasonIds), schema: EVENT_SCHEMA };
 }
 
@@ -40,7 +42,10 @@ export const exportRoutes: RoutePlugin = (app, s) => {
   const cache = new ExportCache(path.join(s.config.dataDir, 'export-cache'));
   app.get('/v1/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
     const plan = await planExport(s, repo, principal(request), request.query);
-    const key = await cacheKeyOf(plan, repo);
+    // Read once: it decides the cache and filters the events (plays and competitions apply
+    // eligibility per competition as they go).
+    const excluded = plan.entity === 'events' ? await repo.excluded(plan.slice) : new Set<string>();
+    const key = await cacheKeyOf(plan, repo, excluded);
     const cached = key ? cache.find(key) : null;
     let body: Readable;
     if (cached) {
@@ -49,7 +54,7 @@ export const exportRoutes: RoutePlugin = (app, s) => {
     } else {
       // The serializer Fastify compiled for this record schema, the one REST responses use.
       const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
-      const rows = new NdjsonStream(sourceFor(plan, s, repo, serialize), EXPORT_PAGE_ROWS, stats);
+      const rows = new NdjsonStream(sourceFor(plan, s, repo, excluded, serialize), EXPORT_PAGE_ROWS, stats);
       body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
       if (key) reply.header('x-svc-export-cache', 'miss');
     }
