@@ -1,12 +1,15 @@
 // Child of bench/stream.ts: holds many stream connections and timestamps every event frame.
 // Protocols: svc (the gateway), bare (a plain ws server), eio (Socket.IO spoken over a plain ws
 // client: the same client cost as the others) and sio (the official socket.io-client).
+import crypto from 'node:crypto';
+import net from 'node:net';
 import WebSocket from 'ws';
 import { io, type Socket } from 'socket.io-client';
 import { num, onParent, str, toParent, now } from './stream-common.js';
 
 type Protocol = 'svc' | 'bare' | 'eio' | 'sio';
 const PROTOCOLS: readonly Protocol[] = ['svc', 'bare', 'eio', 'sio'];
+const LEAN = process.env.BENCH_CLIENT === 'lean';
 
 interface Conn {
   close(): void;
@@ -24,10 +27,10 @@ let waiter: (() => void) | null = null;
 /** Set once the parent asks to close: closes after that are ours, not the server's. */
 let closing = false;
 
-function onEvent(i: number): void {
+function onEvent(i: number, at: number = now()): void {
   const c = got[i];
   if (c < events) {
-    recv[i * events + c] = now();
+    recv[i * events + c] = at;
     got[i] = c + 1;
     total += 1;
     if (waiter && total === conns.length * events) waiter();
@@ -86,6 +89,100 @@ function openWs(i: number, protocol: Protocol, url: string, key: string): Promis
   });
 }
 
+/**
+ * A minimal RFC 6455 client on a bare TCP socket, for the svc and bare protocols: it performs the
+ * upgrade, then only walks frame headers (text frames are timestamped once per read, since they
+ * arrived together), answers pings and notes close codes. It does a fraction of the work of a
+ * full `ws` client per frame, so on a machine where clients and server share the cores less of
+ * the measured latency is the clients' own. BENCH_CLIENT=lean selects it; the default is `ws`.
+ */
+function openLean(i: number, protocol: Protocol, url: string, key: string): Promise<Conn> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port), noDelay: true });
+    let ready = false;
+    let upgraded = false;
+    let buf: Buffer = Buffer.alloc(0);
+    const conn: Conn = { close: () => socket.destroy() };
+    const becomeReady = () => {
+      if (ready) return;
+      ready = true;
+      resolve(conn);
+    };
+    socket.once('connect', () => {
+      const headers = [
+        `GET ${u.pathname}${u.search} HTTP/1.1`,
+        `Host: ${u.host}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}`,
+        'Sec-WebSocket-Version: 13',
+        ...(protocol === 'svc' ? [`Authorization: Bearer ${key}`] : []),
+      ];
+      socket.write(`${headers.join('\r\n')}\r\n\r\n`);
+    });
+    const control = (opcode: number, payload: Buffer) => {
+      // Client frames are masked; a zero mask keeps the payload as is.
+      const head = Buffer.from([0x80 | opcode, 0x80 | payload.length, 0, 0, 0, 0]);
+      socket.write(Buffer.concat([head, payload]));
+    };
+    socket.on('data', (chunk: Buffer) => {
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      if (!upgraded) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const status = buf.subarray(0, buf.indexOf('\r\n')).toString();
+        if (!status.startsWith('HTTP/1.1 101')) {
+          reject(new Error(`${status} on upgrade`));
+          socket.destroy();
+          return;
+        }
+        upgraded = true;
+        buf = buf.subarray(end + 4);
+        if (protocol === 'bare') becomeReady();
+      }
+      let at = 0;
+      const t = now();
+      while (buf.length - at >= 2) {
+        const opcode = buf[at] & 0x0f;
+        let len = buf[at + 1] & 0x7f;
+        let head = 2;
+        if (len === 126) {
+          if (buf.length - at < 4) break;
+          len = buf.readUInt16BE(at + 2);
+          head = 4;
+        } else if (len === 127) {
+          if (buf.length - at < 10) break;
+          len = Number(buf.readBigUInt64BE(at + 2));
+          head = 10;
+        }
+        if (buf.length - at < head + len) break;
+        const p = at + head;
+        at = p + len;
+        if (opcode === 0x1) {
+          if (buf[p] === CH_OPEN && buf[p + 2] === CH_I) {
+            onEvent(i, t);
+          } else becomeReady(); // svc: the `subscribed` frame
+        } else if (opcode === 0x9) control(0xa, buf.subarray(p, at));
+        else if (opcode === 0x8) {
+          const code = len >= 2 ? buf.readUInt16BE(p) : 1005;
+          if (!ready) reject(new Error(`closed ${code} before ready`));
+          else if (!closing) noteClose(code);
+          socket.destroy();
+          return;
+        }
+      }
+      buf = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    });
+    socket.once('error', (e) => {
+      if (!ready) reject(e);
+    });
+    socket.once('close', () => {
+      if (!ready) reject(new Error('closed before ready'));
+    });
+  });
+}
+
 function openSio(i: number, url: string): Promise<Conn> {
   return new Promise((resolve, reject) => {
     const socket: Socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
@@ -107,7 +204,7 @@ async function connect(protocol: Protocol, url: string, key: string, count: numb
     while (next < count) {
       const i = next++;
       try {
-        opened[i] = protocol === 'sio' ? await openSio(i, url) : await openWs(i, protocol, url, key);
+        opened[i] = protocol === 'sio' ? await openSio(i, url) : LEAN && (protocol === 'svc' || protocol === 'bare') ? await openLean(i, protocol, url, key) : await openWs(i, protocol, url, key);
       } catch (e) {
         failed += 1;
         if (!firstError) firstError = e instanceof Error ? e.message : String(e);

@@ -18,7 +18,7 @@ import { loadConfig } from '../packages/server/src/config.js';
 import { systemClock } from '../packages/server/src/domain/clock.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
-import { frameBytes, wireEvent } from '../packages/server/src/stream/frames.js';
+import { wireEvent } from '../packages/server/src/stream/frames.js';
 import { BENCH_KEY, ROOT } from './lib.js';
 import { num, onParent, toParent, now, syntheticEvent } from './stream-common.js';
 
@@ -48,7 +48,7 @@ function publishLoop(count: number, fanout: FanOut, gapMs: number): Promise<Floa
 }
 
 async function bare(port: number): Promise<FanOut> {
-  const frame = frameBytes(syntheticEvent(1, Date.now()));
+  const frame = Buffer.from(JSON.stringify(wireEvent(syntheticEvent(1, Date.now()).event)));
   const wss = new WebSocketServer({ port, host: '127.0.0.1', perMessageDeflate: false, backlog: 4096 });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   return {
@@ -68,7 +68,7 @@ async function bare(port: number): Promise<FanOut> {
  * load a pass carries several events; a lone event still goes out in one pass.
  */
 async function coalesce(port: number): Promise<FanOut> {
-  const frame = frameBytes(syntheticEvent(1, Date.now()));
+  const frame = Buffer.from(JSON.stringify(wireEvent(syntheticEvent(1, Date.now()).event)));
   const server = http.createServer();
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const subs: { ws: WebSocket; raw: Duplex; cursor: number }[] = [];

@@ -7,6 +7,8 @@
 //   BENCH_SIO_CLIENT=on|off (row with the official socket.io-client)   BENCH_PROTOTYPE=on|off (row with
 //   the coalesced-writes prototype in bench/stream-servers.ts)   BENCH_FANOUT=off (latency runs only)
 //   BENCH_CPU_PROF=1 (V8 profiles of the server processes into bench/.out/prof)
+//   BENCH_SERVERS=bare,socketio,harness,coalesce,svc (which servers run)   BENCH_CLIENT=ws|lean (the
+//   subscribers' client: the `ws` package, or the frame-header-only client in stream-clients.ts)
 // Needs an open-files limit above the largest subscriber count (checked at start).
 import os from 'node:os';
 import { request } from 'undici';
@@ -24,6 +26,8 @@ const LATENCY_SAMPLES_MANY = Number(process.env.BENCH_LATENCY_SAMPLES_MANY ?? 60
 const SIO_CLIENT = (process.env.BENCH_SIO_CLIENT ?? 'on') !== 'off';
 const FANOUT = (process.env.BENCH_FANOUT ?? 'on') !== 'off';
 const PROTOTYPE = (process.env.BENCH_PROTOTYPE ?? 'on') !== 'off';
+const SERVERS = new Set((process.env.BENCH_SERVERS ?? 'bare,socketio,harness,coalesce,svc').split(','));
+const CLIENT = process.env.BENCH_CLIENT === 'lean' ? 'lean' : 'ws';
 const PROTOTYPE_LABEL = 'prototype (bench only, now the gateway design): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
 const CONNECT_CONCURRENCY = 50;
@@ -220,7 +224,7 @@ async function fanOutChild(
   mode: 'harness' | 'bare' | 'coalesce' | 'socketio',
   protocol: 'svc' | 'bare' | 'eio' | 'sio',
   n: number,
-): Promise<{ fanout: FanOutResult; latency: LatencyResult }> {
+): Promise<{ fanout: FanOutResult | null; latency: LatencyResult }> {
   const port = nextPort++;
   log(`${label}, ${n} subscribers (port ${port})`);
   const server = await Child.start(mode, 'bench/stream-servers.ts', [mode, String(port)]);
@@ -237,10 +241,12 @@ async function fanOutChild(
     await subs.connect(protocol, url, n);
     const seen = num(await server.request({ op: 'stats' }, 'stats'), 'connections');
     if (seen !== n) throw new Error(`${label}: server holds ${seen} connections, expected ${n}`);
-    const fanout = await measureRuns(label, n, subs, server.proc.pid, async (count) => {
-      const times = f64(await server.request({ op: 'publish', events: count, gapMs: 0 }, 'published', 600_000), 'times');
-      return { t0: times[0], times };
-    });
+    const fanout = FANOUT
+      ? await measureRuns(label, n, subs, server.proc.pid, async (count) => {
+          const times = f64(await server.request({ op: 'publish', events: count, gapMs: 0 }, 'published', 600_000), 'times');
+          return { t0: times[0], times };
+        })
+      : null;
     // One event at a time to all n: the reference for svc's report → frame latency.
     await subs.arm(LATENCY_SAMPLES_MANY);
     const sent = f64(await server.request({ op: 'publish', events: LATENCY_SAMPLES_MANY, gapMs: gapFor(n) }, 'published', 600_000), 'times');
@@ -401,11 +407,12 @@ async function main() {
       { label: 'svc gateway, events from bus.publish (harness)', mode: 'harness', protocol: 'svc' },
       { label: PROTOTYPE_LABEL, mode: 'coalesce', protocol: 'bare' },
     ];
-    for (const { label, mode, protocol } of children.filter((c) => FANOUT && (SIO_CLIENT || c.protocol !== 'sio') && (PROTOTYPE || c.mode !== 'coalesce'))) {
+    for (const { label, mode, protocol } of children.filter((c) => SERVERS.has(c.mode) && (SIO_CLIENT || c.protocol !== 'sio') && (PROTOTYPE || c.mode !== 'coalesce'))) {
       const r = await fanOutChild(label, mode, protocol, n);
-      fanouts.push(r.fanout);
+      if (r.fanout) fanouts.push(r.fanout);
       latencies.push(r.latency);
     }
+    if (!SERVERS.has('svc')) continue;
     if (FANOUT) fanouts.push(await svcFanOut(n));
     latencies.push(...(await svcLatency(n, i === 0)));
   }
@@ -441,7 +448,7 @@ async function main() {
   });
   const cpus = os.cpus();
   const out = [
-    `bench/stream — ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, SQLite; subscribers in ${CLIENT_PROCS} client processes (ws clients, perMessageDeflate off) on the same machine; open files limit ${limit?.soft ?? '?'}`,
+    `bench/stream — ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, SQLite; subscribers in ${CLIENT_PROCS} client processes (${CLIENT === 'lean' ? 'lean frame-header clients' : 'ws clients, perMessageDeflate off'}) on the same machine; open files limit ${limit?.soft ?? '?'}`,
     '',
     `Fan-out: one event per event-loop turn to every subscriber; deliveries/s = deliveries ÷ (last frame received − first event published/POSTed); best of ${RUNS} runs (after a warm-up), median beside it; ratios from the best runs.`,
     '',

@@ -2,7 +2,8 @@ import net from 'node:net';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../src/store/events.js';
-import { auth, listen, testApp, type TestApp } from './helpers.js';
+import WebSocket from 'ws';
+import { auth, listen, testApp, until, type TestApp } from './helpers.js';
 import { connect, type StreamClient } from './ws-client.js';
 
 interface Game {
@@ -233,6 +234,42 @@ describe('WebSocket stream', () => {
     const closed = new Promise<void>((r) => sock.once('close', () => r()));
     sock.resume();
     await closed;
+  });
+
+  it('spreads a ping round over its ticks instead of pinging every subscriber at once', async () => {
+    // A round of 1.6 s is 16 ticks of 100 ms; 32 subscribers make 2 per tick. Pinging them all in
+    // one turn held up every event published meanwhile (bench/stream at 10,000 subscribers).
+    const spread = await testApp({ streamLimits: { pingMs: 1600 } });
+    const { ws } = await listen(spread);
+    const key = await spread.key({ products: ['live'] });
+    const firstPing: number[] = [];
+    const clients = await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        const c = new WebSocket(`${ws}/v1/stream`, { headers: auth(key) });
+        await new Promise<void>((resolve, reject) => {
+          c.once('message', () => resolve());
+          c.once('error', reject);
+        });
+        c.once('ping', () => firstPing.push(performance.now()));
+        return c;
+      }),
+    );
+    try {
+      await until(() => firstPing.length === 32, 5000, 'a ping to every subscriber');
+      // Pings of one tick arrive together; ticks are 100 ms apart.
+      firstPing.sort((a, b) => a - b);
+      const groups: number[][] = [];
+      for (const at of firstPing) {
+        const last = groups[groups.length - 1];
+        if (last && at - last[last.length - 1] < 40) last.push(at);
+        else groups.push([at]);
+      }
+      expect(groups.length).toBeGreaterThanOrEqual(8);
+      expect(Math.max(...groups.map((g) => g.length))).toBeLessThanOrEqual(8);
+    } finally {
+      for (const c of clients) c.terminate();
+      await spread.close();
+    }
   });
 
   it('enforces the plan’s connection limit with 4029', async () => {
