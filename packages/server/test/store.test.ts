@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.js';
 import { ExportRepo, type ExportSlice } from '../src/store/export.js';
+import { CachedStatements } from '../src/store/statement-cache.js';
 import { engines, freshDb, sleep, tmpDir } from './helpers.js';
 
 
@@ -95,6 +97,50 @@ describe.each(engines())('bulk export event pages (%s)', (engine) => {
     } finally {
       await repo.close();
       await db.close();
+    }
+  });
+});
+
+describe('CachedStatements (prepared SQLite statements reused by Kysely)', () => {
+  it('reuses a statement per SQL text, binds each call afresh, evicts the least recently used', async () => {
+    const handle = new SQLite(path.join(tmpDir(), 'cache.db'));
+    const cached = new CachedStatements(handle, 2);
+    const kysely = new Kysely<{ t: { id: number; v: string } }>({ dialect: new SqliteDialect({ database: cached }) });
+    try {
+      await sql`create table t (id integer primary key, v text not null)`.execute(kysely);
+      for (let i = 1; i <= 5; i++) await kysely.insertInto('t').values({ id: i, v: `v${i}` }).execute();
+      const byId = (id: number) => kysely.selectFrom('t').select('v').where('id', '=', id).executeTakeFirst();
+      expect(await byId(2)).toEqual({ v: 'v2' });
+      expect(await byId(4)).toEqual({ v: 'v4' });
+      // create, insert and select: three texts, capacity two, so create went first.
+      expect(cached.size).toBe(2);
+      expect(cached.prepare('select v from "t" where "id" = ?')).toBe(cached.prepare('select v from "t" where "id" = ?'));
+      // A rolled-back transaction through cached statements leaves nothing behind.
+      await expect(
+        kysely.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ id: 6, v: 'v6' }).execute();
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      expect(await byId(6)).toBeUndefined();
+    } finally {
+      await kysely.destroy();
+    }
+  });
+
+  it('a statement cached before a schema change sees the new schema', async () => {
+    const handle = new SQLite(path.join(tmpDir(), 'cache.db'));
+    const cached = new CachedStatements(handle);
+    const kysely = new Kysely<{ t: { id: number } }>({ dialect: new SqliteDialect({ database: cached }) });
+    try {
+      await sql`create table t (id integer primary key)`.execute(kysely);
+      await sql`insert into t (id) values (1)`.execute(kysely);
+      const all = () => sql<Record<string, unknown>>`select * from t`.execute(kysely);
+      expect((await all()).rows).toEqual([{ id: 1 }]);
+      await sql`alter table t add column note text default 'x'`.execute(kysely);
+      expect((await all()).rows).toEqual([{ id: 1, note: 'x' }]);
+    } finally {
+      await kysely.destroy();
     }
   });
 });

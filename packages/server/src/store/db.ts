@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './types.js';
 import { migrationProvider } from './migrations.js';
+import { CachedStatements } from './statement-cache.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -47,7 +48,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('cache_size = -65536');
     const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250) : null;
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: new CachedStatements(sqlite) }) });
     db = {
       kysely,
       engine: 'sqlite',
