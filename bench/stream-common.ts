@@ -184,14 +184,20 @@ export function startSvcForBench(port: number): Promise<ChildProcess> {
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; NaN where unavailable. */
 export function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
+  const t = cpuTimes(pid);
+  return t.user + t.system;
+}
+
+/** CPU seconds a process has spent in user space and in the kernel so far; NaN where unavailable. */
+export function cpuTimes(pid: number | undefined): { user: number; system: number } {
+  if (pid === undefined) return { user: NaN, system: NaN };
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name start at field 3 (state); utime is 14, stime 15.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(rest[11]) + Number(rest[12])) / CLOCK_TICKS;
+    return { user: Number(rest[11]) / CLOCK_TICKS, system: Number(rest[12]) / CLOCK_TICKS };
   } catch {
-    return NaN;
+    return { user: NaN, system: NaN };
   }
 }
 

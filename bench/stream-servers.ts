@@ -3,6 +3,8 @@
 //             are synthetic StoredEvents handed to services.bus.publish, as ingestion does after
 //             its append. Measures the gateway's fan-out without the ingestion path in front.
 //   bare      a plain `ws` server sending one pre-serialised frame (the same bytes) to every client.
+//   raw       the floor of any Node server: the frame built once (header and payload) and handed to
+//             each client's TCP socket with one socket.write, no WebSocket library on the send path.
 //   coalesce  the same, with writes coalesced per subscriber (the prototype of the gateway's flush, kept for comparison).
 //   socketio  a Socket.IO server (websocket transport) doing io.emit of the same event.
 // Every mode publishes the same way: one event per event-loop turn (setImmediate), E events; or,
@@ -18,7 +20,7 @@ import { loadConfig } from '../packages/server/src/config.js';
 import { systemClock } from '../packages/server/src/domain/clock.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
-import { wireEvent } from '../packages/server/src/stream/frames.js';
+import { textFrame, wireEvent } from '../packages/server/src/stream/frames.js';
 import { BENCH_KEY, ROOT } from './lib.js';
 import { num, onParent, toParent, now, syntheticEvent } from './stream-common.js';
 
@@ -57,6 +59,27 @@ async function bare(port: number): Promise<FanOut> {
       for (const c of wss.clients) c.send(frame, { binary: false });
     },
     connections: () => wss.clients.size,
+  };
+}
+
+async function raw(port: number): Promise<FanOut> {
+  const frame = textFrame(Buffer.from(JSON.stringify(wireEvent(syntheticEvent(1, Date.now()).event))));
+  const server = http.createServer();
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const sockets = new Set<Duplex>();
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(socket);
+      ws.once('close', () => sockets.delete(socket));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () => resolve()));
+  return {
+    prepare: () => undefined,
+    publish: () => {
+      for (const s of sockets) s.write(frame);
+    },
+    connections: () => sockets.size,
   };
 }
 
@@ -164,7 +187,7 @@ async function harness(port: number): Promise<FanOut> {
 async function main() {
   const [mode, portArg] = process.argv.slice(2);
   const port = Number(portArg);
-  const modes: Record<string, (port: number) => Promise<FanOut>> = { bare, coalesce, socketio, harness };
+  const modes: Record<string, (port: number) => Promise<FanOut>> = { bare, raw, coalesce, socketio, harness };
   const start = modes[mode];
   if (!start) throw new Error(`unknown mode '${mode}' (${Object.keys(modes).join(' | ')})`);
   const fanout = await start(port);

@@ -7,7 +7,7 @@
 //   BENCH_SIO_CLIENT=on|off (row with the official socket.io-client)   BENCH_PROTOTYPE=on|off (row with
 //   the coalesced-writes prototype in bench/stream-servers.ts)   BENCH_FANOUT=off (latency runs only)
 //   BENCH_CPU_PROF=1 (V8 profiles of the server processes into bench/.out/prof)
-//   BENCH_SERVERS=bare,socketio,harness,coalesce,svc (which servers run)   BENCH_CLIENT=ws|lean (the
+//   BENCH_SERVERS=bare,raw,socketio,harness,coalesce,svc (which servers run)   BENCH_CLIENT=ws|lean (the
 //   subscribers' client: the `ws` package, or the frame-header-only client in stream-clients.ts)
 // Needs an open-files limit above the largest subscriber count (checked at start).
 import os from 'node:os';
@@ -15,7 +15,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { BENCH_KEY, fmt, stop } from './lib.js';
 import { todaysBuckets, type Bucket } from './today.js';
-import { Child, cpuSeconds, f64, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
+import { Child, cpuSeconds, cpuTimes, f64, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
 
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,10000').split(',').map(Number);
 const CLIENT_PROCS = Number(process.env.BENCH_CLIENT_PROCS ?? 4);
@@ -26,7 +26,8 @@ const LATENCY_SAMPLES_MANY = Number(process.env.BENCH_LATENCY_SAMPLES_MANY ?? 60
 const SIO_CLIENT = (process.env.BENCH_SIO_CLIENT ?? 'on') !== 'off';
 const FANOUT = (process.env.BENCH_FANOUT ?? 'on') !== 'off';
 const PROTOTYPE = (process.env.BENCH_PROTOTYPE ?? 'on') !== 'off';
-const SERVERS = new Set((process.env.BENCH_SERVERS ?? 'bare,socketio,harness,coalesce,svc').split(','));
+const SERVERS = new Set((process.env.BENCH_SERVERS ?? 'bare,raw,socketio,harness,coalesce,svc').split(','));
+const RAW_LABEL = 'floor: pre-built frame, one socket.write per subscriber';
 const CLIENT = process.env.BENCH_CLIENT === 'lean' ? 'lean' : 'ws';
 const PROTOTYPE_LABEL = 'prototype (bench only, now the gateway design): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
@@ -207,12 +208,19 @@ interface LatencyResult {
   p50: number;
   p99: number;
   max: number;
+  /** Server process CPU per event over the run, user and kernel (ms; 10 ms ticks over the whole run). */
+  cpuPerEvent: { user: number; system: number };
 }
 
-function latencyOf(path: string, n: number, c: Collected, sent: Float64Array): LatencyResult {
+/** Server CPU between two cpuTimes readings, per event, in ms. */
+function perEvent(a: { user: number; system: number }, b: { user: number; system: number }, events: number) {
+  return { user: ((b.user - a.user) / events) * 1000, system: ((b.system - a.system) / events) * 1000 };
+}
+
+function latencyOf(path: string, n: number, c: Collected, sent: Float64Array, cpuPerEvent: LatencyResult['cpuPerEvent']): LatencyResult {
   const lat = deliveryLatencies(c, sent);
-  const r = { path, subscribers: n, reports: sent.length, deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1] };
-  log(`  latency, ${n} subscribers, one event at a time: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`);
+  const r = { path, subscribers: n, reports: sent.length, deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1], cpuPerEvent };
+  log(`  latency, ${n} subscribers, one event at a time: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; server CPU per event ${fmt(cpuPerEvent.user, 1)} ms user + ${fmt(cpuPerEvent.system, 1)} ms kernel`);
   return r;
 }
 
@@ -221,7 +229,7 @@ function latencyOf(path: string, n: number, c: Collected, sent: Float64Array): L
 
 async function fanOutChild(
   label: string,
-  mode: 'harness' | 'bare' | 'coalesce' | 'socketio',
+  mode: 'harness' | 'bare' | 'raw' | 'coalesce' | 'socketio',
   protocol: 'svc' | 'bare' | 'eio' | 'sio',
   n: number,
 ): Promise<{ fanout: FanOutResult | null; latency: LatencyResult }> {
@@ -249,10 +257,12 @@ async function fanOutChild(
       : null;
     // One event at a time to all n: the reference for svc's report → frame latency.
     await subs.arm(LATENCY_SAMPLES_MANY);
+    const cpu0 = cpuTimes(server.proc.pid);
     const sent = f64(await server.request({ op: 'publish', events: LATENCY_SAMPLES_MANY, gapMs: gapFor(n) }, 'published', 600_000), 'times');
     const c = await subs.collect(180_000);
+    const cpu = perEvent(cpu0, cpuTimes(server.proc.pid), LATENCY_SAMPLES_MANY);
     checkComplete(`${label} latency`, c);
-    return { fanout, latency: latencyOf(`${label}: publish → frame`, n, c, sent) };
+    return { fanout, latency: latencyOf(`${label}: publish → frame`, n, c, sent, cpu) };
   } finally {
     await subs.close();
     await server.stop();
@@ -286,7 +296,7 @@ async function postReport(base: string, body: string): Promise<void> {
 }
 
 /** One subscriber, in this process: round trip from sending the POST to the frame's arrival. */
-async function latencyOne(base: string, wsUrl: string, plan: ReportPlan): Promise<LatencyResult> {
+async function latencyOne(base: string, wsUrl: string, plan: ReportPlan, pid: number | undefined): Promise<LatencyResult> {
   const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${BENCH_KEY}` }, perMessageDeflate: false });
   let onFrame: (() => void) | null = null;
   await new Promise<void>((resolve, reject) => {
@@ -298,7 +308,9 @@ async function latencyOne(base: string, wsUrl: string, plan: ReportPlan): Promis
     ws.once('error', reject);
   });
   const lat: number[] = [];
+  let cpu0 = cpuTimes(pid);
   for (let i = 0; i < 20 + LATENCY_SAMPLES_ONE; i++) {
+    if (i === 20) cpu0 = cpuTimes(pid);
     const arrived = new Promise<number>((resolve) => {
       onFrame = () => resolve(now());
     });
@@ -309,15 +321,16 @@ async function latencyOne(base: string, wsUrl: string, plan: ReportPlan): Promis
   }
   ws.terminate();
   const sorted = Float64Array.from(lat).sort();
-  const r = { path: SVC_LATENCY, subscribers: 1, reports: lat.length, deliveries: lat.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
-  log(`  latency, 1 subscriber: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`);
+  const cpuPerEvent = perEvent(cpu0, cpuTimes(pid), lat.length);
+  const r = { path: SVC_LATENCY, subscribers: 1, reports: lat.length, deliveries: lat.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], cpuPerEvent };
+  log(`  latency, 1 subscriber: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; server CPU per report ${fmt(cpuPerEvent.user, 2)} ms user + ${fmt(cpuPerEvent.system, 2)} ms kernel`);
   return r;
 }
 
 const SVC_LATENCY = 'svc: POST /v1/reports → provisional frame';
 
 /** Runs `body` against a fresh `svc serve` with n subscribers connected (after `before`, if given). */
-async function withSvc<T>(what: string, n: number, body: (ctx: { base: string; plan: ReportPlan; subs: Subscribers; pid: number | undefined }) => Promise<T>, before?: (base: string, wsUrl: string, plan: ReportPlan) => Promise<void>): Promise<T> {
+async function withSvc<T>(what: string, n: number, body: (ctx: { base: string; plan: ReportPlan; subs: Subscribers; pid: number | undefined }) => Promise<T>, before?: (base: string, wsUrl: string, plan: ReportPlan, pid: number | undefined) => Promise<void>): Promise<T> {
   const port = nextPort++;
   log(`svc serve: ${what}, ${n} subscribers (port ${port}); the first start imports the archive`);
   const svc = await startSvcForBench(port);
@@ -329,7 +342,7 @@ async function withSvc<T>(what: string, n: number, body: (ctx: { base: string; p
     let firstReport: number | null = null;
     if (before) {
       firstReport = now();
-      await before(base, wsUrl, plan);
+      await before(base, wsUrl, plan, svc.pid);
     }
     subs = await Subscribers.start(CLIENT_PROCS);
     await subs.connect('svc', wsUrl, n);
@@ -365,9 +378,10 @@ async function svcLatency(n: number, withOne: boolean): Promise<LatencyResult[]>
   const last = await withSvc(
     'report → provisional frame latency',
     n,
-    async ({ base, plan, subs }) => {
+    async ({ base, plan, subs, pid }) => {
       // One report at a time, every delivery timed against its POST.
       await subs.arm(LATENCY_SAMPLES_MANY);
+      const cpu0 = cpuTimes(pid);
       const sent = new Float64Array(LATENCY_SAMPLES_MANY);
       for (let k = 0; k < LATENCY_SAMPLES_MANY; k++) {
         sent[k] = now();
@@ -375,12 +389,13 @@ async function svcLatency(n: number, withOne: boolean): Promise<LatencyResult[]>
         await sleep(gapFor(n));
       }
       const c = await subs.collect(180_000);
+      const cpu = perEvent(cpu0, cpuTimes(pid), LATENCY_SAMPLES_MANY);
       checkComplete('svc latency', c);
-      return latencyOf(SVC_LATENCY, n, c, sent);
+      return latencyOf(SVC_LATENCY, n, c, sent, cpu);
     },
     withOne
-      ? async (base, wsUrl, plan) => {
-          out.push(await latencyOne(base, wsUrl, plan));
+      ? async (base, wsUrl, plan, pid) => {
+          out.push(await latencyOne(base, wsUrl, plan, pid));
         }
       : undefined,
   );
@@ -400,8 +415,9 @@ async function main() {
   const fanouts: FanOutResult[] = [];
   const latencies: LatencyResult[] = [];
   for (const [i, n] of SUBSCRIBERS.entries()) {
-    const children: { label: string; mode: 'bare' | 'coalesce' | 'socketio' | 'harness'; protocol: 'bare' | 'eio' | 'sio' | 'svc' }[] = [
+    const children: { label: string; mode: 'bare' | 'raw' | 'coalesce' | 'socketio' | 'harness'; protocol: 'bare' | 'eio' | 'sio' | 'svc' }[] = [
       { label: 'bare ws, pre-serialised frame', mode: 'bare', protocol: 'bare' },
+      { label: RAW_LABEL, mode: 'raw', protocol: 'bare' },
       { label: 'Socket.IO io.emit (EIO-over-ws client)', mode: 'socketio', protocol: 'eio' },
       { label: 'Socket.IO io.emit (socket.io-client)', mode: 'socketio', protocol: 'sio' },
       { label: 'svc gateway, events from bus.publish (harness)', mode: 'harness', protocol: 'svc' },
@@ -444,7 +460,7 @@ async function main() {
   const latRows = latencies.map((l) => {
     const goal = l.subscribers <= 1 ? 5 : l.subscribers >= 10_000 ? 100 : null;
     const verdict = l.path.startsWith('svc: POST') && goal !== null ? `≤ ${goal} ms: ${l.p99 <= goal ? 'met' : 'NOT met'}` : '(reference)';
-    return `| ${fmt(l.subscribers)} | ${l.path} | ${fmt(l.reports)} | ${fmt(l.deliveries)} | ${fmt(l.p50, 2)} | **${fmt(l.p99, 2)}** | ${fmt(l.max, 2)} | ${verdict} |`;
+    return `| ${fmt(l.subscribers)} | ${l.path} | ${fmt(l.reports)} | ${fmt(l.deliveries)} | ${fmt(l.p50, 2)} | **${fmt(l.p99, 2)}** | ${fmt(l.max, 2)} | ${fmt(l.cpuPerEvent.user, 2)} / ${fmt(l.cpuPerEvent.system, 2)} | ${verdict} |`;
   });
   const cpus = os.cpus();
   const out = [
@@ -464,8 +480,8 @@ async function main() {
     '',
     'Latency, one event at a time: for svc, POST /v1/reports sent → provisional frame received (1 subscriber: round trip in one process; n subscribers: every delivery timed, CLOCK_MONOTONIC shared by the processes); for the references, publish call → frame received.',
     '',
-    '| subscribers | path | events | deliveries timed | p50 ms | p99 ms | max ms | goal |',
-    '|---|---|---|---|---|---|---|---|',
+    '| subscribers | path | events | deliveries timed | p50 ms | p99 ms | max ms | server CPU per event, user / kernel ms | goal |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...latRows,
   ].join('\n');
   process.stdout.write(`${out}\n`);
