@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'clients/**', '**/dist/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'clients/**', '**/dist/**', 'bench/.out/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -350,12 +350,51 @@ describe('reporter weights', () => {
   });
 });
 
+describe('a reporter spreading its reports apart', () => {
+  // Observed times 31 s apart never join each other: without a cap, each opened a candidate and a
+  // provisional event, and every later report of that bucket scanned all of them.
+  const spread = (k: number) => ({ observedAt: T0 - k * 31_000 });
+
+  it('opens at most maxOpenStartedPerReporter candidates per game, team and points; the rest are absorbed', () => {
+    const { engine, report } = setup({ maxOpenStartedPerReporter: 4 });
+    const results = Array.from({ length: 10 }, (_, k) => report('spammer', spread(k)));
+    expect(results.map((r) => r.outcomes.length)).toEqual([1, 1, 1, 1, 0, 0, 0, 0, 0, 0]);
+    expect(results.slice(4).every((r) => r.candidateId === null && r.absorbed === true && !r.duplicate)).toBe(true);
+    expect(engine.openCandidates('soccer_1')).toBe(4);
+    expect(engine.size().candidates).toBe(4);
+    // Other buckets, other reporters and votes for candidates it did not start are not affected.
+    expect(report('spammer', { team: 'ARG' }).outcomes.map((o) => o.kind)).toEqual(['provisional']);
+    expect(report('honest', spread(20)).outcomes.map((o) => o.kind)).toEqual(['provisional']);
+    const joined = report('spammer', { observedAt: T0 - 20 * 31_000 + 1_000 });
+    expect(joined.candidateId).not.toBeNull();
+    expect(joined.absorbed).toBeUndefined();
+  });
+
+  it('frees a slot when one of its candidates closes', () => {
+    const { clock, engine, report } = setup({ maxOpenStartedPerReporter: 2 });
+    report('spammer', spread(0));
+    report('spammer', spread(1));
+    expect(report('spammer', spread(2)).absorbed).toBe(true);
+    clock.advance(90_000);
+    expect(kinds(engine.tick())).toEqual(['retracted', 'retracted']);
+    const again = report('spammer', spread(3));
+    expect(again.candidateId).not.toBeNull();
+  });
+
+  it('defaults to 16', () => {
+    const { report } = setup();
+    const results = Array.from({ length: 20 }, (_, k) => report('spammer', spread(k)));
+    expect(results.filter((r) => r.candidateId !== null)).toHaveLength(16);
+  });
+});
+
 describe('input checks', () => {
   it('refuses meaningless options and non-finite times', () => {
     const clock = new ManualClock(T0);
     expect(() => new ConsensusEngine(clock, { quorum: 0 })).toThrow(RangeError);
     expect(() => new ConsensusEngine(clock, { agreement: 1.5 })).toThrow(RangeError);
     expect(() => new ConsensusEngine(clock, { windowMs: -1 })).toThrow(RangeError);
+    expect(() => new ConsensusEngine(clock, { maxOpenStartedPerReporter: 0 })).toThrow(RangeError);
     const { report } = setup();
     expect(() => report('r1', { observedAt: Number.NaN })).toThrow(RangeError);
   });

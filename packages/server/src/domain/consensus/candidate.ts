@@ -28,6 +28,8 @@ export class Candidate {
     readonly firstReceivedAt: number,
     eventType: string | null,
     clock: string | null,
+    /** The reporter whose report started it; null for an official play's. */
+    readonly starter: string | null,
   ) {
     this.eventType = eventType;
     this.clock = clock;

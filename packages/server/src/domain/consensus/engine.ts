@@ -53,7 +53,9 @@ export class ConsensusEngine {
     const { duplicateWindowMs: dw, windowMs } = this.options;
     let c: Candidate | undefined;
     let bestGap = Infinity;
+    let startedOpen = 0;
     for (const x of list) {
+      if (x.starter === r.reporterId && x.state === 'open') startedOpen += 1;
       const v = x.votes.get(r.reporterId);
       if (v) {
         if (r.observedAt < v.first - dw || r.observedAt > v.last + dw) continue;
@@ -70,7 +72,12 @@ export class ConsensusEngine {
     }
 
     const outcomes: Outcome[] = [];
-    if (!c) c = this.create(g, list, key, r.gameId, r.team, r.points, r.observedAt, r.receivedAt, r.eventType ?? null, r.clock ?? null);
+    if (!c) {
+      // Spreading observed times apart would let one reporter open candidates (and provisional
+      // events) without end, each making every later report of the bucket scan longer.
+      if (startedOpen >= this.options.maxOpenStartedPerReporter) return { candidateId: null, duplicate: false, absorbed: true, tier: 'provisional', outcomes };
+      c = this.create(g, list, key, r.gameId, r.team, r.points, r.observedAt, r.receivedAt, r.eventType ?? null, r.clock ?? null, r.reporterId);
+    }
     c.votes.set(r.reporterId, { first: r.observedAt, last: r.observedAt });
     c.fill(r.eventType, r.clock);
     // A confirmed candidate takes late votes silently: no second event, no credit (they add no information).
@@ -91,7 +98,7 @@ export class ConsensusEngine {
       match.official = true;
       return [];
     }
-    const c = match ?? this.create(g, list, key, play.gameId, play.team, play.points, play.observedAt, now, null, null);
+    const c = match ?? this.create(g, list, key, play.gameId, play.team, play.points, play.observedAt, now, null, null, null);
     // The official source is authoritative for the details of its own play.
     c.eventType = play.eventType;
     if (play.clock !== undefined) c.clock = play.clock;
@@ -172,9 +179,21 @@ export class ConsensusEngine {
     return g;
   }
 
-  private create(g: GameState, list: Candidate[], key: string, gameId: string, team: string, points: number, observedAt: number, receivedAt: number, eventType: string | null, clock: string | null): Candidate {
+  private create(
+    g: GameState,
+    list: Candidate[],
+    key: string,
+    gameId: string,
+    team: string,
+    points: number,
+    observedAt: number,
+    receivedAt: number,
+    eventType: string | null,
+    clock: string | null,
+    starter: string | null,
+  ): Candidate {
     this.seq += 1;
-    const c = new Candidate(this.idPrefix + this.seq.toString(36), key, gameId, team, points, observedAt, receivedAt, eventType, clock);
+    const c = new Candidate(this.idPrefix + this.seq.toString(36), key, gameId, team, points, observedAt, receivedAt, eventType, clock, starter);
     list.push(c);
     g.open += 1;
     this.deadlines.push(receivedAt + this.options.retractAfterMs, c);

@@ -11,6 +11,7 @@ export const DEFAULT_CONSENSUS_OPTIONS: Readonly<ResolvedOptions> = Object.freez
   retractAfterMs: 90_000,
   duplicateWindowMs: 5_000,
   minStartWeight: 0.2,
+  maxOpenStartedPerReporter: 16,
 });
 
 /** Fills defaults and refuses values that would make the rules meaningless (fail at start, not later). */
@@ -25,6 +26,9 @@ export function resolveOptions(partial: Partial<ConsensusOptions> = {}): Resolve
   }
   if (!Number.isSafeInteger(o.quorum) || o.quorum < 1) throw new RangeError(`consensus option quorum must be a whole number ≥ 1, got ${o.quorum}`);
   if (!(o.agreement > 0 && o.agreement <= 1)) throw new RangeError(`consensus option agreement must be in (0, 1], got ${o.agreement}`);
+  if (!Number.isSafeInteger(o.maxOpenStartedPerReporter) || o.maxOpenStartedPerReporter < 1) {
+    throw new RangeError(`consensus option maxOpenStartedPerReporter must be a whole number ≥ 1, got ${o.maxOpenStartedPerReporter}`);
+  }
   if (!(o.minStartWeight >= 0 && o.minStartWeight <= 1)) throw new RangeError(`consensus option minStartWeight must be in [0, 1], got ${o.minStartWeight}`);
   return o;
 }

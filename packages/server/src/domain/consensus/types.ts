@@ -18,6 +18,11 @@ export interface ConsensusOptions {
   duplicateWindowMs: number;
   /** Below this weight a reporter cannot publish a provisional event on its own (default 0.2). */
   minStartWeight?: number;
+  /**
+   * Open candidates one reporter may have started for one game, team and points (default 16);
+   * a report that would start another is absorbed without a candidate.
+   */
+  maxOpenStartedPerReporter?: number;
 }
 
 export interface ReportIn {
@@ -53,9 +58,11 @@ export type Outcome =
   | { kind: 'retracted'; candidateId: string; gameId: string; team: string; points: number; at: number };
 
 export interface SubmitResult {
-  /** The candidate the report joined or started; null when it was ignored as a repeat. */
+  /** The candidate the report joined or started; null when it was ignored as a repeat or absorbed. */
   candidateId: string | null;
   duplicate: boolean;
+  /** It would have started a candidate beyond maxOpenStartedPerReporter: no candidate, no outcome. */
+  absorbed?: boolean;
   tier: 'provisional' | 'confirmed';
   outcomes: Outcome[];
 }
