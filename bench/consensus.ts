@@ -7,11 +7,8 @@
 //        BENCH_CPU_PROF=1 (V8 profile of svc into bench/.out/prof)
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { loadConfig, keyPrefix } from '../packages/server/src/config.js';
-import { openDb } from '../packages/server/src/store/db.js';
-import { KeyRepo } from '../packages/server/src/store/keys.js';
 import { ROOT, fmt, startProcess, stop } from './lib.js';
+import { reporterKeys } from './reporter-keys.js';
 import { percentile, startSvcForBench } from './stream-common.js';
 import { gameCount, todaysBuckets, type Bucket } from './today.js';
 
@@ -115,23 +112,6 @@ function engineBench(): Promise<{ lines: string[]; rate: number }> {
   });
 }
 
-/** Reporter keys (product report, internal plan), made directly in the bench data dir. */
-async function reporterKeys(n: number): Promise<string[]> {
-  const config = loadConfig({ SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'), SVC_SIMULATOR: 'off' });
-  const db = await openDb(config);
-  try {
-    const repo = new KeyRepo(db, config.env, keyPrefix(config.env));
-    const keys: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const { key } = await repo.create({ name: `bench consensus reporter ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date());
-      keys.push(key);
-    }
-    return keys;
-  } finally {
-    await db.close();
-  }
-}
-
 async function main() {
   let engine: { lines: string[]; rate: number } | null = null;
   if (RUN_ENGINE) {
@@ -146,7 +126,7 @@ async function main() {
   let buckets: Bucket[];
   try {
     buckets = await todaysBuckets(`http://127.0.0.1:${SVC_PORT}`);
-    const keys = await reporterKeys(REPORTERS);
+    const keys = await reporterKeys(REPORTERS, 'bench consensus reporter');
     log(`  ${REPORTERS} reporter keys, ${gameCount(buckets)} games today (${buckets.length} game/team/points buckets); ${CLIENTS} clients, ${WARMUP_S} s warm-up + ${DURATION_S} s`);
     svcResult = await load(`http://127.0.0.1:${SVC_PORT}/v1/reports`, keys, new Plays(buckets), true);
     log(`  ${fmt(svcResult.reportsPerSecond)} reports/s`);

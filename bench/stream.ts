@@ -14,6 +14,7 @@ import os from 'node:os';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { BENCH_KEY, fmt, stop } from './lib.js';
+import { reporterKeys } from './reporter-keys.js';
 import { todaysBuckets, type Bucket } from './today.js';
 import { Child, cpuSeconds, cpuTimes, f64, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
 
@@ -275,22 +276,40 @@ async function fanOutChild(
 // first report (an extra frame, and the reporter's weight falls), so every svc process used here
 // takes reports for less than 90 s: fan-out and latency get a fresh process each.
 
-/** Every report opens a new candidate: buckets round-robin, observed times 11 s apart per bucket. */
+/** Reporter keys per svc process: consensus lets one key start at most 16 open candidates per bucket. */
+const REPORT_KEYS = 16;
+const MAX_OPEN_STARTED_PER_REPORTER = 16;
+
+interface PlannedReport {
+  key: string;
+  body: string;
+}
+
+/**
+ * Every report opens a new candidate: buckets round-robin; within a bucket, observed times 31 s
+ * apart (outside each other's 30 s window) and the reporter keys in turn.
+ */
 class ReportPlan {
   private k = 0;
   private readonly base = Date.now() - 1000;
-  constructor(private readonly buckets: Bucket[]) {}
-  next(): string {
+  constructor(
+    private readonly buckets: Bucket[],
+    private readonly keys: string[],
+  ) {}
+  next(): PlannedReport {
     const b = this.buckets[this.k % this.buckets.length];
     const slot = Math.floor(this.k / this.buckets.length);
     this.k += 1;
-    return JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 11_000).toISOString() });
+    if (slot >= this.keys.length * MAX_OPEN_STARTED_PER_REPORTER) {
+      throw new Error(`ReportPlan: more than ${this.keys.length * MAX_OPEN_STARTED_PER_REPORTER * this.buckets.length} reports for one svc process; add reporter keys`);
+    }
+    return { key: this.keys[slot % this.keys.length], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
   }
 }
 
-async function postReport(base: string, body: string): Promise<void> {
+async function postReport(base: string, report: PlannedReport): Promise<void> {
   // undici.request, not fetch: fetch's own overhead (~1 ms a call here) is the client's, not svc's.
-  const res = await request(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body });
+  const res = await request(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${report.key}`, 'content-type': 'application/json' }, body: report.body });
   const text = await res.body.text();
   if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
 }
@@ -333,12 +352,13 @@ const SVC_LATENCY = 'svc: POST /v1/reports → provisional frame';
 async function withSvc<T>(what: string, n: number, body: (ctx: { base: string; plan: ReportPlan; subs: Subscribers; pid: number | undefined }) => Promise<T>, before?: (base: string, wsUrl: string, plan: ReportPlan, pid: number | undefined) => Promise<void>): Promise<T> {
   const port = nextPort++;
   log(`svc serve: ${what}, ${n} subscribers (port ${port}); the first start imports the archive`);
+  const keys = await reporterKeys(REPORT_KEYS, 'bench stream reporter');
   const svc = await startSvcForBench(port);
   const base = `http://127.0.0.1:${port}`;
   const wsUrl = `ws://127.0.0.1:${port}/v1/stream`;
   let subs: Subscribers | null = null;
   try {
-    const plan = new ReportPlan(await todaysBuckets(base));
+    const plan = new ReportPlan(await todaysBuckets(base), keys);
     let firstReport: number | null = null;
     if (before) {
       firstReport = now();
