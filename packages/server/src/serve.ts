@@ -5,7 +5,7 @@ import type { Config } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { openDb } from './store/db.js';
 import { RedisBus } from './bus/redis-bus.js';
-import { startWorker } from './worker.js';
+import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
 
@@ -28,7 +28,7 @@ export async function serve(config: Config): Promise<void> {
     : (await services.keys.create({ name: 'demo (npm start)', plan: 'pro', products: ['live', 'archive', 'report', 'source'] }, new Date(clock.now()))).key;
 
   await app.listen({ port: config.port, host: config.host });
-  const stopWorker = config.role === 'api' ? async () => undefined : startWorker(services, app.log);
+  const stopWorker = startBackground(config.role, services, app.log);
   const base = `http://${config.host}:${config.port}`;
   print(`
 svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})

@@ -1,9 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
 import type { Services } from './services.js';
 
-/** Background duties of a node with the worker role: consensus timeouts and webhook deliveries. */
-/** Returns a stop function that resolves once in-flight deliveries have finished. */
-export function startWorker(s: Services, log: FastifyBaseLogger): () => Promise<void> {
+/**
+ * Background duties of a node, by role. Every node ticks its own ConsensusEngine (retractions,
+ * agreement re-checks): consensus state lives in the process that took the reports, so a node
+ * that ingests must also time them out — with ticks only on worker nodes, candidates opened on
+ * api nodes were never retracted. Webhook deliveries run on worker (and all-in-one) nodes only.
+ * Returns a stop function that resolves once in-flight deliveries have finished.
+ */
+export function startBackground(role: Config['role'], s: Services, log: FastifyBaseLogger, tickMs = 1000): () => Promise<void> {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -14,11 +20,12 @@ export function startWorker(s: Services, log: FastifyBaseLogger): () => Promise<
       .finally(() => {
         running = false;
       });
-  }, 1000);
+  }, tickMs);
   timer.unref();
-  s.webhooks.dispatcher.start(log);
+  const delivers = role !== 'api';
+  if (delivers) s.webhooks.dispatcher.start(log);
   return async () => {
     clearInterval(timer);
-    await s.webhooks.dispatcher.stop();
+    if (delivers) await s.webhooks.dispatcher.stop();
   };
 }

@@ -122,6 +122,10 @@ export class WebhookDispatcher {
     this.wake();
   }
 
+  get running(): boolean {
+    return this.timer !== null;
+  }
+
   /** Stops claiming and waits for the attempts in flight to be recorded. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
