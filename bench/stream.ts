@@ -32,6 +32,8 @@ const RAW_LABEL = 'floor: pre-built frame, one socket.write per subscriber';
 const CLIENT = process.env.BENCH_CLIENT === 'lean' ? 'lean' : 'ws';
 const PROTOTYPE_LABEL = 'prototype (bench only, now the gateway design): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
+/** Reports sent before the 1-subscriber samples: as many as bench/stream-latency-floor.ts sends before its own. */
+const LATENCY_WARMUP = 100;
 const CONNECT_CONCURRENCY = 50;
 const WARMUP_EVENTS = 5;
 const PORT_BASE = 18200;
@@ -287,7 +289,10 @@ interface PlannedReport {
 
 /**
  * Every report opens a new candidate: buckets round-robin; within a bucket, observed times 31 s
- * apart (outside each other's 30 s window) and the reporter keys in turn.
+ * apart (outside each other's 30 s window) and the reporter keys in turn. Bucket b's slot s goes
+ * to key (b + s) mod K, so the first K reports use every key once (a warm-up of K reports puts
+ * each key in svc's auth cache) and a key reaches its 16th open candidate of a bucket only after
+ * 16 K reports of that bucket.
  */
 class ReportPlan {
   private k = 0;
@@ -297,13 +302,14 @@ class ReportPlan {
     private readonly keys: string[],
   ) {}
   next(): PlannedReport {
-    const b = this.buckets[this.k % this.buckets.length];
+    const bucket = this.k % this.buckets.length;
+    const b = this.buckets[bucket];
     const slot = Math.floor(this.k / this.buckets.length);
     this.k += 1;
     if (slot >= this.keys.length * MAX_OPEN_STARTED_PER_REPORTER) {
       throw new Error(`ReportPlan: more than ${this.keys.length * MAX_OPEN_STARTED_PER_REPORTER * this.buckets.length} reports for one svc process; add reporter keys`);
     }
-    return { key: this.keys[slot % this.keys.length], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
+    return { key: this.keys[(bucket + slot) % this.keys.length], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
   }
 }
 
@@ -328,14 +334,14 @@ async function latencyOne(base: string, wsUrl: string, plan: ReportPlan, pid: nu
   });
   const lat: number[] = [];
   let cpu0 = cpuTimes(pid);
-  for (let i = 0; i < 20 + LATENCY_SAMPLES_ONE; i++) {
-    if (i === 20) cpu0 = cpuTimes(pid);
+  for (let i = 0; i < LATENCY_WARMUP + LATENCY_SAMPLES_ONE; i++) {
+    if (i === LATENCY_WARMUP) cpu0 = cpuTimes(pid);
     const arrived = new Promise<number>((resolve) => {
       onFrame = () => resolve(now());
     });
     const t0 = now();
     await Promise.all([postReport(base, plan.next()), arrived]);
-    if (i >= 20) lat.push((await arrived) - t0);
+    if (i >= LATENCY_WARMUP) lat.push((await arrived) - t0);
     await sleep(5);
   }
   ws.terminate();
