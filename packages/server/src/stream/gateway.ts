@@ -75,7 +75,7 @@ const BUSY_WITHIN_MS = 1;
  * The WebSocket stream: authenticates before the upgrade, replays from `since`, then fans out
  * live events from the bus. Each event is serialised and framed once per broadcast (eventFrame),
  * and those bytes are written as they are to every socket: per subscriber a broadcast costs one
- * socket write and no allocation of its own.
+ * socket write, with no WebSocket framing or copying of its own.
  *
  * Frames are not written to a socket one by one: they queue in the subscriber's outbox and a
  * flush writes each outbox with the TCP socket corked. When frames are flowing the flush waits
@@ -85,7 +85,8 @@ const BUSY_WITHIN_MS = 1;
  * so a client sees every frame in the order the gateway produced it.
  */
 export class StreamGateway {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  // No permessage-deflate: the pre-built frames are written to the sockets as they are (see Subscriber.raw).
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   private readonly subscribers = new Set<Subscriber>();
   private readonly limits: typeof STREAM_LIMITS;
   private readonly timers: NodeJS.Timeout[] = [];
