@@ -1,13 +1,13 @@
 // bench/consensus: crowd reports/s through batched POST /v1/reports (svc serve: auth, validation,
 // ConsensusEngine, event append, report rows, on SQLite) against the engine alone in-process
 // (bench/consensus-engine.ts) and a bare node:http server that only JSON-parses the same bodies.
-// Run: node --import tsx bench/consensus.ts   (first run imports the archive into bench/.out/data)
+// Run: node --import tsx bench/consensus.ts   (each run starts from a copy of the archive imported once into bench/.out/pristine)
 // Knobs: BENCH_DURATION=10 (s measured, after BENCH_WARMUP=3 s)  BENCH_CLIENTS=4 (concurrent)
 //        BENCH_REPORTERS=12 (keys)  BENCH_ENGINE=on|off (run bench/consensus-engine.ts)
 //        BENCH_CPU_PROF=1 (V8 profile of svc into bench/.out/prof)
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { ROOT, fmt, startProcess, stop } from './lib.js';
+import { ROOT, fmt, resetBenchData, startProcess, stop } from './lib.js';
 import { reporterKeys } from './reporter-keys.js';
 import { percentile, startSvcForBench } from './stream-common.js';
 import { gameCount, todaysBuckets, type Bucket } from './today.js';
@@ -120,7 +120,8 @@ async function main() {
     for (const l of engine.lines) log(`  ${l}`);
   }
 
-  log(`svc serve on ${SVC_PORT} (the first start imports the archive)`);
+  log(`svc serve on ${SVC_PORT}, on a fresh copy of the imported archive (the first run imports it)`);
+  await resetBenchData();
   const svc = await startSvcForBench(SVC_PORT);
   let svcResult: LoadResult;
   let buckets: Bucket[];

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,13 +32,40 @@ export async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The data dir every svc the benchmarks start uses (the export bench keeps its own). */
+export const BENCH_DATA = path.join(ROOT, 'bench/.out/data');
+const PRISTINE = path.join(ROOT, 'bench/.out/pristine');
+
+/**
+ * Puts BENCH_DATA back to the freshly imported archive, so a run starts from the same database
+ * however many events and reports earlier runs appended (they grew it from 57 to 142 MB in a
+ * day, and latency on the bigger file was not comparable). The first call imports the archive
+ * once (`svc import`) into bench/.out/pristine; later calls copy that file.
+ */
+export async function resetBenchData(): Promise<void> {
+  const pristine = path.join(PRISTINE, 'svc.db');
+  if (!fs.existsSync(pristine)) {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts', 'import'], {
+        cwd: ROOT,
+        env: { ...process.env, SVC_DATA_DIR: PRISTINE, SVC_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`svc import exited ${code}`))));
+    });
+  }
+  fs.rmSync(BENCH_DATA, { recursive: true, force: true });
+  fs.mkdirSync(BENCH_DATA, { recursive: true });
+  fs.copyFileSync(pristine, path.join(BENCH_DATA, 'svc.db'));
+}
+
 /** Starts `svc serve` with the bench's data dir and bootstrap key. */
 export function startSvc(port: number, extra: Record<string, string> = {}): Promise<ChildProcess> {
   return startProcess(
     ['packages/server/src/main.ts', 'serve'],
     {
       SVC_PORT: String(port),
-      SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'),
+      SVC_DATA_DIR: BENCH_DATA,
       SVC_SIMULATOR: 'off',
       SVC_BOOTSTRAP_KEY: BENCH_KEY,
       SVC_LOG_LEVEL: 'warn',

@@ -1,13 +1,12 @@
 // Reporter keys (product report, internal plan) made directly in the bench data dir, before a
 // bench starts `svc serve` on it: for bench/consensus and bench/stream.
-import path from 'node:path';
 import { loadConfig, keyPrefix } from '../packages/server/src/config.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import { KeyRepo } from '../packages/server/src/store/keys.js';
-import { ROOT } from './lib.js';
+import { BENCH_DATA } from './lib.js';
 
 export async function reporterKeys(n: number, name: string): Promise<string[]> {
-  const config = loadConfig({ SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'), SVC_SIMULATOR: 'off' });
+  const config = loadConfig({ SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off' });
   const db = await openDb(config);
   try {
     const repo = new KeyRepo(db, config.env, keyPrefix(config.env));

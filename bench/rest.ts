@@ -1,9 +1,9 @@
 // bench/rest: svc's REST API against a bare node:http server returning the same bytes.
-// Run: node --import tsx bench/rest.ts   (first run imports the archive into bench/.out/data)
+// Run: node --import tsx bench/rest.ts   (each run starts from a copy of the archive imported once into bench/.out/pristine)
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { BENCH_KEY, ROOT, fmt, startProcess, startSvc, stop } from './lib.js';
+import { BENCH_KEY, ROOT, fmt, resetBenchData, startProcess, startSvc, stop } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -16,6 +16,7 @@ async function load(url: string, headers: Record<string, string>) {
 
 async function main() {
   fs.mkdirSync(path.join(ROOT, 'bench/.out'), { recursive: true });
+  await resetBenchData();
   const svc = await startSvc(18080);
   const headers = { authorization: `Bearer ${BENCH_KEY}` };
   const cases = [

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { EVENT_SCHEMA, type Event } from '@svc/schema';
 import { eventId } from '../packages/server/src/store/competitions.js';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
-import { BENCH_KEY, ROOT, startProcess, startSvc } from './lib.js';
+import { BENCH_DATA, BENCH_KEY, ROOT, startProcess, startSvc } from './lib.js';
 
 /**
  * Milliseconds on CLOCK_MONOTONIC (process.hrtime reads it through libuv). On Linux that clock is
@@ -173,7 +173,7 @@ export function startSvcForBench(port: number): Promise<ChildProcess> {
     ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`, 'packages/server/src/main.ts', 'serve'],
     {
       SVC_PORT: String(port),
-      SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'),
+      SVC_DATA_DIR: BENCH_DATA,
       SVC_SIMULATOR: 'off',
       SVC_BOOTSTRAP_KEY: BENCH_KEY,
       SVC_LOG_LEVEL: 'warn',

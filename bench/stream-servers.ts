@@ -10,7 +10,6 @@
 // Every mode publishes the same way: one event per event-loop turn (setImmediate), E events; or,
 // for latency, one event every gapMs.
 import http from 'node:http';
-import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Server as SocketIoServer } from 'socket.io';
@@ -21,7 +20,7 @@ import { systemClock } from '../packages/server/src/domain/clock.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
 import { textFrame, wireEvent } from '../packages/server/src/stream/frames.js';
-import { BENCH_KEY, ROOT } from './lib.js';
+import { BENCH_DATA, BENCH_KEY } from './lib.js';
 import { num, onParent, toParent, now, syntheticEvent } from './stream-common.js';
 
 interface FanOut {
@@ -160,7 +159,7 @@ async function socketio(port: number): Promise<FanOut> {
 
 async function harness(port: number): Promise<FanOut> {
   const config = loadConfig({
-    SVC_DATA_DIR: path.join(ROOT, 'bench/.out/data'),
+    SVC_DATA_DIR: BENCH_DATA,
     SVC_SIMULATOR: 'off',
     SVC_LOG_LEVEL: 'silent',
     SVC_BOOTSTRAP_KEY: BENCH_KEY,

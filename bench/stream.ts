@@ -1,6 +1,6 @@
 // bench/stream: fan-out of svc's stream gateway against a bare `ws` broadcast and a Socket.IO
 // broadcast, and report→provisional-frame latency. Subscribers live in separate client processes.
-// Run: node --import tsx bench/stream.ts   (first run imports the archive into bench/.out/data)
+// Run: node --import tsx bench/stream.ts   (each run starts from a copy of the archive imported once into bench/.out/pristine)
 // Knobs: BENCH_SUBSCRIBERS=1000,10000   BENCH_CLIENT_PROCS=4   BENCH_DELIVERIES=400000 (events per
 //   run = this ÷ subscribers)   BENCH_RUNS=3 (measured runs per server, best kept)
 //   BENCH_LATENCY_SAMPLES=500 (1 subscriber)   BENCH_LATENCY_SAMPLES_MANY=60 (n subscribers)
@@ -13,7 +13,7 @@
 import os from 'node:os';
 import { request } from 'undici';
 import WebSocket from 'ws';
-import { BENCH_KEY, fmt, stop } from './lib.js';
+import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { reporterKeys } from './reporter-keys.js';
 import { todaysBuckets, type Bucket } from './today.js';
 import { Child, cpuSeconds, cpuTimes, f64, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
@@ -357,7 +357,8 @@ const SVC_LATENCY = 'svc: POST /v1/reports → provisional frame';
 /** Runs `body` against a fresh `svc serve` with n subscribers connected (after `before`, if given). */
 async function withSvc<T>(what: string, n: number, body: (ctx: { base: string; plan: ReportPlan; subs: Subscribers; pid: number | undefined }) => Promise<T>, before?: (base: string, wsUrl: string, plan: ReportPlan, pid: number | undefined) => Promise<void>): Promise<T> {
   const port = nextPort++;
-  log(`svc serve: ${what}, ${n} subscribers (port ${port}); the first start imports the archive`);
+  log(`svc serve: ${what}, ${n} subscribers (port ${port}); fresh copy of the archive`);
+  await resetBenchData();
   const keys = await reporterKeys(REPORT_KEYS, 'bench stream reporter');
   const svc = await startSvcForBench(port);
   const base = `http://127.0.0.1:${port}`;
@@ -438,6 +439,7 @@ async function main() {
   if (limit && limit.soft < most + 200) {
     throw new Error(`the open-files limit (${limit.soft}) is below what ${most} subscribers need: run 'ulimit -n ${Math.min(limit.hard, 65536)}' first (hard limit ${limit.hard})`);
   }
+  await resetBenchData();
   const fanouts: FanOutResult[] = [];
   const latencies: LatencyResult[] = [];
   for (const [i, n] of SUBSCRIBERS.entries()) {
