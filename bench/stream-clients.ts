@@ -102,6 +102,7 @@ function openLean(i: number, protocol: Protocol, url: string, key: string): Prom
     const socket = net.connect({ host: u.hostname, port: Number(u.port), noDelay: true });
     let ready = false;
     let upgraded = false;
+    let closeNoted = false;
     let buf: Buffer = Buffer.alloc(0);
     const conn: Conn = { close: () => socket.destroy() };
     const becomeReady = () => {
@@ -168,6 +169,7 @@ function openLean(i: number, protocol: Protocol, url: string, key: string): Prom
           const code = len >= 2 ? buf.readUInt16BE(p) : 1005;
           if (!ready) reject(new Error(`closed ${code} before ready`));
           else if (!closing) noteClose(code);
+          closeNoted = true;
           socket.destroy();
           return;
         }
@@ -179,6 +181,7 @@ function openLean(i: number, protocol: Protocol, url: string, key: string): Prom
     });
     socket.once('close', () => {
       if (!ready) reject(new Error('closed before ready'));
+      else if (!closing && !closeNoted) noteClose(1006); // gone without a close frame
     });
   });
 }
