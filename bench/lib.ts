@@ -59,10 +59,10 @@ export async function resetBenchData(): Promise<void> {
   fs.copyFileSync(pristine, path.join(BENCH_DATA, 'svc.db'));
 }
 
-/** Starts `svc serve` with the bench's data dir and bootstrap key. */
-export function startSvc(port: number, extra: Record<string, string> = {}): Promise<ChildProcess> {
+/** Starts `svc serve` with the bench's data dir and bootstrap key (`nodeArgs` go before the script). */
+export function startSvc(port: number, extra: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildProcess> {
   return startProcess(
-    ['packages/server/src/main.ts', 'serve'],
+    [...nodeArgs, 'packages/server/src/main.ts', 'serve'],
     {
       SVC_PORT: String(port),
       SVC_DATA_DIR: BENCH_DATA,

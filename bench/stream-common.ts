@@ -5,7 +5,7 @@ import path from 'node:path';
 import { EVENT_SCHEMA, type Event } from '@svc/schema';
 import { eventId } from '../packages/server/src/store/competitions.js';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
-import { BENCH_DATA, BENCH_KEY, ROOT, startProcess, startSvc } from './lib.js';
+import { ROOT, startSvc } from './lib.js';
 
 /**
  * Milliseconds on CLOCK_MONOTONIC (process.hrtime reads it through libuv). On Linux that clock is
@@ -168,18 +168,7 @@ export const PROF_DIR = path.join(ROOT, 'bench/.out/prof');
 
 /** startSvc, or with BENCH_CPU_PROF set the same `svc serve` under --cpu-prof (profile written on stop). */
 export function startSvcForBench(port: number): Promise<ChildProcess> {
-  if (!process.env.BENCH_CPU_PROF) return startSvc(port);
-  return startProcess(
-    ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`, 'packages/server/src/main.ts', 'serve'],
-    {
-      SVC_PORT: String(port),
-      SVC_DATA_DIR: BENCH_DATA,
-      SVC_SIMULATOR: 'off',
-      SVC_BOOTSTRAP_KEY: BENCH_KEY,
-      SVC_LOG_LEVEL: 'warn',
-    },
-    /svc is running/,
-  );
+  return startSvc(port, {}, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []);
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; NaN where unavailable. */
