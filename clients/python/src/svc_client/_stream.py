@@ -220,7 +220,11 @@ class _StreamCore:
                 # 4008 (slow consumer), 1001 (server going away), 1006 (dropped): resume.
                 await self._backoff(exc)
                 continue
-            frame = self._decode(raw)
+            try:
+                frame = self._decode(raw)
+            except SchemaMismatchError:
+                await self._drop()
+                raise
             if frame is not None:
                 return frame
 
@@ -353,11 +357,18 @@ class Stream:
         self.close()
 
     def __del__(self) -> None:
-        if not self._loop.is_closed():
+        if self._loop.is_closed():
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
             try:
                 self.close()
-            except Exception:
+            except Exception:  # interpreter shutdown or a broken socket: nothing left to tell
                 pass
+            return
+        # Collected inside another running loop: ours cannot run here; dropping it drops the socket.
+        self._loop.close()
 
 
 def make_stream_core(
