@@ -102,7 +102,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   for (const route of ROUTES) route(app, services);
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
   app.get('/v1/stream', { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
-    throw new SvcError('invalid_request', 'upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
+    throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
   });
   const gateway = new StreamGateway({
     auth: services.auth,
