@@ -27,7 +27,7 @@ from ._base import (
     raise_for_answer,
     resolve_config,
     retry_delay,
-    should_retry_status,
+    should_retry,
 )
 from ._client import _competition_filters
 from ._errors import APIConnectionError, APITimeoutError
@@ -417,16 +417,15 @@ class AsyncSvc:
                     retries += 1
                     continue
                 raise APIConnectionError(f"Connection error: {exc}", cause=exc) from exc
-            if should_retry_status(response.status_code) and retries < self.max_retries:
-                delay = retry_delay(retries, response.headers)
-                await response.aclose()
-                await asyncio.sleep(delay)
-                retries += 1
-                continue
             if not 200 <= response.status_code < 300:
-                if stream:
-                    await response.aread()
+                await response.aread()  # error bodies are small; streamed or not, read them whole
+                if retries < self.max_retries and should_retry(response):
+                    delay = retry_delay(retries, response.headers)
                     await response.aclose()
+                    await asyncio.sleep(delay)
+                    retries += 1
+                    continue
+                await response.aclose()
                 raise_for_answer(response)
             return response
 

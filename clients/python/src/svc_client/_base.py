@@ -101,8 +101,17 @@ def encode_body(body: object) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def should_retry_status(status: int) -> bool:
-    return status in RETRYABLE_STATUSES or status >= 500
+def should_retry(response: httpx.Response) -> bool:
+    """Connection-level trouble is handled by the caller; this judges an answer: 408, 429, 5xx,
+    and the 409 ``idempotency_key_in_use`` of a retry that overtook its own first attempt."""
+    status = response.status_code
+    if status in RETRYABLE_STATUSES or status >= 500:
+        return True
+    if status == 409:
+        body = decode_json(response)
+        error = body.get("error") if isinstance(body, dict) else None
+        return isinstance(error, dict) and error.get("code") == "idempotency_key_in_use"
+    return False
 
 
 def retry_delay(retries_done: int, headers: Optional[Mapping[str, str]] = None) -> float:

@@ -26,7 +26,7 @@ from ._base import (
     raise_for_answer,
     resolve_config,
     retry_delay,
-    should_retry_status,
+    should_retry,
 )
 from ._errors import APIConnectionError, APITimeoutError
 from ._stream import Stream, make_stream_core
@@ -455,16 +455,15 @@ class Svc:
                     retries += 1
                     continue
                 raise APIConnectionError(f"Connection error: {exc}", cause=exc) from exc
-            if should_retry_status(response.status_code) and retries < self.max_retries:
-                delay = retry_delay(retries, response.headers)
-                response.close()
-                time.sleep(delay)
-                retries += 1
-                continue
             if not 200 <= response.status_code < 300:
-                if stream:
-                    response.read()
+                response.read()  # error bodies are small; streamed or not, read them whole
+                if retries < self.max_retries and should_retry(response):
+                    delay = retry_delay(retries, response.headers)
                     response.close()
+                    time.sleep(delay)
+                    retries += 1
+                    continue
+                response.close()
                 raise_for_answer(response)
             return response
 
