@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import httpx
 import pytest
@@ -217,16 +217,25 @@ def today_games(server: SvcProcess) -> List[Dict[str, object]]:
 
 
 class GamePool:
-    """Hands each test a game of its own, so consensus on one never disturbs another."""
+    """Hands each test scores of its own: a (game, side) slot, so consensus on one never joins
+    another test's candidate. The archive creates only a few of today's games."""
 
     def __init__(self, games: List[Dict[str, object]]) -> None:
-        self._games = list(games)
+        self._slots = [(g, role) for role in ("home", "away") for g in games]
 
-    def take(self, sport: str = "soccer") -> Dict[str, object]:
-        for i, g in enumerate(self._games):
-            if g["sport"] == sport:
-                return self._games.pop(i)
-        raise AssertionError(f"no {sport} game left for this run")
+    def take(self, sport: Optional[str] = None) -> Tuple[Dict[str, object], str]:
+        for i, (g, role) in enumerate(self._slots):
+            if sport is None or g["sport"] == sport:
+                return self._slots.pop(i)
+        raise AssertionError(f"no {sport or 'team-sport'} game slot left for this run")
+
+    def take_game(self, sport: str) -> Dict[str, object]:
+        """A game with both sides free."""
+        for g, _ in list(self._slots):
+            if g["sport"] == sport and sum(1 for x, _ in self._slots if x is g) == 2:
+                self._slots = [(x, r) for x, r in self._slots if x is not g]
+                return g
+        raise AssertionError(f"no whole {sport} game left for this run")
 
 
 @pytest.fixture(scope="session")

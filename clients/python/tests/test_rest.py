@@ -71,7 +71,7 @@ def test_async_lists_await_to_a_page_and_iterate_every_item(server: SvcProcess, 
 
 
 def test_reports_and_official_plays_are_written(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
-    game = game_pool.take("basketball")
+    game = game_pool.take_game("basketball")
     with Svc(api_key=keys.reporters[0], base_url=server.base_url) as reporter:
         one = reporter.reports.create({"game_id": str(game["id"]), "team": team_code(game), "points": 2})
         assert len(one) == 1 and one[0]["id"].startswith("rpt_") and one[0]["tier"] == "provisional"

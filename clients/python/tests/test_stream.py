@@ -27,7 +27,7 @@ from svc_client.types import StreamEvent
 WIRE_KEYS = {"id", "type", "tier", "game_id", "team", "points", "ts", "confidence", "schema"}
 
 
-def report_three(server: SvcProcess, keys: Keys, game: Dict[str, Any], role: str = "home") -> List[str]:
+def report_three(server: SvcProcess, keys: Keys, game: Dict[str, Any], role: str) -> List[str]:
     """Three reporters agree on one score: a provisional event, then a confirmed one."""
     event_ids: List[str] = []
     for key in keys.reporters:
@@ -54,7 +54,7 @@ def collect(stream: Any, n: int, into: List[StreamEvent]) -> threading.Thread:
 
 
 def test_provisional_then_confirmed_events_from_three_reporters(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
-    game = game_pool.take("soccer")
+    game, role = game_pool.take()
     got: List[StreamEvent] = []
     with Svc(api_key=keys.live, base_url=server.base_url) as svc, svc.stream(game=str(game["id"])) as stream:
         # The first frame the server sends is `subscribed`; wait for it through a ping-free
@@ -62,7 +62,7 @@ def test_provisional_then_confirmed_events_from_three_reporters(server: SvcProce
         thread = collect(stream, 2, got)
         while stream.connections == 0 or stream.recovered is None:
             thread.join(0.05)
-        ids = report_three(server, keys, game)
+        ids = report_three(server, keys, game, role)
         thread.join(20)
         assert [e["id"] for e in got] == ids
         provisional, confirmed = got
@@ -75,7 +75,7 @@ def test_provisional_then_confirmed_events_from_three_reporters(server: SvcProce
 
 
 def test_async_for_over_the_stream_with_a_tier_filter(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
-    game = game_pool.take("soccer")
+    game, role = game_pool.take()
 
     async def main() -> List[StreamEvent]:
         async with AsyncSvc(api_key=keys.live, base_url=server.base_url) as svc:
@@ -90,7 +90,7 @@ def test_async_for_over_the_stream_with_a_tier_filter(server: SvcProcess, keys: 
                 task = asyncio.ensure_future(consume())
                 while stream.recovered is None:
                     await asyncio.sleep(0.02)
-                await asyncio.get_running_loop().run_in_executor(None, report_three, server, keys, game)
+                await asyncio.get_running_loop().run_in_executor(None, report_three, server, keys, game, role)
                 await asyncio.wait_for(task, 20)
                 return got
 
@@ -142,20 +142,21 @@ def test_every_event_exactly_once_in_order_across_a_sigkill_and_restart(server: 
     other = server.clone(tmp_root)
     other.start()
     try:
-        games = [game_pool.take("soccer"), game_pool.take("soccer")]
+        slots = [game_pool.take() for _ in range(4)]
+        games = [g for g, _ in slots]
         got: List[StreamEvent] = []
         with Svc(api_key=keys.live, base_url=other.base_url) as svc:
             stream = svc.stream(game=[str(g["id"]) for g in games])
             thread = collect(stream, 8, got)
             while stream.recovered is None:
                 thread.join(0.05)
-            expected = report_three(other, keys, games[0]) + report_three(other, keys, games[1])
+            expected = report_three(other, keys, *slots[0]) + report_three(other, keys, *slots[1])
             while len(got) < 4:
                 thread.join(0.05)
             other.kill()
             other.start()
             # Written while the client may still be reconnecting: the resume must bring them.
-            expected += report_three(other, keys, games[0], "away") + report_three(other, keys, games[1], "away")
+            expected += report_three(other, keys, *slots[2]) + report_three(other, keys, *slots[3])
             thread.join(60)
             stream.close()
         assert [e["id"] for e in got] == expected

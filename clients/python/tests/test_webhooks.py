@@ -83,12 +83,12 @@ def confirm_one(server: SvcProcess, keys: Keys, game: Dict[str, object], role: s
 
 
 def test_a_header_made_by_the_server_verifies_and_tampering_does_not(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
-    game = game_pool.take("soccer")
+    (game, role), (game2, role2) = game_pool.take(), game_pool.take()
     with Receiver() as receiver, Svc(api_key=keys.admin, base_url=server.base_url) as svc:
-        endpoint = svc.webhooks.create(url=receiver.url, sports=["soccer"], description="py client test")
+        endpoint = svc.webhooks.create(url=receiver.url, sports=sorted({str(game["sport"]), str(game2["sport"])}), description="py client test")
         assert endpoint["secret"].startswith("whsec_") and endpoint["status"] == "enabled"
         try:
-            event_id = confirm_one(server, keys, game, "home")
+            event_id = confirm_one(server, keys, game, role)
             delivery = receiver.wait_for(event_id)[0]
             header = delivery.headers["x-svc-signature"]
             event = verify_webhook(delivery.body, header, endpoint["secret"])
@@ -96,7 +96,7 @@ def test_a_header_made_by_the_server_verifies_and_tampering_does_not(server: Svc
             assert verify_webhook(delivery.body.decode("utf-8"), header, endpoint["secret"]) == event
             t = int(header.split(",")[0][2:])
             with pytest.raises(WebhookVerificationError, match="signature_mismatch"):
-                verify_webhook(delivery.body.replace(b'"points":1', b'"points":2'), header, endpoint["secret"])
+                verify_webhook(delivery.body.replace(b'"points":1', b'"points":7'), header, endpoint["secret"])
             with pytest.raises(WebhookVerificationError, match="missing_signature"):
                 verify_webhook(delivery.body, f"t={t}", endpoint["secret"])
             with pytest.raises(WebhookVerificationError, match="timestamp_out_of_tolerance"):
@@ -107,7 +107,7 @@ def test_a_header_made_by_the_server_verifies_and_tampering_does_not(server: Svc
             # Rotation: the next delivery is signed by both secrets; either verifies.
             rotated = svc.webhooks.rotate_secret(endpoint["id"])
             assert rotated["secret"] != endpoint["secret"] and rotated["previous_secret_expires_at"]
-            second = confirm_one(server, keys, game, "away")
+            second = confirm_one(server, keys, game2, role2)
             header2 = receiver.wait_for(second)[0].headers["x-svc-signature"]
             body2 = receiver.wait_for(second)[0].body
             assert header2.count("v1=") == 2
@@ -152,7 +152,7 @@ def test_webhooks_test_sends_a_signed_test_event() -> None:
 def test_a_retried_post_whose_first_answer_was_lost_is_not_doubled(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
     """A proxy forwards the first POST to svc and drops svc's answer; the client retries with the
     same Idempotency-Key and svc replays the first answer instead of storing a second report."""
-    game = game_pool.take("basketball")
+    game, role = game_pool.take("basketball")
     seen: List[Dict[str, str]] = []
     lost: List[bytes] = []
 
@@ -185,7 +185,7 @@ def test_a_retried_post_whose_first_answer_was_lost_is_not_doubled(server: SvcPr
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
     try:
         with Svc(api_key=keys.reporters[1], base_url=f"http://127.0.0.1:{proxy.server_address[1]}") as svc:
-            result = svc.reports.create({"game_id": str(game["id"]), "team": team_code(game), "points": 2})
+            result = svc.reports.create({"game_id": str(game["id"]), "team": team_code(game, role), "points": 2})
         assert len(seen) == 2 and seen[0]["idempotency-key"] == seen[1]["idempotency-key"]
         assert result == json.loads(lost[0])["data"]
     finally:
@@ -194,13 +194,13 @@ def test_a_retried_post_whose_first_answer_was_lost_is_not_doubled(server: SvcPr
 
 
 def test_the_same_idempotency_key_with_another_body_is_a_conflict(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
-    game = game_pool.take("basketball")
+    game, role = game_pool.take("basketball")
     with Svc(api_key=keys.reporters[2], base_url=server.base_url) as svc:
-        first = svc.reports.create({"game_id": str(game["id"]), "team": team_code(game), "points": 3}, idempotency_key="py-idem-1")
-        again = svc.reports.create({"game_id": str(game["id"]), "team": team_code(game), "points": 3}, idempotency_key="py-idem-1")
+        first = svc.reports.create({"game_id": str(game["id"]), "team": team_code(game, role), "points": 3}, idempotency_key="py-idem-1")
+        again = svc.reports.create({"game_id": str(game["id"]), "team": team_code(game, role), "points": 3}, idempotency_key="py-idem-1")
         assert again == first
         with pytest.raises(ConflictError) as info:
-            svc.reports.create({"game_id": str(game["id"]), "team": team_code(game), "points": 2}, idempotency_key="py-idem-1")
+            svc.reports.create({"game_id": str(game["id"]), "team": team_code(game, role), "points": 2}, idempotency_key="py-idem-1")
         assert info.value.code == "idempotency_key_reused" and info.value.status == 409
 
 
