@@ -6,7 +6,7 @@ import asyncio
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, List, Tuple
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx

@@ -42,7 +42,7 @@ class SyncPage(Generic[T]):
         return self.next_cursor is not None
 
     def get_next_page(self) -> "SyncPage[T]":
-        """Fetches the next page; raises ``StopIteration``-free ``ValueError`` on the last one."""
+        """Fetches the next page; ``ValueError`` on the last one."""
         if self.next_cursor is None:
             raise ValueError("this is the last page; check has_next_page() first")
         return self._fetch(self.next_cursor)
