@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { competitionRoutes } from './routes/competitions/index.js';
 import { gameRoutes } from './routes/games/index.js';
@@ -75,6 +76,11 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     // Unknown query parameters are a 400 everywhere: a typo must never silently widen a query.
     if (route.url.startsWith('/v1/') && !route.schema?.querystring) {
       route.schema = { ...(route.schema ?? {}), querystring: NoQuery };
+    }
+    const numeric = numericQueryParams(route);
+    if (numeric.length > 0) {
+      const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+      route.preValidation = [requireDecimalIntegers(numeric), ...own];
     }
   });
 
