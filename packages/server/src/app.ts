@@ -1,4 +1,4 @@
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { competitionRoutes } from './routes/competitions/index.js';
@@ -47,10 +48,10 @@ const NoQuery = Type.Object({}, { additionalProperties: false });
 const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes, exportRoutes];
 
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
-export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<BuiltApp> {
+export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}): Promise<BuiltApp> {
   const services = createServices(deps);
   const app: App = Fastify({
-    logger: opts.logger ?? false,
+    logger: opts.log ? loggerOptions(opts.log) : false,
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: requestIds(),
     requestIdHeader: false,
