@@ -5,7 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { MAX_PATH_PARAM_LENGTH, frameworkError, registerErrorHandling, sendError } from './http/errors.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
@@ -50,10 +51,16 @@ const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRou
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
 export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}): Promise<BuiltApp> {
   const services = createServices(deps);
+  const nextRequestId = requestIds();
   const app: App = Fastify({
     logger: opts.log ? loggerOptions(opts.log) : false,
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: requestIds(),
+    genReqId: nextRequestId,
+    maxParamLength: MAX_PATH_PARAM_LENGTH,
+    frameworkErrors: (err, request, reply) => {
+      sendError(reply, request, frameworkError(err));
+    },
+    clientErrorHandler: clientErrorHandler(nextRequestId),
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -25,10 +25,12 @@ export class SvcError extends Error {
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
+    /** Only for the HTTP-level refusals whose status says more than the type (408, 414, 431). */
+    status?: number,
   ) {
     super(message);
     this.name = 'SvcError';
-    this.status = STATUS[type];
+    this.status = status ?? STATUS[type];
   }
 }
 
