@@ -52,7 +52,16 @@ const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRou
 export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}): Promise<BuiltApp> {
   const services = createServices(deps);
   const nextRequestId = requestIds();
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs, connectionTimeoutMs } = deps.config;
   const app: App = Fastify({
+    // Slow clients are cut off on purpose (README "Configuration"): a body announced and never
+    // sent, headers that never end, an idle keep-alive or a stalled socket each hold a connection.
+    // Node enforces the header and request deadlines on a sweep; it runs often enough that a
+    // deadline is late by at most a quarter of itself (or one second).
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    connectionTimeout: connectionTimeoutMs,
+    http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeoutMs / 4))) },
     logger: opts.log ? loggerOptions(opts.log) : false,
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: nextRequestId,
