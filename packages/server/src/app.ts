@@ -7,6 +7,7 @@ import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { MAX_PATH_PARAM_LENGTH, frameworkError, registerErrorHandling, sendError } from './http/errors.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { validatorCompiler } from './http/validation.js';
 import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
@@ -71,8 +72,8 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     },
     clientErrorHandler: clientErrorHandler(nextRequestId),
     requestIdHeader: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler());
 
   // A callback hook: no promise per request on the hottest path.
   app.addHook('onRequest', (request, reply, done) => {

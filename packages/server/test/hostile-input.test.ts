@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from './contract.js';
+import { auth, engines, testApp, type TestApp } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+describe.each(engines())('hostile input on ingestion and webhooks (%s)', (engine) => {
+  let t: TestApp;
+  let key: string;
+  let game: { id: string; competition_id: string };
+  let team: string;
+  let competitor: string;
+  beforeAll(async () => {
+    t = await testApp({ engine });
+    key = await t.key();
+    game = (await t.app.inject({ url: '/v1/games?sport=soccer&status=scheduled&limit=1', headers: auth(key) })).json().data[0];
+    const full = (await t.app.inject({ url: `/v1/games/${game.id}`, headers: auth(key) })).json().data;
+    competitor = full.competitors[0].entity_id;
+    team = competitor.split(':')[2];
+  });
+  afterAll(async () => t.close());
+
+  const post = (url: string, payload: unknown) =>
+    t.app.inject({ method: 'POST', url, headers: { ...auth(key), 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+  const countReports = async () => Number((await t.db.kysely.selectFrom('reports').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const play = (extra: Json = {}) => ({ period: { unit: 'half', num: 1, label: '1st half' }, competitor_id: competitor, event_type: 'goal', points: 1, ...extra });
+
+  it('takes JSON types as sent: no string for a number, no array for a scalar, no scalar for a list', async () => {
+    const before = await countReports();
+    const bad: [Json, string][] = [
+      [{ game_id: game.id, team, points: '1' }, 'points'],
+      [{ game_id: game.id, team, points: [1] }, 'points'],
+      [{ game_id: [game.id], team, points: 1 }, 'game_id'],
+      [{ game_id: game.id, team, points: true }, 'points'],
+      [{ game_id: game.id, team: 7, points: 1 }, 'team'],
+    ];
+    for (const [body, param] of bad) expectError(await post('/v1/reports', body), 400, 'invalid_request', { param });
+    expectError(await post(`/v1/competitions/${game.competition_id}/plays`, play({ points: '1' })), 400, 'invalid_request', { param: 'points' });
+    expectError(await post('/v1/webhooks', { url: 'https://93.184.215.14/h', tier: 'confirmed', sports: 'soccer' }), 400, 'invalid_request', { param: 'sports' });
+    expect(await countReports()).toBe(before);
+  });
+});
