@@ -7,6 +7,7 @@ import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { MAX_PATH_PARAM_LENGTH, frameworkError, registerErrorHandling, sendError } from './http/errors.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { refuseUnstorableText } from './http/text.js';
 import { validatorCompiler } from './http/validation.js';
 import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     done();
   });
   registerErrorHandling(app);
+  app.addHook('preValidation', refuseUnstorableText);
   // Every body is JSON; anything else is a 415 rather than a string the routes would misread.
   app.removeContentTypeParser('text/plain');
 

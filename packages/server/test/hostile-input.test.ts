@@ -39,4 +39,22 @@ describe.each(engines())('hostile input on ingestion and webhooks (%s)', (engine
     expectError(await post('/v1/webhooks', { url: 'https://93.184.215.14/h', tier: 'confirmed', sports: 'soccer' }), 400, 'invalid_request', { param: 'sports' });
     expect(await countReports()).toBe(before);
   });
+
+  it('refuses NUL characters and unpaired surrogates anywhere in a request with a 400 naming the field', async () => {
+    const before = await countReports();
+    expectError(await post('/v1/reports', { game_id: game.id, team, points: 1, ref: 'a\u0000b' }), 400, 'invalid_request', { code: 'invalid_characters', param: 'ref' });
+    expectError(await post('/v1/reports', { reports: [{ game_id: game.id, team, points: 1, ref: 'x\ud800' }] }), 400, 'invalid_request', { code: 'invalid_characters', param: 'reports[0].ref' });
+    expectError(await post(`/v1/competitions/${game.competition_id}/plays`, play({ source: 'feed\u0000' })), 400, 'invalid_request', { code: 'invalid_characters', param: 'source' });
+    expectError(await post('/v1/webhooks', { url: 'https://93.184.215.14/h', tier: 'confirmed', description: 'a\u0000' }), 400, 'invalid_request', { code: 'invalid_characters', param: 'description' });
+    for (const url of ['/v1/teams/team:wc:%00', '/v1/webhooks/we_%00', `/v1/competitions/${game.competition_id}%00/plays`, '/v1/games/soccer_1%00/events']) {
+      expectError(await t.app.inject({ url, headers: auth(key) }), 400, 'invalid_request', { code: 'invalid_characters', param: 'id' });
+    }
+    expectError(await post('/v1/competitions/%00/plays', play()), 400, 'invalid_request', { code: 'invalid_characters', param: 'id' });
+    expectError(await t.app.inject({ url: '/v1/teams?league=%00', headers: auth(key) }), 400, 'invalid_request', { param: 'league' });
+    expect(await countReports()).toBe(before);
+    // Other unicode is data: stored and returned as sent.
+    const res = await post('/v1/webhooks', { url: 'https://93.184.215.14/h', tier: 'confirmed', description: 'Café ⚽ 東京 \u202e' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data.description).toBe('Café ⚽ 東京 \u202e');
+  });
 });
