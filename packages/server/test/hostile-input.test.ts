@@ -57,4 +57,13 @@ describe.each(engines())('hostile input on ingestion and webhooks (%s)', (engine
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data.description).toBe('Café ⚽ 東京 \u202e');
   });
+
+  it('refuses impossible calendar dates in observed_at and ts', async () => {
+    const before = await countReports();
+    for (const observed_at of ['2022-02-30T00:00:00Z', '2023-02-29T12:00:00Z', '2022-04-31T00:00:00Z', '2022-01-01T24:00:00Z']) {
+      expectError(await post('/v1/reports', { game_id: game.id, team, points: 1, observed_at }), 400, 'invalid_request', { param: 'observed_at' });
+    }
+    expectError(await post(`/v1/competitions/${game.competition_id}/plays`, play({ ts: '2022-02-30T00:00:00Z' })), 400, 'invalid_request', { param: 'ts' });
+    expect(await countReports()).toBe(before);
+  });
 });
