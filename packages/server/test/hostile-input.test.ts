@@ -66,4 +66,10 @@ describe.each(engines())('hostile input on ingestion and webhooks (%s)', (engine
     expectError(await post(`/v1/competitions/${game.competition_id}/plays`, play({ ts: '2022-02-30T00:00:00Z' })), 400, 'invalid_request', { param: 'ts' });
     expect(await countReports()).toBe(before);
   });
+
+  it('refuses a webhook URL with control characters or whitespace rather than silently dropping them', async () => {
+    for (const url of ['https://example.com/\r\nX-Evil: 1', 'https://example.com/a\tb', 'https://exa\nmple.com/', ' https://example.com/', 'https://example.com/ x']) {
+      expectError(await post('/v1/webhooks', { url, tier: 'confirmed' }), 400, 'invalid_request', { code: 'invalid_url', param: 'url' });
+    }
+  });
 });

@@ -17,6 +17,7 @@ import ipaddr from 'ipaddr.js';
 export type TargetFailureReason =
   | 'missing_url'
   | 'url_too_long'
+  | 'invalid_characters'
   | 'not_absolute_url'
   | 'scheme_not_allowed'
   | 'https_required'
@@ -127,6 +128,9 @@ const isLocalhostName = (host: string): boolean => {
 export function validateWebhookUrl(raw: string, opts: { allowPrivate: boolean }): UrlCheck {
   if (typeof raw !== 'string' || raw.trim() === '') return refuse('missing_url', 'url is required');
   if (raw.length > MAX_URL_LENGTH) return refuse('url_too_long', `url is longer than ${MAX_URL_LENGTH} characters`);
+  // The URL parser drops tabs and newlines and trims spaces without a word; the receiver would
+  // then be a different URL from the one the caller typed.
+  if (/[\u0000-\u0020\u007f]/.test(raw)) return refuse('invalid_characters', 'url must not contain spaces or control characters');
   let url: URL;
   try {
     // No base: a relative URL throws here, which is what we want.
