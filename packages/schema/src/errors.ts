@@ -21,9 +21,20 @@ export const ERROR_TYPE_STATUS = {
 export type ErrorType = keyof typeof ERROR_TYPE_STATUS;
 export const ERROR_TYPES = Object.keys(ERROR_TYPE_STATUS) as readonly ErrorType[];
 
+/**
+ * Refusals of a request that never reached a route (it came too slowly, its headers or a path
+ * segment were too long) keep the `invalid_request` type but answer with HTTP's own status, which
+ * proxies and HTTP clients understand.
+ */
+type ProtocolStatus = 408 | 414 | 431;
+
 /** One catalogue entry; the status must be the one of its type (a mismatch does not compile). */
 export type ErrorCodeSpec = {
-  [T in ErrorType]: { readonly type: T; readonly status: (typeof ERROR_TYPE_STATUS)[T]; readonly description: string };
+  [T in ErrorType]: {
+    readonly type: T;
+    readonly status: (typeof ERROR_TYPE_STATUS)[T] | (T extends 'invalid_request' ? ProtocolStatus : never);
+    readonly description: string;
+  };
 }[ErrorType];
 
 const spec = <const T extends Record<string, ErrorCodeSpec>>(catalogue: T): T => catalogue;
@@ -52,6 +63,12 @@ export const ERROR_CODES = spec({
   invalid_range: { type: 'invalid_request', status: 400, description: 'A replay range whose `from` is not before its `to`.' },
   outside_replay_window: { type: 'invalid_request', status: 400, description: 'A replay range reaching back further than the replay window.' },
   replay_too_large: { type: 'invalid_request', status: 400, description: 'A replay range holding more events than one replay takes.' },
+  invalid_characters: { type: 'invalid_request', status: 400, description: 'A parameter or field holds characters that cannot be stored (NUL, unpaired surrogates).' },
+  malformed_request: { type: 'invalid_request', status: 400, description: 'The bytes received are not a valid HTTP/1.1 request.' },
+  malformed_url: { type: 'invalid_request', status: 400, description: 'The URL cannot be decoded (bad percent-encoding).' },
+  request_timeout: { type: 'invalid_request', status: 408, description: 'The headers or body did not arrive within the server’s timeouts.' },
+  uri_too_long: { type: 'invalid_request', status: 414, description: 'A path segment is longer than any id.' },
+  headers_too_large: { type: 'invalid_request', status: 431, description: 'The request line and headers exceed 16 kB.' },
   // 401 authentication_error
   missing_api_key: { type: 'authentication_error', status: 401, description: 'No API key was sent.' },
   invalid_api_key: { type: 'authentication_error', status: 401, description: 'The key is malformed, unknown, revoked or of another environment.' },

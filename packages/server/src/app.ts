@@ -1,14 +1,19 @@
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { MAX_PATH_PARAM_LENGTH, frameworkError, registerErrorHandling, sendError } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { asyncApiDocument } from './openapi/asyncapi.js';
 import { swaggerOptions } from './openapi/document.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { refuseUnstorableText } from './http/text.js';
+import { validatorCompiler } from './http/validation.js';
+import { loggerOptions, type LogSettings } from './http/logging.js';
+import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { competitionRoutes } from './routes/competitions/index.js';
 import { gameRoutes } from './routes/games/index.js';
@@ -49,15 +54,30 @@ const NoQuery = Type.Object({}, { additionalProperties: false });
 const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes, exportRoutes];
 
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
-export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<BuiltApp> {
+export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}): Promise<BuiltApp> {
   const services = createServices(deps);
+  const nextRequestId = requestIds();
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs, connectionTimeoutMs } = deps.config;
   const app: App = Fastify({
-    logger: opts.logger ?? false,
+    // Slow clients are cut off on purpose (README "Configuration"): a body announced and never
+    // sent, headers that never end, an idle keep-alive or a stalled socket each hold a connection.
+    // Node enforces the header and request deadlines on a sweep; it runs often enough that a
+    // deadline is late by at most a quarter of itself (or one second).
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    connectionTimeout: connectionTimeoutMs,
+    http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeoutMs / 4))) },
+    logger: opts.log ? loggerOptions(opts.log) : false,
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: requestIds(),
+    genReqId: nextRequestId,
+    maxParamLength: MAX_PATH_PARAM_LENGTH,
+    frameworkErrors: (err, request, reply) => {
+      sendError(reply, request, frameworkError(err));
+    },
+    clientErrorHandler: clientErrorHandler(nextRequestId),
     requestIdHeader: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler());
 
   // A callback hook: no promise per request on the hottest path.
   app.addHook('onRequest', (request, reply, done) => {
@@ -65,6 +85,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     done();
   });
   registerErrorHandling(app);
+  app.addHook('preValidation', refuseUnstorableText);
   // Every body is JSON; anything else is a 415 rather than a string the routes would misread.
   app.removeContentTypeParser('text/plain');
 
@@ -78,6 +99,11 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     // Unknown query parameters are a 400 everywhere: a typo must never silently widen a query.
     if (route.url.startsWith('/v1/') && !route.schema?.querystring) {
       route.schema = { ...(route.schema ?? {}), querystring: NoQuery };
+    }
+    const numeric = numericQueryParams(route);
+    if (numeric.length > 0) {
+      const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+      route.preValidation = [requireDecimalIntegers(numeric), ...own];
     }
   });
 

@@ -17,6 +17,14 @@ export interface Config {
   webhookAllowPrivate: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Whole request (headers and body) must arrive within this; a slow body gets a 408. */
+  requestTimeoutMs: number;
+  /** Request line and headers must arrive within this (slowloris); at most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection closes after this; above common proxies' 60 s idle so they close first. */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic either way for this long is closed (a stalled client mid-response). */
+  connectionTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +78,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (bootstrapKey && !new RegExp(`^${keyPrefix(cfgEnv)}[A-Za-z0-9]{16,}$`).test(bootstrapKey)) {
     throw new ConfigError(`SVC_BOOTSTRAP_KEY must look like ${keyPrefix(cfgEnv)}<16+ letters or digits> in the ${cfgEnv} environment`);
   }
+  const requestTimeoutMs = int(env, 'SVC_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const headersTimeoutMs = int(env, 'SVC_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  // Node refuses a header deadline later than the request deadline.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`SVC_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SVC_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   const config: Config = {
     port: int(env, 'SVC_PORT', 8080, 0, 65535),
     host: env.SVC_HOST || '127.0.0.1',
@@ -86,6 +100,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookAllowPrivate: flag(env, 'SVC_WEBHOOK_ALLOW_PRIVATE', false),
     logLevel: env.SVC_LOG_LEVEL || 'info',
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: int(env, 'SVC_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
+    connectionTimeoutMs: int(env, 'SVC_CONNECTION_TIMEOUT_MS', 120_000, 1000, 3_600_000),
   };
   return { ...config, ...overrides };
 }

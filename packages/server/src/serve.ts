@@ -20,11 +20,12 @@ export async function serve(config: Config): Promise<void> {
   const bus = redis ? new RedisBus(redis, redis.duplicate()) : undefined;
   const { app, services } = await buildApp(
     { config, db, clock, redis, bus },
-    { logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.query.access_token'] } },
+    { log: { level: config.logLevel } },
   );
   if (config.bootstrapKey) await services.keys.ensureBootstrap(config.bootstrapKey, new Date(clock.now()));
+  // The operator's own key is never echoed: the banner names the variable that holds it.
   const demo = config.bootstrapKey
-    ? config.bootstrapKey
+    ? '$SVC_BOOTSTRAP_KEY'
     : (await services.keys.create({ name: 'demo (npm start)', plan: 'pro', products: ['live', 'archive', 'report', 'source'] }, new Date(clock.now()))).key;
 
   await app.listen({ port: config.port, host: config.host });
@@ -32,7 +33,7 @@ export async function serve(config: Config): Promise<void> {
   const base = `http://${config.host}:${config.port}`;
   print(`
 svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
-  API key (shown once):  ${demo}
+  API key${config.bootstrapKey ? ':                ' : ' (shown once):  '}${demo}
   docs:                  ${base}/docs
   status page:           ${base}/status
 

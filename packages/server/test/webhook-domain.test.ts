@@ -368,6 +368,75 @@ describe('webhook targets (SSRF)', () => {
     expect(isForbiddenAddress(ip)).toBe(false);
   });
 
+  // Every IPv6 spelling that reaches an IPv4 host: mapped, translated (SIIT), compatible, NAT64, 6to4.
+  const v4Octets = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255));
+  const hex16 = (hi: number, lo: number) => ((hi << 8) | lo).toString(16);
+  const wrappers = ([a, b, c, d]: [number, number, number, number]) => {
+    const dotted = `${a}.${b}.${c}.${d}`;
+    const tail = `${hex16(a, b)}:${hex16(c, d)}`;
+    return {
+      mapped: [`::ffff:${dotted}`, `::ffff:${tail}`, `0:0:0:0:0:ffff:${tail}`],
+      translated: [`::ffff:0:${dotted}`, `::ffff:0:${tail}`, `0:0:0:0:ffff:0:${tail}`],
+      compatible: [`::${dotted}`, `::${tail}`],
+      nat64: [`64:ff9b::${dotted}`, `64:ff9b::${tail}`],
+      sixToFour: [`2002:${tail}::1`, `2002:${tail}:ffff::`],
+    };
+  };
+
+  it('refuses the IPv4-translated forms of refused addresses (::ffff:0:a.b.c.d)', () => {
+    for (const ip of ['::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::ffff:0:a00:1', '::ffff:0:a9fe:a9fe', '::ffff:0:c0a8:101', '[::ffff:0:7f00:1]']) {
+      expect(isForbiddenAddress(ip), ip).toBe(true);
+    }
+  });
+
+  it('refuses every IPv6 wrapper of a refused IPv4 address, and allows the routable wrappers of a public one', () => {
+    fc.assert(
+      fc.property(v4Octets, (octets) => {
+        const forms = wrappers(octets);
+        const v4 = octets.join('.');
+        // IPv4-compatible addresses are deprecated: nothing public uses them, so they are always refused.
+        for (const ip of forms.compatible) expect(isForbiddenAddress(ip), ip).toBe(true);
+        const refused = isForbiddenAddress(v4);
+        for (const ip of [...forms.mapped, ...forms.translated, ...forms.nat64, ...forms.sixToFour]) {
+          expect(isForbiddenAddress(ip), `${ip} wraps ${v4}`).toBe(refused);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    // The refused ranges are rare among random addresses: check their wrappers on purpose too.
+    const refusedV4 = fc.oneof(
+      fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(0), fc.nat(255), fc.nat(255), fc.nat(255)),
+    );
+    fc.assert(
+      fc.property(refusedV4, (octets) => {
+        const forms = wrappers(octets);
+        for (const ip of Object.values(forms).flat()) expect(isForbiddenAddress(ip), ip).toBe(true);
+        for (const ip of [...forms.mapped, ...forms.translated, ...forms.nat64]) {
+          expect(validateWebhookUrl(`https://[${ip}]/hook`, { allowPrivate: false }), ip).toMatchObject({ ok: false, code: 'forbidden_address' });
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses ports outside 1-65535 and allows any other port', () => {
+    for (const raw of ['https://example.com:0/hook', 'https://93.184.216.34:0/', 'https://example.com:65536/hook', 'https://example.com:99999/', 'https://example.com:-1/']) {
+      expect(validateWebhookUrl(raw, { allowPrivate: false }), raw).toMatchObject({ ok: false });
+      expect(validateWebhookUrl(raw, { allowPrivate: true }), raw).toMatchObject({ ok: false });
+    }
+    expect(validateWebhookUrl('https://example.com:0/hook', { allowPrivate: false })).toMatchObject({ ok: false, code: 'invalid_port' });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
+        expect(validateWebhookUrl(`https://example.com:${port}/hook`, { allowPrivate: false }), String(port)).toMatchObject({ ok: true });
+      }),
+    );
+  });
+
   it('accepts public https URLs', () => {
     for (const raw of ['https://example.com/hook', 'https://93.184.216.34/x', 'https://[2606:4700::1111]:8443/x?y=1']) {
       const r = validateWebhookUrl(raw, { allowPrivate: false });

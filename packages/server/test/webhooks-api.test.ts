@@ -71,6 +71,11 @@ describe('webhook API', () => {
       'https://169.254.169.254/latest/meta-data/',
       'https://[::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
+      'https://[::ffff:0:7f00:1]/hook',
+      'https://[::ffff:0:a00:1]/hook',
+      'https://[::ffff:0:a9fe:a9fe]/hook',
+      'https://[::ffff:0:c0a8:101]/hook',
+      'https://93.184.215.14:0/hook',
       'https://0x7f.1/hook',
       'https://localhost/hook',
     ];

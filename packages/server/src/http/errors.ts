@@ -53,9 +53,26 @@ export function errorBody(e: SvcError, requestId: string): ErrorBody {
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, e: SvcError): FastifyReply {
+  // Set here too: framework errors (bad URL, over-long path parameter) skip the onRequest hooks.
+  reply.header('X-Request-Id', request.id);
   for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
   return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, request.id));
 }
+
+/** Refusals Fastify makes before routing (its `frameworkErrors` option). */
+export function frameworkError(err: FastifyError): SvcError {
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      return new SvcError('malformed_url', 'The URL is not valid: check its percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new SvcError('uri_too_long', `A path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters; no id is that long.`);
+    default:
+      return toSvcError(err);
+  }
+}
+
+/** Above every id's schema maxLength, so the schema judges ids and only absurd ones stop here. */
+export const MAX_PATH_PARAM_LENGTH = 512;
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {

@@ -63,7 +63,7 @@ export class WebhookManager {
       const target = await resolveSafeTarget(valid.url, { allowPrivate, lookup: this.lookup });
       // A name that does not resolve yet is accepted: the delivery-time check is the one that
       // guards the connection, and receivers often register before their DNS is live.
-      if (!target.ok && !target.reason.startsWith('dns lookup')) throw invalid('invalid_url', `'url': ${target.reason}.`, 'url');
+      if (!target.ok && target.code !== 'dns_failed' && target.code !== 'dns_empty') throw invalid('invalid_url', `'url': ${target.reason}.`, 'url');
     }
     return valid.url.href;
   }

@@ -1,5 +1,5 @@
 /**
- * SSRF protection for webhook targets (DESIGN §4: SVC_WEBHOOK_ALLOW_PRIVATE, default off).
+ * SSRF protection for webhook targets (SVC_WEBHOOK_ALLOW_PRIVATE, default off; README "Webhooks").
  *
  * Two checks, because one is not enough:
  * - validateWebhookUrl at registration: scheme, credentials, and IP-literal hosts.
@@ -10,102 +10,90 @@
  */
 import { promises as dnsPromises } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP, isIPv4, isIPv6 } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
-export type TargetCheck = { ok: true; address: string; family: number } | { ok: false; reason: string };
+/** Why a target was refused; `reason` beside it is the sentence shown to the API caller. */
+export type TargetFailureReason =
+  | 'missing_url'
+  | 'url_too_long'
+  | 'invalid_characters'
+  | 'not_absolute_url'
+  | 'scheme_not_allowed'
+  | 'https_required'
+  | 'credentials_in_url'
+  | 'missing_host'
+  | 'invalid_port'
+  | 'forbidden_address'
+  | 'loopback_name'
+  | 'dns_failed'
+  | 'dns_empty'
+  | 'dns_not_an_address'
+  | 'resolves_to_forbidden';
+
+type Refusal = { ok: false; code: TargetFailureReason; reason: string };
+export type UrlCheck = { ok: true; url: URL } | Refusal;
+export type TargetCheck = { ok: true; address: string; family: number } | Refusal;
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const refuse = (code: TargetFailureReason, reason: string): Refusal => ({ ok: false, code, reason });
 
 /** Long URLs are not needed by any receiver and only make logs and rows bigger. */
 const MAX_URL_LENGTH = 2048;
 
-/** [network, prefix length] pairs; the network as a 32-bit unsigned number. */
-const FORBIDDEN_V4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches the local host on many stacks
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT, shared address space
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, including cloud metadata at 169.254.169.254
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // TEST-NET-1
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // TEST-NET-2
-  ['203.0.113.0', 24], // TEST-NET-3
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, including broadcast 255.255.255.255
-];
-
-function parseIPv4(ip: string): number | null {
-  if (!isIPv4(ip)) return null;
-  // isIPv4 guarantees four decimal octets 0–255 without leading zeros.
-  return ip.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
+/**
+ * An IPv4 address is a target only when ipaddr.js classifies it as plain `unicast`: every special
+ * range it knows (private, loopback, link-local with cloud metadata, carrier-grade NAT, reserved,
+ * documentation, benchmarking, multicast, broadcast, AS112, AMT…) is refused. The classification
+ * is the library's, not a list of ours: a hand-written list is how a range gets missed.
+ */
+function isForbiddenV4(ip: ipaddr.IPv4): boolean {
+  return ip.range() !== 'unicast';
 }
 
-const V4_RANGES = FORBIDDEN_V4.map(([net, bits]) => {
-  const base = parseIPv4(net);
-  if (base === null) throw new Error(`bad range ${net}`);
-  return { base, size: 2 ** (32 - bits) };
-});
-
-function isForbiddenV4(n: number): boolean {
-  // Arithmetic instead of bit operations: JavaScript's bitwise operators are signed 32-bit.
-  return V4_RANGES.some(({ base, size }) => n >= base && n < base + size);
-}
-
-/** Eight 16-bit groups, or null. Accepts the embedded dotted-quad form (::ffff:1.2.3.4). */
-function parseIPv6(ip: string): number[] | null {
-  if (!isIPv6(ip)) return null;
-  let text = ip;
-  const lastColon = text.lastIndexOf(':');
-  const tail = text.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    // Rewrite a trailing dotted quad as the two hex groups it stands for, then parse uniformly.
-    const v4 = parseIPv4(tail);
-    if (v4 === null) return null;
-    text = `${text.slice(0, lastColon + 1)}${Math.floor(v4 / 65536).toString(16)}:${(v4 % 65536).toString(16)}`;
+/**
+ * The IPv4 address an IPv6 address delivers to, for the forms whose traffic really reaches an
+ * IPv4 host: IPv4-mapped (::ffff:a.b.c.d, a dual-stack socket talks IPv4), IPv4-translated
+ * (::ffff:0:a.b.c.d, SIIT), well-known-prefix NAT64 (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/48,
+ * the relay forwards to AABB:CCDD). Those are judged by the address they wrap, so a public
+ * address behind one stays reachable and a private one stays refused.
+ */
+function embeddedV4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const g = ip.parts;
+  const low32 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  switch (ip.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return low32(g[6], g[7]);
+    case 'rfc6052':
+      // 64:ff9b:1::/48 (local-use NAT64) shares the range name; only the /96 embeds at the end.
+      return g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0 ? low32(g[6], g[7]) : null;
+    case '6to4':
+      return low32(g[1], g[2]);
+    default:
+      return null;
   }
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const toGroups = (s: string): number[] => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const head = toGroups(halves[0]);
-  const rest = halves.length === 2 ? toGroups(halves[1]) : [];
-  const zeros = halves.length === 2 ? 8 - head.length - rest.length : 0;
-  if (zeros < 0) return null;
-  const groups = [...head, ...new Array<number>(zeros).fill(0), ...rest];
-  if (groups.length !== 8 || groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
-  return groups;
 }
 
-const embeddedV4 = (g: number[]): number => g[6] * 65536 + g[7];
-
-function isForbiddenV6(g: number[]): boolean {
-  const zeroUpTo = (n: number): boolean => g.slice(0, n).every((x) => x === 0);
-  // ::/96 covers :: (unspecified), ::1 (loopback) and the deprecated IPv4-compatible ::a.b.c.d,
-  // which nothing public uses.
-  if (zeroUpTo(6)) return true;
-  // ::ffff:a.b.c.d — IPv4-mapped: the socket really talks to the embedded IPv4 address.
-  if (zeroUpTo(5) && g[5] === 0xffff) return isForbiddenV4(embeddedV4(g));
-  // 64:ff9b::/96 — well-known NAT64 prefix: the gateway forwards to the embedded IPv4 address.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isForbiddenV4(embeddedV4(g));
-  // 64:ff9b:1::/48 — local-use NAT64 (RFC 8215): only meaningful inside one network.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 0x0001) return true;
-  // 100::/64 — discard-only.
-  if (g[0] === 0x0100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true;
-  // 2001::/32 — Teredo: an obfuscated IPv4 server/client inside; refused rather than unwrapped.
-  if (g[0] === 0x2001 && g[1] === 0) return true;
-  // 2001:db8::/32 — documentation.
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return true;
-  // 2002::/16 — 6to4: the relay delivers to the IPv4 address in groups 1–2.
-  if (g[0] === 0x2002) return isForbiddenV4(g[1] * 65536 + g[2]);
-  // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 (deprecated site-local), ff00::/8 multicast.
-  if ((g[0] & 0xfe00) === 0xfc00) return true;
-  if ((g[0] & 0xffc0) === 0xfe80) return true;
-  if ((g[0] & 0xffc0) === 0xfec0) return true;
-  if ((g[0] & 0xff00) === 0xff00) return true;
-  return false;
+/**
+ * IPv6: plain `unicast` is a target; a translation form is judged by the IPv4 address it wraps;
+ * every other special range is refused. That includes Teredo (an obfuscated IPv4 server and
+ * client inside, refused rather than unwrapped), local-use NAT64, and the deprecated
+ * IPv4-compatible ::a.b.c.d, which ipaddr.js files under `unicast` but nothing public uses.
+ */
+function isForbiddenV6(ip: ipaddr.IPv6): boolean {
+  const range = ip.range();
+  if (range === 'unicast') return ip.parts.slice(0, 6).every((g) => g === 0);
+  const v4 = embeddedV4(ip);
+  return v4 === null || isForbiddenV4(v4);
 }
+
+/**
+ * The address in pure hex groups, as the URL serialiser writes it. ipaddr.js 2.5 reads a dotted
+ * tail as IPv4-mapped whatever precedes it (::8.8.8.8 comes out as ::ffff:808:808), so it is
+ * never handed one.
+ */
+const hexOnlyV6 = (ip: string): string => new URL(`http://[${ip}]/`).hostname.slice(1, -1);
 
 /**
  * True when a webhook must not be sent to `ip`. Anything that is not a plain IP address
@@ -115,10 +103,11 @@ export function isForbiddenAddress(ip: string): boolean {
   const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
   // A zone id only makes sense for link-local destinations, which are refused anyway.
   if (bare.includes('%')) return true;
-  const v4 = parseIPv4(bare);
-  if (v4 !== null) return isForbiddenV4(v4);
-  const v6 = parseIPv6(bare);
-  if (v6 !== null) return isForbiddenV6(v6);
+  // node:net is the gate: ipaddr.js would also read 127.1 or 0x7f.0.0.1, which no resolver returns
+  // and the URL parser has already normalised.
+  const family = isIP(bare);
+  if (family === 4) return isForbiddenV4(ipaddr.IPv4.parse(bare));
+  if (family === 6) return isForbiddenV6(ipaddr.IPv6.parse(hexOnlyV6(bare)));
   return true;
 }
 
@@ -137,28 +126,35 @@ const isLocalhostName = (host: string): boolean => {
  * (http://2130706433/, http://0x7f.1/ → 127.0.0.1), so the IP-literal check sees the real address.
  */
 export function validateWebhookUrl(raw: string, opts: { allowPrivate: boolean }): UrlCheck {
-  if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, reason: 'url is required' };
-  if (raw.length > MAX_URL_LENGTH) return { ok: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
+  if (typeof raw !== 'string' || raw.trim() === '') return refuse('missing_url', 'url is required');
+  if (raw.length > MAX_URL_LENGTH) return refuse('url_too_long', `url is longer than ${MAX_URL_LENGTH} characters`);
+  // The URL parser drops tabs and newlines and trims spaces without a word; the receiver would
+  // then be a different URL from the one the caller typed.
+  if (/[\u0000-\u0020\u007f]/.test(raw)) return refuse('invalid_characters', 'url must not contain spaces or control characters');
   let url: URL;
   try {
     // No base: a relative URL throws here, which is what we want.
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'url must be an absolute http(s) URL' };
+    // Also a port above 65535: the URL parser refuses it.
+    return refuse('not_absolute_url', 'url must be an absolute http(s) URL with a port between 1 and 65535');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { ok: false, reason: `url scheme ${url.protocol.replace(/:$/, '')} is not allowed; use https` };
+    return refuse('scheme_not_allowed', `url scheme ${url.protocol.replace(/:$/, '')} is not allowed; use https`);
   }
-  if (url.protocol === 'http:' && !opts.allowPrivate) return { ok: false, reason: 'url must use https' };
+  if (url.protocol === 'http:' && !opts.allowPrivate) return refuse('https_required', 'url must use https');
   // Credentials in a URL end up in logs and delivery records; receivers authenticate us by signature.
-  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'url must not contain credentials' };
+  if (url.username !== '' || url.password !== '') return refuse('credentials_in_url', 'url must not contain credentials');
   const host = bareHost(url);
-  if (host === '') return { ok: false, reason: 'url has no host' };
+  if (host === '') return refuse('missing_host', 'url has no host');
+  // Any port 1–65535 is allowed (receivers behind a non-standard HTTPS port are common); port 0
+  // is no port at all, and the parser has refused the rest. See README "Webhooks".
+  if (url.port === '0') return refuse('invalid_port', 'url port must be between 1 and 65535');
   if (!opts.allowPrivate) {
     if (isIP(host) !== 0 && isForbiddenAddress(host)) {
-      return { ok: false, reason: `url host ${host} is a private, loopback or reserved address` };
+      return refuse('forbidden_address', `url host ${host} is a private, loopback or reserved address`);
     }
-    if (isLocalhostName(host)) return { ok: false, reason: `url host ${host} is a loopback name` };
+    if (isLocalhostName(host)) return refuse('loopback_name', `url host ${host} is a loopback name`);
   }
   return { ok: true, url };
 }
@@ -185,14 +181,14 @@ export async function resolveSafeTarget(
     addresses = await (opts.lookup ?? defaultLookup)(host);
   } catch (err) {
     const code = err instanceof Error && 'code' in err ? String(err.code) : String(err);
-    return { ok: false, reason: `dns lookup of ${host} failed: ${code}` };
+    return refuse('dns_failed', `dns lookup of ${host} failed: ${code}`);
   }
-  if (addresses.length === 0) return { ok: false, reason: `dns lookup of ${host} returned no address` };
+  if (addresses.length === 0) return refuse('dns_empty', `dns lookup of ${host} returned no address`);
   for (const { address } of addresses) {
     // isIP guards against a misbehaving resolver returning a non-address, even with allowPrivate.
-    if (isIP(address) === 0) return { ok: false, reason: `dns lookup of ${host} returned a non-address` };
+    if (isIP(address) === 0) return refuse('dns_not_an_address', `dns lookup of ${host} returned a non-address`);
     if (!opts.allowPrivate && isForbiddenAddress(address)) {
-      return { ok: false, reason: `${host} resolves to ${address}, a private, loopback or reserved address` };
+      return refuse('resolves_to_forbidden', `${host} resolves to ${address}, a private, loopback or reserved address`);
     }
   }
   const first = addresses[0];

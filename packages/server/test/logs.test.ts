@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { tmpDir, until } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const KEY = `svc_test_${'Log0Leak1Probe2Key3'.padEnd(32, 'q')}`;
+/** The random part: finding any 12 characters of it in the output is a leak. */
+const KEY_BODY = KEY.slice('svc_test_'.length);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      s.close(() => (addr && typeof addr !== 'string' ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Sends raw bytes and resolves with whatever the server answers before closing. */
+function raw(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(bytes));
+    let out = '';
+    socket.on('data', (d) => (out += d.toString()));
+    socket.on('close', () => resolve(out));
+    socket.on('error', () => resolve(out));
+  });
+}
+
+describe('logs of a running server', () => {
+  let child: ChildProcess | null = null;
+  afterAll(() => {
+    child?.kill('SIGKILL');
+  });
+
+  it('never carry an API key or a webhook secret: not in URLs, the banner, client errors or failures', { timeout: 120_000 }, async () => {
+    const dataDir = tmpDir('svc-logs-');
+    fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
+    const port = await freePort();
+    let output = '';
+    child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts', 'serve'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        SVC_DATA_DIR: dataDir,
+        SVC_PORT: String(port),
+        SVC_HOST: '127.0.0.1',
+        SVC_SIMULATOR: 'off',
+        SVC_BOOTSTRAP_KEY: KEY,
+        // The most talkative level: every line the server can write is in play.
+        SVC_LOG_LEVEL: 'trace',
+        SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
+        SVC_DATABASE_URL: '',
+        SVC_REDIS_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const proc = child;
+    proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    await until(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}:\n${output}`);
+        return fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      },
+      90_000,
+      'the server to listen',
+    );
+    const bearer = { authorization: `Bearer ${KEY}` };
+    const encoded = KEY.replace(/_/g, '%5F');
+
+    // The token in the query string, as browsers pass it, on many routes and in several spellings.
+    const urls = [
+      `/v1/me?access_token=${KEY}`,
+      `/v1/teams?league=wc&access_token=${KEY}&limit=2`,
+      `/v1/competitions?access_token=${encoded}`,
+      `/v1/games?access%5Ftoken=${KEY}`,
+      `/v1/stream?access_token=${KEY}`,
+      `/v1/teams?limit=Infinity&access_token=${KEY}`,
+      `/v1/nowhere?access_token=${KEY}`,
+      `/v1/teams/${KEY}`,
+      `/v1/teams/${encoded}`,
+      `/v1/me?token=${KEY}`,
+    ];
+    for (const url of urls) await (await fetch(`${base}${url}`)).arrayBuffer();
+    for (const url of urls) await (await fetch(`${base}${url}`, { headers: bearer })).arrayBuffer();
+
+    // A webhook's secret, at creation and rotation.
+    const created = await fetch(`${base}/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', tier: 'confirmed' }),
+    });
+    expect(created.status).toBe(201);
+    const endpoint = ((await created.json()) as { data: { id: string; secret: string } }).data;
+    const rotated = await fetch(`${base}/v1/webhooks/${endpoint.id}/rotate-secret`, { method: 'POST', headers: bearer });
+    const newSecret = ((await rotated.json()) as { data: { secret: string } }).data.secret;
+    // A body the server cannot parse, carrying the key.
+    await (await fetch(`${base}/v1/reports`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: `{"ref":"${KEY}"` })).arrayBuffer();
+    // Requests Node itself refuses, with the key in the request line and headers.
+    await raw(port, `GET /v1/me?access_token=${KEY} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nBad Header\r\n\r\n`);
+    await raw(port, `GET /v1/me?access_token=${KEY} HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`);
+
+    // The requests above were logged (the check below would pass on an empty log otherwise).
+    await (await fetch(`${base}/healthz?marker=end`)).arrayBuffer();
+    await until(() => output.includes('marker=end'), 10_000, 'the last request in the log');
+    expect(output.includes('/v1/teams?league=wc&access_token=[redacted]&limit=2'), 'the redacted URL is logged').toBe(true);
+    // Node's parse errors carry the raw request bytes (headers included) as a Buffer.
+    expect(output.includes('rawPacket'), 'raw request bytes are logged').toBe(false);
+    for (const secret of [KEY, KEY_BODY.slice(0, 12), endpoint.secret, newSecret, endpoint.secret.slice(6, 18), newSecret.slice(6, 18)]) {
+      const at = output.indexOf(secret);
+      expect(at, `secret found in the log: …${output.slice(Math.max(0, at - 200), at + 60)}…`).toBe(-1);
+    }
+  });
+});
