@@ -1,5 +1,18 @@
 import tseslint from 'typescript-eslint';
 
+/** Import rules that keep the layers of docs/architecture.md ("Parts and layers") apart. */
+const layer = (files, { paths = [], patterns = [] }) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
+});
+
+const DRIVERS = ['kysely', 'pg', 'better-sqlite3', 'ioredis'].map((name) => ({ name, message: 'Database and Redis access lives in store/ or a feature repository.' }));
+const HTTP_FRAMEWORK = ['fastify', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/type-provider-typebox'].map((name) => ({ name, message: 'Fastify belongs to http/, routes/ and app.ts.' }));
+const NETWORK = ['node:net', 'node:dns', 'node:http', 'node:https', 'node:tls', 'undici', 'ws', 'node:fs', 'node:child_process'].map((name) => ({
+  name,
+  message: 'The domain is pure: I/O is done by the feature that calls it.',
+}));
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'clients/**', '**/dist/**', 'bench/.out/**'] },
   ...tseslint.configs.recommended,
@@ -10,4 +23,25 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // The schema package is what clients are typed from: TypeBox and nothing of the server.
+  layer(['packages/schema/src/**/*.ts'], {
+    patterns: [{ group: ['@svc/server', '**/server/**', 'node:*', 'fastify', '@fastify/*'], message: 'packages/schema holds wire shapes only (TypeBox).' }],
+  }),
+  // The domain: pure rules over an injected clock. It may import itself and @svc/schema only, so
+  // a relative import may not climb out of domain/ (depth decides how far `..` reaches).
+  layer(['packages/server/src/domain/*.ts'], {
+    paths: [...DRIVERS, ...HTTP_FRAMEWORK, ...NETWORK],
+    patterns: [{ group: ['../*', '@svc/server'], message: 'domain/ imports only domain/ and @svc/schema.' }],
+  }),
+  layer(['packages/server/src/domain/*/*.ts'], {
+    paths: [...DRIVERS, ...HTTP_FRAMEWORK, ...NETWORK],
+    patterns: [{ group: ['../../*', '@svc/server'], message: 'domain/ imports only domain/ and @svc/schema.' }],
+  }),
+  // The store knows nothing of HTTP.
+  layer(['packages/server/src/store/**/*.ts'], {
+    paths: HTTP_FRAMEWORK,
+    patterns: [{ group: ['**/http/**', '**/routes/**', '**/app.js'], message: 'store/ does not depend on the HTTP layer.' }],
+  }),
+  // Routes validate, call a feature or a repository, and map errors: no SQL, no drivers.
+  layer(['packages/server/src/routes/**/*.ts'], { paths: DRIVERS, patterns: [{ group: ['**/store/db.js'], message: 'Routes get repositories, not the database handle.' }] }),
 );

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -19,13 +20,8 @@ import {
   verifyOrThrow,
   verifySignature,
 } from '../src/domain/webhooks/signature.js';
-import {
-  isForbiddenAddress,
-  pinnedLookup,
-  resolveSafeTarget,
-  validateWebhookUrl,
-  type Lookup,
-} from '../src/domain/webhooks/target.js';
+import { ipFamily, isForbiddenAddress, validateWebhookUrl } from '../src/domain/webhooks/target.js';
+import { pinnedLookup, resolveSafeTarget, type Lookup } from '../src/webhooks/target-resolver.js';
 
 const SECRET = 'whsec_test';
 const BODY = '{"type":"score","points":3}';
@@ -334,6 +330,18 @@ describe('webhook retry schedule', () => {
 });
 
 describe('webhook targets (SSRF)', () => {
+  it('reads IP literals exactly as node:net does (the domain may not import it)', () => {
+    const literal = fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), fc.string(), fc.constantFrom('::ffff:1.2.3.4', 'fe80::1%eth0', '1.2.3', '01.2.3.4', '::', '1::2::3', '[::1]'));
+    fc.assert(
+      fc.property(literal, (s) => {
+        // A scoped address is never a target, so ipFamily refuses it where node:net reads it.
+        const expected = s.includes('%') ? 0 : isIP(s);
+        expect(ipFamily(s)).toBe(expected);
+      }),
+      { numRuns: 2000, seed: 42 },
+    );
+  });
+
   const forbidden = [
     // IPv4, first/last of each range plus a well-known member
     '127.0.0.1', '127.255.255.255', '0.0.0.0', '0.255.255.255',

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { deliveryDecision } from '../domain/webhooks/schedule.js';
 import { signPayload } from '../domain/webhooks/signature.js';
-import type { Lookup } from '../domain/webhooks/target.js';
+import type { Lookup } from './target-resolver.js';
 import type { Db } from '../store/db.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.js';

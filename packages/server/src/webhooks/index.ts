@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
-import type { Lookup } from '../domain/webhooks/target.js';
+import type { Lookup } from './target-resolver.js';
 import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
 import { WebhookDispatcher, type DispatcherOptions, type OwnerMailer } from './dispatcher.js';

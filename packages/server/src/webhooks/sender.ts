@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { pinnedLookup, resolveSafeTarget, type Lookup } from '../domain/webhooks/target.js';
+import { pinnedLookup, resolveSafeTarget, type Lookup } from './target-resolver.js';
 
 export interface SenderOptions {
   timeoutMs: number;

@@ -1,16 +1,15 @@
 /**
- * SSRF protection for webhook targets (SVC_WEBHOOK_ALLOW_PRIVATE, default off; README "Webhooks").
+ * SSRF protection for webhook targets (SVC_WEBHOOK_ALLOW_PRIVATE, default off; `docs/webhooks.md`).
  *
  * Two checks, because one is not enough:
  * - validateWebhookUrl at registration: scheme, credentials, and IP-literal hosts.
- * - resolveSafeTarget at every delivery: resolve the name, refuse if ANY address is internal, and
- *   hand back the address to connect to. The caller must connect to that address (pinnedLookup)
- *   rather than resolve again, or a DNS-rebinding name could answer public to us and private to
- *   the HTTP client a millisecond later.
+ * - at every delivery the name is resolved again and judgeResolved refuses the target if ANY
+ *   address is internal, handing back the address to connect to. The caller must connect to that
+ *   address rather than resolve again, or a DNS-rebinding name could answer public to us and
+ *   private to the HTTP client a millisecond later (`webhooks/target-resolver.ts` does both).
+ *
+ * Pure: no DNS, no sockets. Addresses are classified by ipaddr.js.
  */
-import { promises as dnsPromises } from 'node:dns';
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** Why a target was refused; `reason` beside it is the sentence shown to the API caller. */
@@ -34,7 +33,6 @@ export type TargetFailureReason =
 type Refusal = { ok: false; code: TargetFailureReason; reason: string };
 export type UrlCheck = { ok: true; url: URL } | Refusal;
 export type TargetCheck = { ok: true; address: string; family: number } | Refusal;
-export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
 const refuse = (code: TargetFailureReason, reason: string): Refusal => ({ ok: false, code, reason });
 
@@ -95,6 +93,19 @@ function isForbiddenV6(ip: ipaddr.IPv6): boolean {
  */
 const hexOnlyV6 = (ip: string): string => new URL(`http://[${ip}]/`).hostname.slice(1, -1);
 
+const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * 4 or 6 for an IP address written as resolvers and the URL parser write them, else 0. Strict
+ * on purpose: ipaddr.js alone would also read 127.1 or 0x7f.0.0.1, which no resolver returns and
+ * the URL parser has already normalised, and a scoped address (fe80::1%eth0) is no target.
+ */
+export function ipFamily(s: string): 0 | 4 | 6 {
+  if (DOTTED_QUAD.test(s)) return 4;
+  if (s.includes(':') && !s.includes('%') && ipaddr.IPv6.isValid(s)) return 6;
+  return 0;
+}
+
 /**
  * True when a webhook must not be sent to `ip`. Anything that is not a plain IP address
  * (a name, a scoped address like fe80::1%eth0, garbage) is forbidden too: fail closed.
@@ -103,16 +114,14 @@ export function isForbiddenAddress(ip: string): boolean {
   const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
   // A zone id only makes sense for link-local destinations, which are refused anyway.
   if (bare.includes('%')) return true;
-  // node:net is the gate: ipaddr.js would also read 127.1 or 0x7f.0.0.1, which no resolver returns
-  // and the URL parser has already normalised.
-  const family = isIP(bare);
+  const family = ipFamily(bare);
   if (family === 4) return isForbiddenV4(ipaddr.IPv4.parse(bare));
   if (family === 6) return isForbiddenV6(ipaddr.IPv6.parse(hexOnlyV6(bare)));
   return true;
 }
 
 /** The URL's host without IPv6 brackets. */
-const bareHost = (url: URL): string =>
+export const bareHost = (url: URL): string =>
   url.hostname.startsWith('[') && url.hostname.endsWith(']') ? url.hostname.slice(1, -1) : url.hostname;
 
 /** "localhost", "foo.localhost" and their trailing-dot forms always resolve to loopback (RFC 6761). */
@@ -151,7 +160,7 @@ export function validateWebhookUrl(raw: string, opts: { allowPrivate: boolean })
   // is no port at all, and the parser has refused the rest. See README "Webhooks".
   if (url.port === '0') return refuse('invalid_port', 'url port must be between 1 and 65535');
   if (!opts.allowPrivate) {
-    if (isIP(host) !== 0 && isForbiddenAddress(host)) {
+    if (ipFamily(host) !== 0 && isForbiddenAddress(host)) {
       return refuse('forbidden_address', `url host ${host} is a private, loopback or reserved address`);
     }
     if (isLocalhostName(host)) return refuse('loopback_name', `url host ${host} is a loopback name`);
@@ -159,58 +168,23 @@ export function validateWebhookUrl(raw: string, opts: { allowPrivate: boolean })
   return { ok: true, url };
 }
 
-const defaultLookup: Lookup = async (host) => dnsPromises.lookup(host, { all: true });
-
 /**
- * Delivery-time check: re-validates the URL (config may have changed since registration),
- * resolves the host now, and refuses when ANY address is forbidden — a name with one public
- * and one private address could otherwise be steered to the private one. Returns the address
- * the caller must connect to.
+ * Delivery-time judgement of what the URL's host resolved to: refused when ANY address is
+ * forbidden — a name with one public and one private address could otherwise be steered to the
+ * private one. Returns the address the caller must connect to.
  */
-export async function resolveSafeTarget(
-  url: URL,
-  opts: { allowPrivate: boolean; lookup?: Lookup },
-): Promise<TargetCheck> {
-  const valid = validateWebhookUrl(url.href, { allowPrivate: opts.allowPrivate });
-  if (!valid.ok) return valid;
-  const host = bareHost(url);
-  const literal = isIP(host);
-  if (literal !== 0) return { ok: true, address: host, family: literal };
-  let addresses: { address: string; family: number }[];
-  try {
-    addresses = await (opts.lookup ?? defaultLookup)(host);
-  } catch (err) {
-    const code = err instanceof Error && 'code' in err ? String(err.code) : String(err);
-    return refuse('dns_failed', `dns lookup of ${host} failed: ${code}`);
-  }
+export function judgeResolved(host: string, addresses: readonly { address: string }[], opts: { allowPrivate: boolean }): TargetCheck {
   if (addresses.length === 0) return refuse('dns_empty', `dns lookup of ${host} returned no address`);
   for (const { address } of addresses) {
-    // isIP guards against a misbehaving resolver returning a non-address, even with allowPrivate.
-    if (isIP(address) === 0) return refuse('dns_not_an_address', `dns lookup of ${host} returned a non-address`);
+    // Guards against a misbehaving resolver returning a non-address, even with allowPrivate.
+    if (ipFamily(address) === 0) return refuse('dns_not_an_address', `dns lookup of ${host} returned a non-address`);
     if (!opts.allowPrivate && isForbiddenAddress(address)) {
       return refuse('resolves_to_forbidden', `${host} resolves to ${address}, a private, loopback or reserved address`);
     }
   }
-  const first = addresses[0];
-  return { ok: true, address: first.address, family: isIP(first.address) };
+  const first = addresses[0].address;
+  return { ok: true, address: first, family: ipFamily(first) };
 }
 
-/**
- * A `lookup` for net/tls/undici `connect` options that always answers with the address
- * resolveSafeTarget returned, so the connection goes exactly where we checked. The URL's
- * hostname is still used for TLS SNI and certificate checks and for the Host header.
- * Node calls lookup with `all: true` when happy-eyeballs is on, so both shapes are answered.
- */
-export function pinnedLookup(
-  address: string,
-  family: number,
-): (
-  hostname: string,
-  options: LookupOptions,
-  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-) => void {
-  return (_hostname, options, callback) => {
-    if (options.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-}
+/** A refusal for a lookup that failed (the resolver's error code in the reason). */
+export const lookupFailed = (host: string, code: string): TargetCheck => refuse('dns_failed', `dns lookup of ${host} failed: ${code}`);
