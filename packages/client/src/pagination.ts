@@ -32,11 +32,11 @@ export class Page<T> implements AsyncIterable<T> {
 
   /** This page and each following one. */
   async *iterPages(): AsyncGenerator<Page<T>, void, undefined> {
-    let page: Page<T> = this;
-    yield page;
-    while (page.hasNextPage()) {
-      page = await page.getNextPage();
-      yield page;
+    yield this;
+    let next = this.hasNextPage() ? await this.getNextPage() : null;
+    while (next) {
+      yield next;
+      next = next.hasNextPage() ? await next.getNextPage() : null;
     }
   }
 
