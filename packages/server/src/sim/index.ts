@@ -64,7 +64,7 @@ const MAX_GAMES_KEPT = 50;
 const MAX_KEPT = 1_000;
 
 /**
- * The live simulator (DESIGN §4, Issue 3 item 6): replays archived games as today's live games
+ * The live simulator (docs/architecture.md, `sim/README.md`): replays archived games as today's live games
  * through the real HTTP ingestion API, with a noisy crowd of reporters and a lagging official
  * feed. Starts one soccer and one basketball game at once, then another every `intervalMs`.
  */

@@ -18,7 +18,7 @@ function requireFinite(what: string, v: number): void {
 
 /**
  * Crowd reports and official plays in, provisional / confirmed / retracted outcomes out
- * (DESIGN §4 "Consensus"; the rules are listed in README.md beside this file). Synchronous and
+ * (`docs/consensus.md`; the rules are listed in README.md beside this file). Synchronous and
  * single-threaded: the caller serialises calls. Every time rule reads the injected Clock.
  */
 export class ConsensusEngine {

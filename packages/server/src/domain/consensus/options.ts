@@ -2,7 +2,7 @@ import type { ConsensusOptions } from './types.js';
 
 export type ResolvedOptions = Required<ConsensusOptions>;
 
-/** DESIGN §4 "Consensus" defaults. */
+/** The default rules of `docs/consensus.md`. */
 export const DEFAULT_CONSENSUS_OPTIONS: Readonly<ResolvedOptions> = Object.freeze({
   windowMs: 30_000,
   quorum: 3,

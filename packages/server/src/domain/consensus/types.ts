@@ -1,5 +1,5 @@
 /**
- * The ConsensusEngine's public types (DESIGN §4 "Consensus"). Times are epoch milliseconds.
+ * The ConsensusEngine's public types (`docs/consensus.md`). Times are epoch milliseconds.
  * Others integrate exactly these shapes; change them only additively.
  */
 

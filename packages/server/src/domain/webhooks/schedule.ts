@@ -1,15 +1,15 @@
 /**
- * Webhook retry schedule and delivery outcomes (spec parts 3, 6 "Retry", 8; DESIGN §4 "Webhooks").
+ * Webhook retry schedule and delivery outcomes (`docs/webhooks.md`; `docs/spec/service-spec.md` parts 3, 6 and 8).
  * Pure functions: the caller passes the time (from its Clock) and stores the result.
  */
 
-/** Spec part 8: immediate, 1 min, 5 min, 30 min, then 2 h (SVC_WEBHOOK_RETRY_DELAYS). */
+/** Limits of `docs/spec/service-spec.md` part 8: immediate, 1 min, 5 min, 30 min, then 2 h (SVC_WEBHOOK_RETRY_DELAYS). */
 export const DEFAULT_RETRY_DELAYS_S: readonly number[] = [0, 60, 300, 1800, 7200];
-/** DESIGN §4: plan maximum attempts default 15 (about 24 h with the default delays). */
+/** Plan maximum attempts, default 15 (about 24 h with the default delays). */
 export const DEFAULT_MAX_ATTEMPTS = 15;
-/** Spec part 8: a receiver must answer within 5 s (SVC_WEBHOOK_TIMEOUT_MS). */
+/** Limits of `docs/spec/service-spec.md` part 8: a receiver must answer within 5 s (SVC_WEBHOOK_TIMEOUT_MS). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
-/** Spec part 8: 24 h of failing deliveries disables the endpoint (SVC_WEBHOOK_DISABLE_AFTER_S). */
+/** Limits of `docs/spec/service-spec.md` part 8: 24 h of failing deliveries disables the endpoint (SVC_WEBHOOK_DISABLE_AFTER_S). */
 export const DEFAULT_DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (spec part 6 "Signature", DESIGN §4 "Webhooks").
+ * Webhook signatures (`docs/webhooks.md`; `docs/spec/service-spec.md` part 6 "Signature").
  *
  * Header: `X-SVC-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`, where each v1 is the lowercase
  * hex HMAC-SHA256 of `<t>.<raw body>` keyed by one endpoint secret. During a secret rotation the
@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-SVC-Signature';
-/** Spec part 8: signature age tolerance. */
+/** Signature age tolerance (`docs/spec/service-spec.md` part 8). */
 export const DEFAULT_TOLERANCE_S = 300;
 export const SECRET_PREFIX = 'whsec_';
 
