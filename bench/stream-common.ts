@@ -2,8 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVENT_SCHEMA, type Event } from '@svc/schema';
-import { eventId } from '../packages/server/src/store/competitions.js';
+import { EVENT_SCHEMA, eventId, type Event } from '@svc/schema';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
 import { ROOT, startSvc } from './lib.js';
 

@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { competitionRoutes } from './routes/competitions/index.js';
 import { gameRoutes } from './routes/games/index.js';
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
 
   registerAuth(app, services.auth, services.limiter);
+  registerIdempotency(app, services.idempotency, services.clock);
   registerResponseCache(app, services.cache);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
@@ -102,7 +104,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   for (const route of ROUTES) route(app, services);
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
   app.get('/v1/stream', { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
-    throw new SvcError('invalid_request', 'upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
+    throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
   });
   const gateway = new StreamGateway({
     auth: services.auth,

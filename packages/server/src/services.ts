@@ -8,6 +8,7 @@ import { createAuthenticator, type Authenticator } from './http/auth.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
+import { IdempotencyRepo } from './store/idempotency.js';
 import { KeyRepo } from './store/keys.js';
 import { ReferenceRepo } from './store/reference.js';
 import { EventLog } from './store/events.js';
@@ -61,6 +62,7 @@ export interface Services {
   clock: Clock;
   db: Db;
   keys: KeyRepo;
+  idempotency: IdempotencyRepo;
   reference: ReferenceRepo;
   competitions: CompetitionRepo;
   leagues: LeagueDirectory;
@@ -103,6 +105,7 @@ export function createServices(deps: AppDeps): Services {
     clock,
     db,
     keys,
+    idempotency: new IdempotencyRepo(db),
     reference,
     competitions: new CompetitionRepo(db),
     leagues,

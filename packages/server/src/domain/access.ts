@@ -29,7 +29,6 @@ export function requireEventAccess(p: Principal, c: EligibilityInput & { league:
   const needed: Product = e.archive ? 'archive' : 'live';
   if (!p.products.includes(needed)) {
     throw new SvcError(
-      'permission_error',
       'product_not_in_plan',
       needed === 'archive'
         ? 'Events and plays of past competitions need the archive product.'

@@ -21,7 +21,7 @@ export interface ScopeFilter {
 
 export function requireProduct(p: Principal, product: Product): void {
   if (!p.products.includes(product)) {
-    throw new SvcError('permission_error', 'product_not_in_plan', `This key does not include the '${product}' product.`);
+    throw new SvcError('product_not_in_plan', `This key does not include the '${product}' product.`);
   }
 }
 
@@ -35,7 +35,7 @@ export function inScope(p: Principal, sport: string, league?: string): boolean {
 export function requireScope(p: Principal, sport: string, league?: string, param?: string): void {
   if (!inScope(p, sport, league)) {
     const what = p.sports && !p.sports.includes(sport) ? `sport '${sport}'` : `league '${league}'`;
-    throw new SvcError('permission_error', 'sport_not_in_scope', `This key is not scoped to ${what}.`, param);
+    throw new SvcError('sport_not_in_scope', `This key is not scoped to ${what}.`, param);
   }
 }
 

@@ -1,5 +1,5 @@
 import { invalid } from '../domain/errors.js';
-import { eventSeq } from '../store/competitions.js';
+import { eventSeq } from '@svc/schema';
 
 export const ENTITIES = ['events', 'plays', 'competitions'] as const;
 export type Entity = (typeof ENTITIES)[number];

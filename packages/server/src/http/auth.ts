@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Product } from '@svc/schema';
+import { API_KEY, type Product } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
 import { constantTimeEqualHex, hashKey } from '../domain/keys.js';
@@ -19,7 +19,6 @@ declare module 'fastify' {
   }
 }
 
-const KEY_SHAPE = /^svc_(live|test)_[A-Za-z0-9]{16,64}$/;
 const CACHE_TTL_MS = 5_000;
 
 export interface Authenticator {
@@ -34,12 +33,12 @@ export interface Authenticator {
  */
 export function createAuthenticator(keys: KeyRepo, environment: string, prefix: string, clock: Clock): Authenticator {
   const cache = new Map<string, { principal: Principal | null; at: number }>();
-  const unauthenticated = (msg: string) => new SvcError('authentication_error', 'invalid_api_key', msg);
+  const unauthenticated = (msg: string) => new SvcError('invalid_api_key', msg);
   return {
     forget: () => cache.clear(),
     async authenticate(raw) {
-      if (!raw) throw new SvcError('authentication_error', 'missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
-      if (!KEY_SHAPE.test(raw)) throw unauthenticated('The API key is malformed.');
+      if (!raw) throw new SvcError('missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
+      if (!API_KEY.test(raw)) throw unauthenticated('The API key is malformed.');
       if (!raw.startsWith(prefix)) {
         throw unauthenticated(
           `This is a ${raw.startsWith('svc_live_') ? 'production' : 'sandbox'} key; this deployment is the ${environment} environment and takes ${prefix} keys.`,
@@ -81,7 +80,7 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, limiter:
       const d = await limiter.hit(principal.keyId, principal.plan.requestsPerMinute);
       reply.header('RateLimit-Limit', d.limit).header('RateLimit-Remaining', d.remaining).header('RateLimit-Reset', d.resetS);
       if (!d.allowed) {
-        throw new SvcError('rate_limit_error', 'rate_limited', `Rate limit of ${d.limit} requests per minute exceeded.`, undefined, {
+        throw new SvcError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded.`, undefined, {
           'Retry-After': String(d.resetS),
         });
       }

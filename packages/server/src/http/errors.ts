@@ -12,32 +12,32 @@ export function toSvcError(err: FastifyError | SvcError | Error): SvcError {
     const where = fe.validationContext === 'body' ? 'body' : 'query';
     if (typeof params.additionalProperty === 'string') {
       const name = params.additionalProperty;
-      return new SvcError('invalid_request', where === 'body' ? 'unknown_field' : 'unknown_parameter', `Unknown ${where === 'body' ? 'field' : 'parameter'} '${name}'.`, name);
+      return new SvcError(where === 'body' ? 'unknown_field' : 'unknown_parameter', `Unknown ${where === 'body' ? 'field' : 'parameter'} '${name}'.`, name);
     }
     if (typeof params.missingProperty === 'string') {
       const name = params.missingProperty;
-      return new SvcError('invalid_request', where === 'body' ? 'missing_field' : 'missing_parameter', `'${name}' is required.`, name);
+      return new SvcError(where === 'body' ? 'missing_field' : 'missing_parameter', `'${name}' is required.`, name);
     }
     const path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     const name = path || where;
-    return new SvcError('invalid_request', where === 'body' ? 'invalid_field' : 'invalid_parameter', `'${name}' ${v.message ?? 'is invalid'}.`, name);
+    return new SvcError(where === 'body' ? 'invalid_field' : 'invalid_parameter', `'${name}' ${v.message ?? 'is invalid'}.`, name);
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new SvcError('payload_too_large', 'payload_too_large', 'The request body is too large.');
+      return new SvcError('payload_too_large', 'The request body is too large.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new SvcError('unsupported_media_type', 'unsupported_media_type', 'Send the body as application/json.');
+      return new SvcError('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new SvcError('invalid_request', 'invalid_json', 'The body is empty; send a JSON object.');
+      return new SvcError('invalid_json', 'The body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new SvcError('invalid_request', 'invalid_json', 'The body is not valid JSON.');
+      return new SvcError('invalid_json', 'The body is not valid JSON.');
   }
   if (err instanceof SyntaxError || fe.statusCode === 400) {
-    return new SvcError('invalid_request', 'invalid_request', err.message || 'The request is malformed.');
+    return new SvcError('invalid_request', err.message || 'The request is malformed.');
   }
-  if (fe.statusCode === 413) return new SvcError('payload_too_large', 'payload_too_large', 'The request body is too large.');
-  if (fe.statusCode === 415) return new SvcError('unsupported_media_type', 'unsupported_media_type', 'Send the body as application/json.');
-  return new SvcError('api_error', 'internal_error', 'Something went wrong on our side; the request id helps us find it.');
+  if (fe.statusCode === 413) return new SvcError('payload_too_large', 'The request body is too large.');
+  if (fe.statusCode === 415) return new SvcError('unsupported_media_type', 'Send the body as application/json.');
+  return new SvcError('internal_error', 'Something went wrong on our side; the request id helps us find it.');
 }
 
 export function errorBody(e: SvcError, requestId: string): ErrorBody {
@@ -64,6 +64,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, request, e);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, new SvcError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+    sendError(reply, request, new SvcError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
 }

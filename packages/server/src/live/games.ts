@@ -1,3 +1,4 @@
+import { parseGameId } from '@svc/schema';
 import type { Db } from '../store/db.js';
 
 /** What ingestion needs to know about a game, cached so a report costs no extra query. */
@@ -20,8 +21,8 @@ export class GameDirectory {
   async byGameId(gameId: string): Promise<GameInfo | undefined> {
     const hit = this.cache.get(gameId);
     if (hit !== undefined) return hit ?? undefined;
-    const m = /^([a-z]+)_(\d{1,12})$/.exec(gameId);
-    const info = m ? await this.load({ sport: m[1], n: Number(m[2]) }) : undefined;
+    const game = parseGameId(gameId);
+    const info = game ? await this.load(game) : undefined;
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(gameId, info ?? null);
     return info;

@@ -1,4 +1,4 @@
-import type { ReportInput } from '@svc/schema';
+import type { ReportInput, ReportResult } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
 import { isoDate, isoTime, type Clock } from '../domain/clock.js';
 import type { ConsensusEngine } from '../domain/consensus/engine.js';
@@ -10,12 +10,6 @@ import type { Db } from '../store/db.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { pointsAllowed } from './sport-rules.js';
-
-export interface ReportResult {
-  id: string;
-  event_id: string | null;
-  tier: 'provisional' | 'confirmed';
-}
 
 /** A promise chain: ingestion runs one batch at a time so the engine and the log agree on order. */
 class Serial {

@@ -1,5 +1,4 @@
-import type { Play } from '@svc/schema';
-import { PLAY_SCHEMA, TEAM_SPORTS } from '@svc/schema';
+import { PLAY_SCHEMA, TEAM_SPORTS, type Play, type PlayInput } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { requireScope, type Principal } from '../domain/scopes.js';
@@ -8,17 +7,6 @@ import type { Db } from '../store/db.js';
 import type { GameDirectory } from './games.js';
 import type { LiveIngest } from './ingest.js';
 import { pointsAllowed } from './sport-rules.js';
-
-export interface PlayInput {
-  period: { unit: string; num: number; label: string };
-  competitor_id: string;
-  player_id?: string;
-  event_type: string;
-  points: number;
-  clock?: string;
-  ts?: string;
-  source?: string;
-}
 
 /**
  * Official play-by-play in. Plays get the next `seq`, a running `state`, and move the

@@ -10,6 +10,6 @@ export type RoutePlugin = (app: App, services: Services) => void;
 
 /** Authenticated routes always have a principal; this states it once instead of in every handler. */
 export function principal(request: { principal: Principal | null }): Principal {
-  if (!request.principal) throw new SvcError('authentication_error', 'missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
+  if (!request.principal) throw new SvcError('missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
   return request.principal;
 }

@@ -1,5 +1,5 @@
 import type { ReportInput } from '@svc/schema';
-import type { PlayInput } from '../live/official.js';
+import type { PlayInput } from '@svc/schema';
 import { isoTime } from '../domain/clock.js';
 import { chance, exponential, logNormal, pickIndex, uniform, type Random } from './random.js';
 import type { Replay, ReplayPlay } from './replay.js';

@@ -1,5 +1,5 @@
 import type { Competition, Competitor, Event, Play } from '@svc/schema';
-import { EVENT_SCHEMA, PLAY_SCHEMA } from '@svc/schema';
+import { EVENT_SCHEMA, PLAY_SCHEMA, eventId } from '@svc/schema';
 import { sql } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import type { Db } from './db.js';
@@ -36,11 +36,6 @@ export const playRecord = (r: PlayTable): Play => ({
   schema: PLAY_SCHEMA,
 });
 
-export const eventId = (seq: number): string => `evt_${seq.toString().padStart(12, '0')}`;
-export function eventSeq(id: string): number | undefined {
-  const m = /^evt_(\d{1,15})$/.exec(id);
-  return m ? Number(m[1]) : undefined;
-}
 
 export type EventRow = Selectable<EventTable>;
 
@@ -62,7 +57,6 @@ export const eventRecord = (r: EventRow): Event => ({
   schema: EVENT_SCHEMA,
 });
 
-export const gameIdOf = (c: { sport: string; n: number }): string => `${c.sport}_${c.n}`;
 
 export class CompetitionRepo {
   constructor(private readonly db: Db) {}

@@ -1,7 +1,8 @@
 import type { Event } from '@svc/schema';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Db } from './db.js';
-import { eventRecord, eventSeq } from './competitions.js';
+import { eventSeq } from '@svc/schema';
+import { eventRecord } from './competitions.js';
 import type { Database, EventTable } from './types.js';
 
 export type NewEvent = Insertable<EventTable> & {

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { WebhookDatabase } from './webhook-types.js';
+import type { IdempotencyTable } from './idempotency-types.js';
 
 /** Table shapes as stored. JSON columns are text; booleans are 0/1 integers on both engines. */
 export interface ApiKeyTable {
@@ -147,6 +148,7 @@ export interface MetaTable {
 }
 
 export interface Database extends WebhookDatabase {
+  idempotency_keys: IdempotencyTable;
   api_keys: ApiKeyTable;
   leagues: LeagueTable;
   venues: VenueTable;

@@ -1,8 +1,8 @@
-import type { Event } from '@svc/schema';
+import type { Event, WireEvent } from '@svc/schema';
 import type { StoredEvent } from '../store/events.js';
 
-/** The stream/webhook view of an event: the spec's fields plus `id` (and the additive links). */
-export function wireEvent(e: Event): Record<string, unknown> {
+/** The stream and webhook form of an event (`WireEvent`), keys in wire order. */
+export function wireEvent(e: Event): WireEvent {
   return {
     id: e.id,
     type: e.type,

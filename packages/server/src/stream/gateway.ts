@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SPORTS } from '@svc/schema';
+import { SPORTS, eventSeq, parseGameId, type ControlFrame } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
 import { SvcError, invalid } from '../domain/errors.js';
@@ -9,7 +9,6 @@ import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, requireScope, type Principal } from '../domain/scopes.js';
 import { errorBody, toSvcError } from '../http/errors.js';
 import type { Authenticator } from '../http/auth.js';
-import { eventSeq } from '../store/competitions.js';
 import type { EventLog, StoredEvent } from '../store/events.js';
 import type { ConnectionCounter } from './connection-counter.js';
 import { matches, type StreamFilter } from './filter.js';
@@ -325,7 +324,7 @@ export class StreamGateway {
     sub.lastSentAt = now;
   }
 
-  private sendControl(sub: Subscriber, frame: Record<string, unknown>): void {
+  private sendControl(sub: Subscriber, frame: ControlFrame): void {
     this.send(sub, textFrame(Buffer.from(json(frame))));
   }
 
@@ -411,9 +410,9 @@ export class StreamGateway {
       requireScope(p, sport, l, 'league');
     }
     for (const g of add.games) {
-      const m = /^([a-z]+)_\d{1,12}$/.exec(g);
-      if (!m) throw invalid('invalid_parameter', `'${g}' is not a game id (<sport>_<n>).`, 'game');
-      requireScope(p, m[1], undefined, 'game');
+      const game = parseGameId(g);
+      if (!game) throw invalid('invalid_parameter', `'${g}' is not a game id (<sport>_<n>).`, 'game');
+      requireScope(p, game.sport, undefined, 'game');
     }
     for (const s of add.sports) f.sports.add(s);
     for (const l of add.leagues) f.leagues.add(l);

@@ -1,3 +1,4 @@
+import { webhookTopic } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import { planOf } from '../domain/plans.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
@@ -111,7 +112,7 @@ export class DeliveryDirectory {
     const rows = await this.db.kysely.selectFrom('events').selectAll().where('seq', 'in', [...missing]).execute();
     for (const r of rows) {
       const e = eventRecord(r);
-      const body = { text: JSON.stringify(wireEvent(e)), topic: `event.${e.type}` };
+      const body = { text: JSON.stringify(wireEvent(e)), topic: webhookTopic(e.type) };
       out.set(r.seq, body);
       this.bodies.set(r.seq, body);
     }

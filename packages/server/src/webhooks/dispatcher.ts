@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.js';
 import { HealthMarks, recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
-import type { Notification } from './records.js';
+import type { Notification } from '@svc/schema';
 import { WebhookSender } from './sender.js';
 
 export const USER_AGENT = 'svc-webhooks/1.0';

@@ -46,4 +46,4 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
 }
 
 export type { WebhookDispatcher, DispatcherOptions, OwnerMailer } from './dispatcher.js';
-export type { WebhookEndpoint, Delivery, Attempt, Notification } from './records.js';
+export type { WebhookEndpoint, WebhookDelivery, WebhookAttempt, Notification } from '@svc/schema';

@@ -1,4 +1,14 @@
-import { SPORTS } from '@svc/schema';
+import {
+  SPORTS,
+  type CreateWebhookInput,
+  type DeliveryStatus,
+  type Notification,
+  type ReplayInput,
+  type ReplayResult,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '@svc/schema';
 import type { Config } from '../config.js';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound, SvcError } from '../domain/errors.js';
@@ -6,7 +16,7 @@ import { requireScope, type Principal } from '../domain/scopes.js';
 import { generateSecret } from '../domain/webhooks/signature.js';
 import { resolveSafeTarget, validateWebhookUrl, type Lookup } from '../domain/webhooks/target.js';
 import type { Page, PageRequest } from '../store/page.js';
-import { endpointRecord, parseList, type Attempt, type Delivery, type DeliveryStatus, type EndpointRow, type Notification, type WebhookEndpoint } from './records.js';
+import { endpointRecord, parseList, type EndpointRow } from './records.js';
 import { newDeliveryIds, newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
 
 /** After a rotation the old secret signs beside the new one this long. */
@@ -16,19 +26,6 @@ export const REPLAY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 /** Events one range replay may enqueue; a wider range is refused rather than truncated. */
 export const REPLAY_MAX_EVENTS = 10_000;
 
-export interface CreateInput {
-  url: string;
-  sports?: string[];
-  tier: string;
-  description?: string;
-}
-
-export type ReplayInput = { delivery_id: string } | { from: string; to: string };
-
-export interface ReplayResult {
-  replayed: number;
-  delivery_ids: string[];
-}
 
 /**
  * The webhook API's rules: owned-only access (another key's endpoint is a 404), target checks,
@@ -79,13 +76,13 @@ export class WebhookManager {
     return [...new Set(sports)];
   }
 
-  async create(p: Principal, input: CreateInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  async create(p: Principal, input: CreateWebhookInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     if (input.tier !== 'confirmed') throw invalid('unsupported_tier', "Webhooks deliver confirmed events: 'tier' must be 'confirmed'.", 'tier');
     const sports = input.sports === undefined ? null : this.checkSports(p, input.sports);
     const url = await this.checkUrl(input.url);
     const limit = p.plan.webhookEndpoints;
     if ((await this.repo.countEndpoints(p.keyId)) >= limit) {
-      throw new SvcError('permission_error', 'webhook_endpoint_limit', `The ${p.plan.name} plan allows ${limit} webhook endpoints; delete one before adding another.`);
+      throw new SvcError('webhook_endpoint_limit', `The ${p.plan.name} plan allows ${limit} webhook endpoints; delete one before adding another.`);
     }
     const now = this.nowIso();
     const secret = generateSecret();
@@ -150,12 +147,12 @@ export class WebhookManager {
     return { endpoint: this.record(row), secret };
   }
 
-  async deliveries(p: Principal, id: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<Delivery>> {
+  async deliveries(p: Principal, id: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<WebhookDelivery>> {
     await this.owned(p, id);
     return this.repo.listDeliveries(id, status, page);
   }
 
-  async delivery(p: Principal, id: string, deliveryId: string): Promise<Delivery & { attempt_log: Attempt[] }> {
+  async delivery(p: Principal, id: string, deliveryId: string): Promise<WebhookDelivery & { attempt_log: WebhookAttempt[] }> {
     await this.owned(p, id);
     const found = await this.repo.delivery(id, deliveryId);
     if (!found) throw notFound('delivery', deliveryId, 'delivery_id');

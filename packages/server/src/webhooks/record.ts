@@ -4,7 +4,7 @@ import { shouldAutoDisable } from '../domain/webhooks/schedule.js';
 import type { Database } from '../store/types.js';
 import type { WebhookAttemptTable } from '../store/webhook-types.js';
 import type { ClaimedDelivery } from './queue.js';
-import type { Notification } from './records.js';
+import type { Notification } from '@svc/schema';
 import { disableEndpoint } from './repo.js';
 
 export type Verdict =

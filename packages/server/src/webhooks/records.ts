@@ -1,64 +1,11 @@
 import type { Selectable } from 'kysely';
+import { DELIVERY_STATUSES, type DeliveryStatus, type Notification, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from '@svc/schema';
 import type { NotificationTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../store/webhook-types.js';
 
 export type EndpointRow = Selectable<WebhookEndpointTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 export type AttemptRow = Selectable<WebhookAttemptTable>;
 export type NotificationRow = Selectable<NotificationTable>;
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type EndpointStatus = 'enabled' | 'disabled';
-/** Why an endpoint is disabled: `failing` (24 h without a 2xx) or `gone` (the receiver answered 410). */
-export type DisabledReason = 'failing' | 'gone';
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  sports: string[] | null;
-  tier: 'confirmed';
-  status: EndpointStatus;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  /** While an old secret still signs beside the new one, when it stops. */
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The delivery record of DESIGN §4, field for field. */
-export interface Delivery {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
-
-export interface Attempt {
-  attempt: number;
-  at: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-}
-
-export interface Notification {
-  id: string;
-  type: string;
-  endpoint_id: string | null;
-  reason: string | null;
-  message: string;
-  created_at: string;
-}
 
 export const parseList = (s: string | null): string[] | null => (s === null ? null : (JSON.parse(s) as string[]));
 
@@ -81,7 +28,7 @@ export function endpointRecord(r: EndpointRow, nowIso: string): WebhookEndpoint 
 
 const asStatus = (s: string): DeliveryStatus => DELIVERY_STATUSES.find((x) => x === s) ?? 'pending';
 
-export function deliveryRecord(r: DeliveryRow): Delivery {
+export function deliveryRecord(r: DeliveryRow): WebhookDelivery {
   return {
     id: r.id,
     endpoint_id: r.endpoint_id,
@@ -97,7 +44,7 @@ export function deliveryRecord(r: DeliveryRow): Delivery {
   };
 }
 
-export const attemptRecord = (r: AttemptRow): Attempt => ({
+export const attemptRecord = (r: AttemptRow): WebhookAttempt => ({
   attempt: r.attempt,
   at: r.at,
   status_code: r.status_code,

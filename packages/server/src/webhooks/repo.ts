@@ -1,21 +1,11 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { randomBase62 } from '../domain/keys.js';
-import { eventId } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
 import { dateIdKey, pageOf, type Page, type PageRequest } from '../store/page.js';
 import type { Database } from '../store/types.js';
 import type { WebhookDeliveryTable, WebhookEndpointTable } from '../store/webhook-types.js';
-import {
-  attemptRecord,
-  deliveryRecord,
-  notificationRecord,
-  type Attempt,
-  type Delivery,
-  type DeliveryStatus,
-  type DisabledReason,
-  type EndpointRow,
-  type Notification,
-} from './records.js';
+import { eventId, type DeliveryStatus, type DisabledReason, type Notification, type WebhookAttempt, type WebhookDelivery } from '@svc/schema';
+import { attemptRecord, deliveryRecord, notificationRecord, type EndpointRow } from './records.js';
 
 export const newEndpointId = (): string => `we_${randomBase62(24)}`;
 const SORTABLE = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -192,7 +182,7 @@ export class WebhookRepo {
       .executeTakeFirst();
   }
 
-  async listDeliveries(endpointId: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<Delivery>> {
+  async listDeliveries(endpointId: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<WebhookDelivery>> {
     const before = dateIdKey(page.cursor);
     const rows = await this.k
       .selectFrom('webhook_deliveries')
@@ -207,7 +197,7 @@ export class WebhookRepo {
     return pageOf(rows, page.limit, (r) => [r.created_at, r.id], deliveryRecord);
   }
 
-  async delivery(endpointId: string, id: string): Promise<{ delivery: Delivery; seq: number; attempts: Attempt[] } | undefined> {
+  async delivery(endpointId: string, id: string): Promise<{ delivery: WebhookDelivery; seq: number; attempts: WebhookAttempt[] } | undefined> {
     const row = await this.k.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('endpoint_id', '=', endpointId).executeTakeFirst();
     if (!row) return undefined;
     const attempts = await this.k.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();

@@ -1,26 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { ListOf, Play } from '@svc/schema';
+import { ListOf, Play, PlayBatch, PlayInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
 import { IdParams, errorResponses } from '../common.js';
 import { principal, type RoutePlugin } from '../types.js';
-
-export const PlayInput = Type.Object(
-  {
-    period: Type.Object(
-      { unit: Type.String({ minLength: 1, maxLength: 32 }), num: Type.Integer({ minimum: 1, maximum: 100 }), label: Type.String({ minLength: 1, maxLength: 64 }) },
-      { additionalProperties: false },
-    ),
-    competitor_id: Type.String({ minLength: 1, maxLength: 128 }),
-    player_id: Type.Optional(Type.String({ minLength: 1, maxLength: 160 })),
-    event_type: Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z_]+$' }),
-    points: Type.Integer({ minimum: 0, maximum: 1000 }),
-    clock: Type.Optional(Type.String({ maxLength: 32 })),
-    ts: Type.Optional(Type.String({ format: 'date-time', maxLength: 40 })),
-    source: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  },
-  { additionalProperties: false },
-);
-const PlayBatch = Type.Object({ plays: Type.Array(PlayInput, { minItems: 1, maxItems: 500 }) }, { additionalProperties: false });
 
 const postPlays = {
   tags: ['ingestion'],

@@ -1,9 +1,7 @@
-import type { Competition, Game } from '@svc/schema';
-import { TEAM_SPORTS } from '@svc/schema';
+import { TEAM_SPORTS, gameId, parseGameId, type Competition, type Game } from '@svc/schema';
 import { eligibility, requireEventAccess } from '../../domain/access.js';
 import { notFound } from '../../domain/errors.js';
 import { requireScope } from '../../domain/scopes.js';
-import { gameIdOf } from '../../store/competitions.js';
 import type { Services } from '../../services.js';
 import { resolveCompetitionQuery } from '../competitions/filters.js';
 import { getGame, listGameEvents, listGames } from '../competitions/schema.js';
@@ -11,7 +9,7 @@ import { principal, type RoutePlugin } from '../types.js';
 
 export function gameOf(c: Competition & { n: number }, today: string): Game {
   return {
-    id: gameIdOf(c),
+    id: gameId(c),
     competition_id: c.id,
     sport: c.sport,
     league: c.league,
@@ -28,9 +26,9 @@ export function gameOf(c: Competition & { n: number }, today: string): Game {
 
 /** `<sport>_<n>` of a team sport, else undefined (a 404 for the caller). */
 export async function findGame(s: Services, id: string) {
-  const m = /^([a-z]+)_(\d{1,12})$/.exec(id);
-  if (!m || !TEAM_SPORTS.some((t) => t === m[1])) return undefined;
-  return s.competitions.getByGame(m[1], Number(m[2]));
+  const game = parseGameId(id);
+  if (!game || !TEAM_SPORTS.some((t) => t === game.sport)) return undefined;
+  return s.competitions.getByGame(game.sport, game.n);
 }
 
 export const gameRoutes: RoutePlugin = (app, s) => {
@@ -55,6 +53,6 @@ export const gameRoutes: RoutePlugin = (app, s) => {
     if (!c) throw notFound('game', request.params.id, 'id');
     requireEventAccess(principal(request), c, s.today());
     const { limit = 100, cursor } = request.query;
-    return s.competitions.confirmedEvents(gameIdOf(c), { limit, cursor });
+    return s.competitions.confirmedEvents(gameId(c), { limit, cursor });
   });
 };

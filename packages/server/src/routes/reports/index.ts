@@ -1,7 +1,7 @@
-import { ReportInput } from '@svc/schema';
+import { ReportBatch, ReportInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
 import { principal, type RoutePlugin } from '../types.js';
-import { ReportBatch, postReports } from './schema.js';
+import { postReports } from './schema.js';
 
 export const reportRoutes: RoutePlugin = (app, s) => {
   app.post('/v1/reports', { schema: postReports, attachValidation: true, config: { product: 'report' } }, async (request, reply) => {

@@ -1,13 +1,13 @@
+import { ReplayByDelivery, ReplayRange, type ReplayInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
 import { invalid } from '../../domain/errors.js';
-import type { ReplayInput } from '../../webhooks/manage.js';
 import { principal, type RoutePlugin } from '../types.js';
-import { ReplayById, ReplayRange, replayWebhook } from './schema.js';
+import { replayWebhook } from './schema.js';
 
 /** The union's own error would not say which shape went wrong; check the shape the body chose. */
 function replayInput(raw: unknown): ReplayInput {
   const obj = typeof raw === 'object' && raw !== null ? raw : {};
-  if ('delivery_id' in obj) return checkBody(ReplayById, raw);
+  if ('delivery_id' in obj) return checkBody(ReplayByDelivery, raw);
   if ('from' in obj || 'to' in obj) return checkBody(ReplayRange, raw);
   throw invalid('missing_field', 'Send {"delivery_id": "dlv_…"} or {"from": "<ISO time>", "to": "<ISO time>"}.', 'delivery_id');
 }

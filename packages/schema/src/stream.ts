@@ -1,0 +1,82 @@
+/**
+ * The stream protocol of `GET /v1/stream`: what a client sends, the control frames the server
+ * sends beside events (which travel as `WireEvent`), and the close codes.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ERROR_CODE_LIST, literalUnion, type ErrorCode } from './errors.js';
+import { TIERS, WireEvent } from './events.js';
+
+const Names = Type.Array(Type.String());
+
+export const SubscribeMessage = Type.Object(
+  {
+    op: Type.Union([Type.Literal('subscribe'), Type.Literal('unsubscribe')]),
+    sports: Type.Optional(Names),
+    leagues: Type.Optional(Names),
+    games: Type.Optional(Type.Array(Type.String({ description: 'Game id, <sport>_<n>.' }))),
+  },
+  { additionalProperties: false, description: 'Adds to or removes from the connection’s filter; answered by `subscribed`.' },
+);
+export type SubscribeMessage = Static<typeof SubscribeMessage>;
+
+export const PingMessage = Type.Object({ op: Type.Literal('ping') }, { additionalProperties: false, description: 'Answered by `pong`.' });
+export type PingMessage = Static<typeof PingMessage>;
+
+export const ClientMessage = Type.Union([SubscribeMessage, PingMessage]);
+export type ClientMessage = Static<typeof ClientMessage>;
+
+export const SubscribedFrame = Type.Object(
+  {
+    type: Type.Literal('subscribed'),
+    recovered: Type.Boolean({ description: 'True when every event after `since` was replayed before live ones; false otherwise (no `since`, or outside the replay window).' }),
+    sports: Names,
+    leagues: Names,
+    games: Names,
+    tier: Type.Union([...TIERS.map((t) => Type.Literal(t)), Type.Null()], { description: 'null: both tiers.' }),
+  },
+  { additionalProperties: false, description: 'Sent once the connection is set up, and after each subscribe or unsubscribe: the whole filter.' },
+);
+export type SubscribedFrame = Static<typeof SubscribedFrame>;
+
+export const HeartbeatFrame = Type.Object({ type: Type.Literal('heartbeat') }, { additionalProperties: false, description: 'After 5 s without any other frame.' });
+export type HeartbeatFrame = Static<typeof HeartbeatFrame>;
+
+export const PongFrame = Type.Object({ type: Type.Literal('pong') }, { additionalProperties: false });
+export type PongFrame = Static<typeof PongFrame>;
+
+/** Codes only the stream's message handling answers; a refused subscribe carries an `ErrorCode`. */
+export const STREAM_MESSAGE_ERRORS = {
+  invalid_json: 'The message is not JSON.',
+  invalid_message: 'The message is not an object with an `op`, or its lists are not arrays of strings.',
+  unknown_op: 'The `op` is not subscribe, unsubscribe or ping.',
+} as const;
+export type StreamErrorCode = ErrorCode | keyof typeof STREAM_MESSAGE_ERRORS;
+const STREAM_ERROR_CODE_LIST: readonly StreamErrorCode[] = [...new Set<StreamErrorCode>([...ERROR_CODE_LIST, ...(Object.keys(STREAM_MESSAGE_ERRORS) as (keyof typeof STREAM_MESSAGE_ERRORS)[])])];
+
+export const ErrorFrame = Type.Object(
+  {
+    type: Type.Literal('error'),
+    code: literalUnion(STREAM_ERROR_CODE_LIST),
+    message: Type.String(),
+    param: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false, description: 'A message the server could not act on; the connection stays open.' },
+);
+export type ErrorFrame = Static<typeof ErrorFrame>;
+
+export const ControlFrame = Type.Union([SubscribedFrame, HeartbeatFrame, PongFrame, ErrorFrame]);
+export type ControlFrame = Static<typeof ControlFrame>;
+
+/** Anything the server sends on the stream: events, and control frames told apart by `type`. */
+export const StreamFrame = Type.Union([WireEvent, ControlFrame]);
+export type StreamFrame = Static<typeof StreamFrame>;
+
+/** Close codes of the stream beside the standard ones. */
+export const STREAM_CLOSE_CODES = {
+  /** The server is shutting down: reconnect (elsewhere) with `since`. */
+  going_away: 1001,
+  /** The unsent buffer passed 1 MiB: reconnect with `since`. */
+  slow_consumer: 4008,
+  /** The plan's connection limit (cluster-wide) is reached: do not retry at once. */
+  connection_limit: 4029,
+} as const;

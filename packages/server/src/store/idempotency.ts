@@ -1,0 +1,97 @@
+import { randomBase62 } from '../domain/keys.js';
+import type { Db } from './db.js';
+import type { IdempotencyTable } from './idempotency-types.js';
+
+export type IdempotencyRow = IdempotencyTable;
+
+/** The outcome of claiming a key: ours to run, or someone's earlier row to answer from. */
+export type Claim = { kind: 'claimed'; token: string } | { kind: 'existing'; row: IdempotencyRow };
+
+export interface ClaimRequest {
+  keyId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  now: number;
+  ttlMs: number;
+  /** An in-flight row older than this is a request whose process died: it may be taken over. */
+  inFlightLeaseMs: number;
+}
+
+/** Rows of `idempotency_keys`: one per (API key, Idempotency-Key) while it is kept. */
+export class IdempotencyRepo {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Inserts an in-flight row, or takes over one that expired or was abandoned; otherwise answers
+   * the row that holds the key. The primary key makes concurrent claims of one key race safely on
+   * both engines and across nodes: exactly one insert or takeover wins.
+   */
+  async claim(r: ClaimRequest): Promise<Claim> {
+    const k = this.db.kysely;
+    for (let tries = 0; tries < 3; tries++) {
+      const token = randomBase62(16);
+      const fresh = {
+        fingerprint: r.fingerprint,
+        claim_token: token,
+        state: 'in_flight' as const,
+        request_id: null,
+        status_code: null,
+        content_type: null,
+        body: null,
+        created_at: r.now,
+        expires_at: r.now + r.ttlMs,
+      };
+      const inserted = await k
+        .insertInto('idempotency_keys')
+        .values({ key_id: r.keyId, idempotency_key: r.idempotencyKey, ...fresh })
+        .onConflict((oc) => oc.columns(['key_id', 'idempotency_key']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'claimed', token };
+      const row = await k
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('key_id', '=', r.keyId)
+        .where('idempotency_key', '=', r.idempotencyKey)
+        .executeTakeFirst();
+      if (!row) continue; // purged between the insert and the read
+      const expired = Number(row.expires_at) <= r.now;
+      const abandoned = row.state === 'in_flight' && Number(row.created_at) + r.inFlightLeaseMs <= r.now;
+      if (!expired && !abandoned) return { kind: 'existing', row: { ...row, created_at: Number(row.created_at), expires_at: Number(row.expires_at) } };
+      const taken = await k
+        .updateTable('idempotency_keys')
+        .set(fresh)
+        .where('key_id', '=', r.keyId)
+        .where('idempotency_key', '=', r.idempotencyKey)
+        .where('claim_token', '=', row.claim_token)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) > 0) return { kind: 'claimed', token };
+    }
+    throw new Error('idempotency key contended by concurrent takeovers');
+  }
+
+  /** Records the answer of the claim `token`; later requests with the key replay it. */
+  async complete(keyId: string, idempotencyKey: string, token: string, response: { requestId: string; statusCode: number; contentType: string | null; body: string }): Promise<void> {
+    await this.db.kysely
+      .updateTable('idempotency_keys')
+      .set({ state: 'done', request_id: response.requestId, status_code: response.statusCode, content_type: response.contentType, body: response.body })
+      .where('key_id', '=', keyId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .where('claim_token', '=', token)
+      .execute();
+  }
+
+  /** Forgets the claim `token` (its request ended without an answer worth replaying). */
+  async release(keyId: string, idempotencyKey: string, token: string): Promise<void> {
+    await this.db.kysely
+      .deleteFrom('idempotency_keys')
+      .where('key_id', '=', keyId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .where('claim_token', '=', token)
+      .execute();
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    const res = await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+}
