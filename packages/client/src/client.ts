@@ -1,6 +1,6 @@
 import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
 import { PermissionDeniedError } from './errors.js';
-import { exportRecords } from './export.js';
+import { exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
   Competition,
@@ -8,19 +8,18 @@ import type {
   DeletedWebhook,
   Event,
   ExportEntity,
-  ExportParams,
-  ExportRecord,
+  ExportQuery,
   Game,
-  ListCompetitionsParams,
-  ListDeliveriesParams,
-  ListGamesParams,
-  ListPlayersParams,
-  ListSeasonsParams,
-  ListTeamsParams,
-  ListVenuesParams,
+  ListCompetitionsQuery,
+  ListDeliveriesQuery,
+  ListGamesQuery,
+  ListPlayersQuery,
+  ListSeasonsQuery,
+  ListTeamsQuery,
+  ListVenuesQuery,
   Me,
   Notification,
-  PageParams,
+  PageQuery,
   Play,
   PlayInput,
   Player,
@@ -29,9 +28,8 @@ import type {
   ReportInput,
   ReportResult,
   RosterEntry,
-  RosterParams,
+  RosterQuery,
   Season,
-  StreamParams,
   Team,
   UpdateWebhookInput,
   Venue,
@@ -41,7 +39,7 @@ import type {
   WebhookEndpointWithSecret,
   WebhookTestResult,
 } from './schema.js';
-import { EventStream, type StreamOptions } from './stream.js';
+import { EventStream, type StreamOptions, type StreamParams } from './stream.js';
 
 const seg = (id: string): string => encodeURIComponent(id);
 
@@ -63,20 +61,20 @@ abstract class Resource {
 }
 
 export class Teams extends Resource {
-  list(params: ListTeamsParams = {}, options?: RequestOptions): PagePromise<Team> {
+  list(params: ListTeamsQuery = {}, options?: RequestOptions): PagePromise<Team> {
     return this.paged('/v1/teams', params, options);
   }
   get(id: string, options?: RequestOptions): Promise<Team> {
     return this.one({ method: 'GET', path: `/v1/teams/${seg(id)}`, options });
   }
   /** The team's season-scoped roster. */
-  roster(id: string, params: RosterParams = {}, options?: RequestOptions): PagePromise<RosterEntry> {
+  roster(id: string, params: RosterQuery = {}, options?: RequestOptions): PagePromise<RosterEntry> {
     return this.paged(`/v1/teams/${seg(id)}/roster`, params, options);
   }
 }
 
 export class Players extends Resource {
-  list(params: ListPlayersParams = {}, options?: RequestOptions): PagePromise<Player> {
+  list(params: ListPlayersQuery = {}, options?: RequestOptions): PagePromise<Player> {
     return this.paged('/v1/players', params, options);
   }
   get(id: string, options?: RequestOptions): Promise<Player> {
@@ -85,7 +83,7 @@ export class Players extends Resource {
 }
 
 export class Venues extends Resource {
-  list(params: ListVenuesParams = {}, options?: RequestOptions): PagePromise<Venue> {
+  list(params: ListVenuesQuery = {}, options?: RequestOptions): PagePromise<Venue> {
     return this.paged('/v1/venues', params, options);
   }
   get(id: string, options?: RequestOptions): Promise<Venue> {
@@ -94,33 +92,33 @@ export class Venues extends Resource {
 }
 
 export class Seasons extends Resource {
-  list(params: ListSeasonsParams = {}, options?: RequestOptions): PagePromise<Season> {
+  list(params: ListSeasonsQuery = {}, options?: RequestOptions): PagePromise<Season> {
     return this.paged('/v1/seasons', params, options);
   }
 }
 
 export class Competitions extends Resource {
-  list(params: ListCompetitionsParams = {}, options?: RequestOptions): PagePromise<Competition> {
+  list(params: ListCompetitionsQuery = {}, options?: RequestOptions): PagePromise<Competition> {
     return this.paged('/v1/competitions', params, options);
   }
   get(id: string, options?: RequestOptions): Promise<Competition> {
     return this.one({ method: 'GET', path: `/v1/competitions/${seg(id)}`, options });
   }
   /** Official play-by-play (svc.play.v1). */
-  plays(id: string, params: PageParams = {}, options?: RequestOptions): PagePromise<Play> {
+  plays(id: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Play> {
     return this.paged(`/v1/competitions/${seg(id)}/plays`, params, options);
   }
 }
 
 export class Games extends Resource {
-  list(params: ListGamesParams = {}, options?: RequestOptions): PagePromise<Game> {
+  list(params: ListGamesQuery = {}, options?: RequestOptions): PagePromise<Game> {
     return this.paged('/v1/games', params, options);
   }
   get(id: string, options?: RequestOptions): Promise<Game> {
     return this.one({ method: 'GET', path: `/v1/games/${seg(id)}`, options });
   }
   /** Confirmed scoring events (svc.event.v1) of a game. */
-  events(gameId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<Event> {
+  events(gameId: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Event> {
     return this.paged(`/v1/games/${seg(gameId)}/events`, params, options);
   }
 }
@@ -156,7 +154,7 @@ export class Webhooks extends Resource {
   create(body: CreateWebhookInput, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
     return this.one({ method: 'POST', path: '/v1/webhooks', body, options });
   }
-  list(params: PageParams = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
+  list(params: PageQuery = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
     return this.paged('/v1/webhooks', params, options);
   }
   get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
@@ -169,7 +167,7 @@ export class Webhooks extends Resource {
     return this.one({ method: 'DELETE', path: `/v1/webhooks/${seg(id)}`, options });
   }
   /** Deliveries of an endpoint, newest first. */
-  deliveries(id: string, params: ListDeliveriesParams = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+  deliveries(id: string, params: ListDeliveriesQuery = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
     return this.paged(`/v1/webhooks/${seg(id)}/deliveries`, params, options);
   }
   /** One delivery with its attempt log. */
@@ -196,7 +194,7 @@ export class Webhooks extends Resource {
 
 export class Notifications extends Resource {
   /** Notices for the key (e.g. an endpoint was disabled), newest first. */
-  list(params: PageParams = {}, options?: RequestOptions): PagePromise<Notification> {
+  list(params: PageQuery = {}, options?: RequestOptions): PagePromise<Notification> {
     return this.paged('/v1/notifications', params, options);
   }
 }
@@ -230,7 +228,7 @@ export class Svc extends APIClient {
    * A season's records as NDJSON, one typed record at a time (product `archive`); resumes with
    * `after=<last id>` by itself when the connection drops.
    */
-  export<E extends ExportEntity = 'events'>(params: ExportParams & { entity?: E }, options?: RequestOptions): AsyncIterable<ExportRecord[E]> {
+  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E }, options?: RequestOptions): AsyncIterable<ExportRecord[E]> {
     return exportRecords(this, params, options);
   }
 

@@ -1,6 +1,13 @@
 import { type APIClient, type RequestOptions, retryDelayS, sleep } from './core.js';
 import { APIConnectionError, APIError, APIUserAbortError } from './errors.js';
-import type { ExportEntity, ExportParams, ExportRecord } from './schema.js';
+import type { Competition, Event, ExportEntity, ExportQuery, Play } from './schema.js';
+
+/** The record type of each export entity. */
+export interface ExportRecord {
+  events: Event;
+  plays: Play;
+  competitions: Competition;
+}
 
 /** The `after` value that resumes an export just past this record (see GET /v1/export). */
 function resumeIdOf(entity: ExportEntity, record: Record<string, unknown>): string | undefined {
@@ -19,7 +26,7 @@ function resumeIdOf(entity: ExportEntity, record: Record<string, unknown>): stri
  */
 export async function* exportRecords<E extends ExportEntity>(
   client: APIClient,
-  params: ExportParams & { entity?: E },
+  params: ExportQuery & { entity?: E },
   options: RequestOptions = {},
 ): AsyncGenerator<ExportRecord[E], void, undefined> {
   const entity: ExportEntity = params.entity ?? 'events';

@@ -1,7 +1,7 @@
 export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, Reports, Plays, Webhooks, Notifications } from './client.js';
 export { VERSION, type ClientOptions, type RequestOptions, type Fetch } from './core.js';
 export { Page, PagePromise, type ListEnvelope } from './pagination.js';
-export { EventStream, type StreamOptions, type WebSocketConstructor, type StandardWebSocket } from './stream.js';
+export { EventStream, type StreamOptions, type StreamParams, type WebSocketConstructor, type StandardWebSocket } from './stream.js';
 export {
   verifyWebhook,
   webhookSignatureFailure,
@@ -30,5 +30,6 @@ export {
   type WebhookVerificationFailure,
 } from './errors.js';
 export type * from './schema.js';
-export { EVENT_SCHEMA } from './schema.js';
+export { EVENT_SCHEMA, PLAY_SCHEMA, STREAM_CLOSE_CODES } from './schema.js';
+export type { ExportRecord } from './export.js';
 export { Svc as default } from './client.js';

@@ -1,11 +1,16 @@
 import { buildQuery, sleep } from './core.js';
 import { APIConnectionError, APIError, RateLimitError, SchemaMismatchError, errorFromStatus, parseRetryAfter } from './errors.js';
-import { EVENT_SCHEMA, type StreamParams, type WireEvent } from './schema.js';
+import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type WireEvent } from './schema.js';
 
-/** The server sends a heartbeat after this much silence (docs/stream protocol). */
+type ListParam = 'sport' | 'league' | 'game';
+/** The query of `GET /v1/stream`; `sport`, `league` and `game` also take arrays. The key travels apart. */
+export type StreamParams = {
+  [K in Exclude<keyof StreamQuery, 'access_token'>]?: K extends ListParam ? StreamQuery[K] | readonly string[] : StreamQuery[K];
+};
+
+/** The server sends a heartbeat after this much silence (docs/stream.md). */
 export const HEARTBEAT_MS = 5_000;
 const CONTROL_TYPES = new Set(['subscribed', 'heartbeat', 'pong', 'error']);
-const CLOSE_OVER_CONNECTION_LIMIT = 4029;
 const MAX_RECONNECT_DELAY_MS = 10_000;
 
 /** A WebSocket constructor of the standard (browser) API. */
@@ -239,7 +244,7 @@ export class EventStream implements AsyncIterable<WireEvent> {
         if (this.#closed || this.#failure !== undefined) return;
         this.#link = null;
         clearTimeout(this.#deadTimer);
-        if (code === CLOSE_OVER_CONNECTION_LIMIT) {
+        if (code === STREAM_CLOSE_CODES.connection_limit) {
           this.#fail(new RateLimitError(undefined, { type: 'rate_limit_error', message: reason || 'connection limit of the plan reached' }, undefined, {}));
           return;
         }
