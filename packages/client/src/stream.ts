@@ -1,6 +1,6 @@
 import { buildQuery, sleep } from './core.js';
 import { APIConnectionError, APIError, RateLimitError, SchemaMismatchError, errorFromStatus, parseRetryAfter } from './errors.js';
-import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type WireEvent } from './schema.js';
+import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type SubscribedFrame, type WireEvent } from './schema.js';
 
 type ListParam = 'sport' | 'league' | 'game';
 /** The query of `GET /v1/stream`; `sport`, `league` and `game` also take arrays. The key travels apart. */
@@ -34,6 +34,8 @@ export interface StreamOptions {
    * at most 10,000 events): events between `lastEventId` and the next one may be missing.
    */
   onGap?: (lastEventId: string) => void;
+  /** Called on each `subscribed` frame: the link is up (again) and live events follow. */
+  onSubscribed?: (frame: SubscribedFrame) => void;
   /** A standard WebSocket constructor; on Node the client uses `ws` (header auth) by default. */
   WebSocket?: WebSocketConstructor;
 }
@@ -75,6 +77,10 @@ function loadWs(): Promise<WsModule | null> {
  */
 function isWireEvent(frame: Record<string, unknown>): frame is Record<string, unknown> & WireEvent {
   return frame.schema === EVENT_SCHEMA && typeof frame.id === 'string';
+}
+
+function isSubscribedFrame(frame: Record<string, unknown>): frame is Record<string, unknown> & SubscribedFrame {
+  return frame.type === 'subscribed' && typeof frame.recovered === 'boolean' && Array.isArray(frame.sports) && Array.isArray(frame.leagues) && Array.isArray(frame.games);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -219,6 +225,7 @@ export class EventStream implements AsyncIterable<WireEvent> {
             subscribed = true;
             this.#reconnects = 0;
             if (frame.recovered === false && this.#lastEventId !== undefined) this.#opts.onGap?.(this.#lastEventId);
+            if (isSubscribedFrame(frame)) this.#opts.onSubscribed?.(frame);
           }
           return;
         }
@@ -308,6 +315,8 @@ export class EventStream implements AsyncIterable<WireEvent> {
     sock.addEventListener('message', (ev) => {
       if (typeof ev.data === 'string') h.message(ev.data);
     });
+    // A browser reports a failed socket as 'error' then 'close'; the close decides what next.
+    sock.addEventListener('error', () => undefined);
     sock.addEventListener('close', (ev) => h.closed(ev.code, ev.reason));
     return {
       close: (code) => sock.close(code),
