@@ -26,7 +26,7 @@ export const WebhookEndpoint = Type.Object(
     created_at: Iso,
     updated_at: Iso,
   },
-  { $id: 'WebhookEndpoint', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
@@ -52,7 +52,7 @@ export const WebhookDelivery = Type.Object(
     created_at: Iso,
     delivered_at: NullableIso,
   },
-  { $id: 'WebhookDelivery', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
@@ -84,7 +84,7 @@ export const Notification = Type.Object(
     message: Type.String(),
     created_at: Type.String(),
   },
-  { $id: 'Notification', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Notification = Static<typeof Notification>;
 

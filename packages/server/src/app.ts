@@ -7,6 +7,8 @@ import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { asyncApiDocument } from './openapi/asyncapi.js';
+import { swaggerOptions } from './openapi/document.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { competitionRoutes } from './routes/competitions/index.js';
 import { gameRoutes } from './routes/games/index.js';
@@ -79,19 +81,15 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     }
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'svc — sports scoring data',
-        version: '1.0.0',
-        description:
-          'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
+  await app.register(
+    swagger,
+    swaggerOptions({
+      title: 'svc — sports scoring data',
+      version: '1.0.0',
+      description:
+        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream protocol (`GET /v1/stream`, WebSocket) is described by the AsyncAPI document at `/v1/asyncapi.json`.',
+    }),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
 
   registerAuth(app, services.auth, services.limiter);
@@ -99,6 +97,8 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   registerResponseCache(app, services.cache);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  const asyncApi = asyncApiDocument();
+  app.get('/v1/asyncapi.json', { config: { public: true }, schema: { hide: true } }, async () => asyncApi);
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ ok: true }));
 
   for (const route of ROUTES) route(app, services);

@@ -1,0 +1,158 @@
+/**
+ * The stream protocol as an AsyncAPI 3 document, built from the same schemas the gateway's frames
+ * are typed with (`@svc/schema`), served at `/v1/asyncapi.json`.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import {
+  Confidence,
+  ErrorFrame,
+  HeartbeatFrame,
+  PingMessage,
+  PongFrame,
+  STREAM_CLOSE_CODES,
+  STREAM_MESSAGE_ERRORS,
+  SubscribeMessage,
+  SubscribedFrame,
+  WireEvent,
+} from '@svc/schema';
+import { WIRE_EVENT_EXAMPLE } from './examples.js';
+
+type Json = Record<string, unknown>;
+
+/** Plain JSON Schema (TypeBox's symbols dropped), Confidence as a reference. */
+function schema(s: TSchema): Json {
+  const walk = (node: unknown, root: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, false));
+    if (node === null || typeof node !== 'object') return node;
+    if (!root && node === Confidence) return { $ref: '#/components/schemas/Confidence' };
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, false)]));
+  };
+  return walk(s, true) as Json;
+}
+
+const message = (name: string, title: string, summary: string, payload: TSchema, examples: unknown[]): Json => ({
+  name,
+  title,
+  summary,
+  contentType: 'application/json',
+  payload: schema(payload),
+  examples: examples.map((e) => ({ payload: e })),
+});
+
+const closeCodes = [
+  `${STREAM_CLOSE_CODES.going_away}: the server is shutting down; reconnect (to any node) with \`since\`.`,
+  `${STREAM_CLOSE_CODES.slow_consumer} (\`slow_consumer\`): the unsent buffer passed 1 MiB; reconnect with \`since\`.`,
+  `${STREAM_CLOSE_CODES.connection_limit}: the plan's connection limit (counted across the cluster) is reached; do not reconnect at once.`,
+].join('\n- ');
+
+export function asyncApiDocument(): Json {
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'svc stream',
+      version: '1.0.0',
+      description: [
+        'Live scoring events over one WebSocket: `GET /v1/stream` with `Authorization: Bearer <API_KEY>` (browsers: `?access_token=`), product `live`.',
+        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `since=<event id>` to resume.',
+        'Authentication and scope failures are refused before the upgrade with the JSON error body of the REST API (401/403).',
+        'The server first sends `subscribed` (with `recovered: true` when every event after `since` was replayed, in order, before live ones: window 24 h and 10,000 events),',
+        'then events and control frames, told apart by `type`. After 5 s without a frame it sends `heartbeat`; treat two heartbeat periods of silence as a dead link and reconnect with `since=<last id>`.',
+        `Close codes:\n- ${closeCodes}`,
+        `Errors of client messages (\`error\` frames, the connection stays open) carry a REST error code or one of: ${Object.entries(STREAM_MESSAGE_ERRORS)
+          .map(([c, d]) => `\`${c}\` (${d.replace(/\.$/, '')})`)
+          .join('; ')}.`,
+      ].join('\n\n'),
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      local: {
+        host: '127.0.0.1:8080',
+        protocol: 'ws',
+        description: 'A local svc (`npm start`); a deployment serves the stream on its own origin (wss:// behind TLS).',
+        security: [{ $ref: '#/components/securitySchemes/bearer' }],
+      },
+    },
+    channels: {
+      stream: {
+        address: '/v1/stream',
+        title: 'Event stream',
+        description: 'One connection per client; its filter is set by the query and changed by `subscribe` / `unsubscribe` messages.',
+        servers: [{ $ref: '#/servers/local' }],
+        messages: {
+          event: { $ref: '#/components/messages/event' },
+          subscribed: { $ref: '#/components/messages/subscribed' },
+          heartbeat: { $ref: '#/components/messages/heartbeat' },
+          pong: { $ref: '#/components/messages/pong' },
+          error: { $ref: '#/components/messages/error' },
+          subscribe: { $ref: '#/components/messages/subscribe' },
+          ping: { $ref: '#/components/messages/ping' },
+        },
+        bindings: {
+          ws: {
+            method: 'GET',
+            query: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                sport: { type: 'string', description: 'Comma list of sports.' },
+                league: { type: 'string', description: 'Comma list of leagues.' },
+                game: { type: 'string', description: 'Comma list of game ids (`<sport>_<n>`).' },
+                tier: { type: 'string', enum: ['provisional', 'confirmed'] },
+                since: { type: 'string', description: 'Resume after this event id (`evt_…`).' },
+                access_token: { type: 'string', description: 'The API key, for clients that cannot set headers.' },
+              },
+            },
+          },
+        },
+      },
+    },
+    operations: {
+      receiveEvents: {
+        action: 'receive',
+        channel: { $ref: '#/channels/stream' },
+        summary: 'Scoring events (provisional and confirmed, and `score_retracted`) matching the filter, each serialised once per broadcast.',
+        messages: [{ $ref: '#/channels/stream/messages/event' }],
+      },
+      receiveControl: {
+        action: 'receive',
+        channel: { $ref: '#/channels/stream' },
+        summary: 'Control frames: `subscribed`, `heartbeat`, `pong`, `error`.',
+        messages: [
+          { $ref: '#/channels/stream/messages/subscribed' },
+          { $ref: '#/channels/stream/messages/heartbeat' },
+          { $ref: '#/channels/stream/messages/pong' },
+          { $ref: '#/channels/stream/messages/error' },
+        ],
+      },
+      changeSubscription: {
+        action: 'send',
+        channel: { $ref: '#/channels/stream' },
+        summary: 'Add to or remove from the filter; answered by `subscribed` with the whole filter, or `error`.',
+        messages: [{ $ref: '#/channels/stream/messages/subscribe' }],
+      },
+      ping: {
+        action: 'send',
+        channel: { $ref: '#/channels/stream' },
+        summary: 'Application-level ping; answered by `pong`.',
+        messages: [{ $ref: '#/channels/stream/messages/ping' }],
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key; browsers pass `?access_token=` instead.' } },
+      schemas: { Confidence: schema(Confidence) },
+      messages: {
+        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireEvent, [WIRE_EVENT_EXAMPLE]),
+        subscribed: message('subscribed', 'Subscribed', 'The connection’s whole filter, after setup and after each subscribe/unsubscribe.', SubscribedFrame, [
+          { type: 'subscribed', recovered: true, sports: ['soccer'], leagues: [], games: [], tier: null },
+        ]),
+        heartbeat: message('heartbeat', 'Heartbeat', 'Sent after 5 s without any other frame.', HeartbeatFrame, [{ type: 'heartbeat' }]),
+        pong: message('pong', 'Pong', 'The answer to `{"op": "ping"}`.', PongFrame, [{ type: 'pong' }]),
+        error: message('error', 'Error', 'A client message the server could not act on.', ErrorFrame, [
+          { type: 'error', code: 'sport_not_in_scope', message: 'This key is not scoped to sport basketball.', param: 'sport' },
+        ]),
+        subscribe: message('subscribe', 'Subscribe or unsubscribe', 'Changes the filter.', SubscribeMessage, [{ op: 'subscribe', games: ['soccer_21728'] }]),
+        ping: message('ping', 'Ping', 'Asks for a `pong`.', PingMessage, [{ op: 'ping' }]),
+      },
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The name and words of every operation in the API description, in one table so the names stay
+ * consistent (`list<Things>`, `get<Thing>`, `create<Thing>`, verbs for actions) and a client
+ * generator gets the same method names as the hand-written clients. Keyed by method and the
+ * OpenAPI path; a route missing here fails the OpenAPI test.
+ */
+export interface OperationDoc {
+  operationId: string;
+  description: string;
+  /** The description of the success answer. */
+  ok: string;
+}
+
+const PAGE = ' Lists are pages of `{data, next_cursor}`: pass `next_cursor` back as `cursor` until it is null. Filters are AND-ed; an unknown parameter is a 400.';
+
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /v1/status': {
+    operationId: 'getStatus',
+    description: 'Overall and per-sport feed health: live games, events in the last five minutes, confirmation latency. Public: no key needed, and it shows no data.',
+    ok: 'The service’s current health.',
+  },
+  'GET /v1/me': {
+    operationId: 'getMe',
+    description: 'What the calling key may do: its plan, products, sport and league scope, rate limit and stream connection limit.',
+    ok: 'The calling key.',
+  },
+  'GET /v1/teams': { operationId: 'listTeams', description: `Teams of the sports and leagues the key may see, by id.${PAGE}`, ok: 'A page of teams.' },
+  'GET /v1/teams/{id}': { operationId: 'getTeam', description: 'One team by id (`team:<league>:<code>`).', ok: 'The team.' },
+  'GET /v1/teams/{id}/roster': {
+    operationId: 'listTeamRoster',
+    description: `The players of a team, season by season (\`season\` narrows to one).${PAGE}`,
+    ok: 'A page of roster entries.',
+  },
+  'GET /v1/players': {
+    operationId: 'listPlayers',
+    description: `Players; \`team\` and \`season\` filter through rosters, \`search\` matches names regardless of case and accents.${PAGE}`,
+    ok: 'A page of players.',
+  },
+  'GET /v1/players/{id}': { operationId: 'getPlayer', description: 'One player by id (`player:<league>:<slug>`).', ok: 'The player.' },
+  'GET /v1/venues': {
+    operationId: 'listVenues',
+    description: `Venues; \`sport\` and \`league\` keep those that host their competitions.${PAGE}`,
+    ok: 'A page of venues.',
+  },
+  'GET /v1/venues/{id}': { operationId: 'getVenue', description: 'One venue by id.', ok: 'The venue.' },
+  'GET /v1/seasons': {
+    operationId: 'listSeasons',
+    description: `Seasons per league with their date range, source and how many competitions and events the archive holds.${PAGE}`,
+    ok: 'A page of seasons.',
+  },
+  'GET /v1/competitions': {
+    operationId: 'listCompetitions',
+    description: `Competitions of every sport (games, matches, rounds, bouts), oldest date first, with competitors and scores.${PAGE}`,
+    ok: 'A page of competitions.',
+  },
+  'GET /v1/competitions/{id}': { operationId: 'getCompetition', description: 'One competition by id (`<sport>_<league>_<n>`).', ok: 'The competition.' },
+  'GET /v1/competitions/{id}/plays': {
+    operationId: 'listCompetitionPlays',
+    description: `The official play-by-play (svc.play.v1) of a competition in \`seq\` order. Past competitions need the \`archive\` product, today’s and live ones \`live\`.${PAGE}`,
+    ok: 'A page of plays.',
+  },
+  'POST /v1/competitions/{id}/plays': {
+    operationId: 'createPlays',
+    description:
+      'Appends official plays (product `source`), one or `{"plays": [...]}` up to 500. The first play moves the competition from scheduled to live, a play of `event_type` `final` ends it; an official scoring play confirms the matching crowd candidate at once.',
+    ok: 'The plays as stored, with their `seq` and running `state`.',
+  },
+  'GET /v1/games': {
+    operationId: 'listGames',
+    description: `Team-sport competitions as games (id \`<sport>_<n>\`), with status and which products serve their events.${PAGE}`,
+    ok: 'A page of games.',
+  },
+  'GET /v1/games/{id}': { operationId: 'getGame', description: 'One game by game id (`<sport>_<n>`).', ok: 'The game.' },
+  'GET /v1/games/{id}/events': {
+    operationId: 'listGameEvents',
+    description: `Confirmed scoring events (svc.event.v1) of a game in order. Past games need the \`archive\` product, today’s and live ones \`live\`.${PAGE}`,
+    ok: 'A page of events.',
+  },
+  'POST /v1/reports': {
+    operationId: 'createReports',
+    description:
+      'Crowd reports of scoring plays (product `report`), one or `{"reports": [...]}` up to 500. Each joins or opens a candidate; the first report of a candidate emits a provisional event at once. `ref` makes a report idempotent per key.',
+    ok: 'One result per report, in order: the report id, the event it joined and that event’s tier.',
+  },
+  'POST /v1/webhooks': {
+    operationId: 'createWebhook',
+    description:
+      'Registers an https endpoint for confirmed events (optionally of some sports). The answer carries the signing secret (`whsec_…`); it is never shown again. Deliveries are signed with `X-SVC-Signature` (see the `webhooks` section).',
+    ok: 'The endpoint with its signing secret.',
+  },
+  'GET /v1/webhooks': { operationId: 'listWebhooks', description: `Webhook endpoints of the calling key, oldest first; secrets are never listed.${PAGE}`, ok: 'A page of endpoints.' },
+  'GET /v1/webhooks/{id}': { operationId: 'getWebhook', description: 'One webhook endpoint of the calling key.', ok: 'The endpoint.' },
+  'PATCH /v1/webhooks/{id}': {
+    operationId: 'updateWebhook',
+    description: 'Changes the url, sports (null: every sport in scope) or description of an endpoint.',
+    ok: 'The endpoint as changed.',
+  },
+  'DELETE /v1/webhooks/{id}': { operationId: 'deleteWebhook', description: 'Deletes an endpoint and its deliveries; pending deliveries are not sent.', ok: 'The id of the deleted endpoint.' },
+  'GET /v1/webhooks/{id}/deliveries': {
+    operationId: 'listWebhookDeliveries',
+    description: `Deliveries of an endpoint, newest first, optionally of one status.${PAGE}`,
+    ok: 'A page of deliveries.',
+  },
+  'GET /v1/webhooks/{id}/deliveries/{delivery_id}': {
+    operationId: 'getWebhookDelivery',
+    description: 'One delivery with its attempt log: status code, duration and an excerpt of each answer.',
+    ok: 'The delivery and its attempts.',
+  },
+  'POST /v1/webhooks/{id}/replay': {
+    operationId: 'replayWebhook',
+    description:
+      'Sends events again as new deliveries: one delivery (`{"delivery_id"}`) or every event in a time range (`{"from", "to"}`, at most 30 days back and 10,000 events). The endpoint must be enabled.',
+    ok: 'How many deliveries were created, and their ids.',
+  },
+  'POST /v1/webhooks/{id}/enable': {
+    operationId: 'enableWebhook',
+    description: 'Re-enables an endpoint that was disabled (24 h of failures, or a 410 from the receiver). Deliveries disabled with it stay disabled; replay them if needed.',
+    ok: 'The endpoint, enabled.',
+  },
+  'POST /v1/webhooks/{id}/rotate-secret': {
+    operationId: 'rotateWebhookSecret',
+    description: 'Issues a new signing secret. For 24 h the old secret keeps signing beside the new one (two `v1=` in `X-SVC-Signature`), so receivers can switch without losing a delivery.',
+    ok: 'The endpoint with its new secret (shown only here).',
+  },
+  'POST /v1/webhooks/{id}/test': {
+    operationId: 'testWebhook',
+    description: 'Sends one signed event of type `test` (topic `event.test`) to the endpoint now, outside the retry budget, and answers how the receiver replied.',
+    ok: 'The outcome of the test send.',
+  },
+  'GET /v1/notifications': {
+    operationId: 'listNotifications',
+    description: `Notices for the calling key, newest first, e.g. that a webhook endpoint was disabled and why.${PAGE}`,
+    ok: 'A page of notifications.',
+  },
+  'GET /v1/export': {
+    operationId: 'exportRecords',
+    description:
+      'Streams a season as newline-delimited JSON (product `archive`): events (default), plays or competitions, each line byte for byte the JSON of the matching REST list. `from` (inclusive) and `to` (exclusive) bound the records’ time; after an interruption pass the last id received as `after`. Gzip when asked with `Accept-Encoding: gzip`.',
+    ok: 'One JSON record per line, streamed.',
+  },
+};
