@@ -134,6 +134,20 @@ describe('REST resources against a real svc', () => {
     expect(Array.isArray(notes.data)).toBe(true);
   });
 
+  it('the same Idempotency-Key replays the first answer instead of writing twice; another body with it is a ConflictError', async () => {
+    const body = { url: 'https://example.com/idem', tier: 'confirmed' };
+    const first = await s.svc.webhooks.create(body, { idempotencyKey: 'client-idem-1' });
+    const again = await s.svc.webhooks.create(body, { idempotencyKey: 'client-idem-1' });
+    expect(again).toEqual(first);
+    const hooks = (await all(s.svc.webhooks.list())).filter((w) => w.url === body.url);
+    expect(hooks).toHaveLength(1);
+    await expect(s.svc.webhooks.create({ ...body, url: 'https://example.com/other' }, { idempotencyKey: 'client-idem-1' })).rejects.toMatchObject({
+      name: 'ConflictError',
+      code: 'idempotency_key_reused',
+    });
+    await s.svc.webhooks.delete(first.id);
+  });
+
   it('each error class from the real server, with status, type, code, param, requestId, headers', async () => {
     const bad = await s.client({ apiKey: 'svc_test_NotARealKeyNotARealKeyNotARealKey' }).me().catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(AuthenticationError);
