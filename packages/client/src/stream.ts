@@ -267,7 +267,10 @@ export class EventStream implements AsyncIterable<WireEvent> {
       },
     };
     try {
-      this.#link = await this.#open(handlers);
+      const link = await this.#open(handlers);
+      // close() may have come while `ws` was loading.
+      if (this.#closed) link.close(1000);
+      else this.#link = link;
     } catch (err) {
       this.#fail(err instanceof Error ? err : new APIConnectionError(String(err)));
     }
