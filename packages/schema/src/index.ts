@@ -10,3 +10,4 @@ export * from './webhooks.js';
 export * from './stream.js';
 export * from './errors.js';
 export * from './ids.js';
+export * from './params.js';

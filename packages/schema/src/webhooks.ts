@@ -126,3 +126,20 @@ export type ReplayResult = Static<typeof ReplayResult>;
 
 export const DeletedWebhook = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { additionalProperties: false });
 export type DeletedWebhook = Static<typeof DeletedWebhook>;
+
+/** The answer of `POST /v1/webhooks/{id}/test`: the outcome of the one signed test send. */
+export const WebhookTestResult = Type.Object(
+  {
+    endpoint_id: Type.String(),
+    event_id: Type.String({ description: "The test event's id (X-SVC-Event-Id)." }),
+    delivery_id: Type.String({ description: 'The X-SVC-Delivery-Id header sent; test sends are not stored as deliveries.' }),
+    delivered: Type.Boolean({ description: 'The receiver answered 2xx within the timeout.' }),
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    duration_ms: Type.Integer(),
+    response_excerpt: Type.Union([Type.String(), Type.Null()], { description: 'At most 1 KiB of the answer.' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    sent_at: Iso,
+  },
+  { $id: 'WebhookTestResult', additionalProperties: false },
+);
+export type WebhookTestResult = Static<typeof WebhookTestResult>;

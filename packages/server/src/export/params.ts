@@ -1,8 +1,8 @@
 import { invalid } from '../domain/errors.js';
-import { eventSeq } from '@svc/schema';
+import { EXPORT_ENTITIES, eventSeq, type ExportEntity } from '@svc/schema';
 
-export const ENTITIES = ['events', 'plays', 'competitions'] as const;
-export type Entity = (typeof ENTITIES)[number];
+export const ENTITIES = EXPORT_ENTITIES;
+export type Entity = ExportEntity;
 
 /** A `from`/`to` bound: the instant on the event time line and the first date it includes. */
 export interface Bound {

@@ -5,7 +5,7 @@ import { badAfter, checkRange, parseAfter, parseBound, type After, type Entity }
 import type { ExportRepo, ExportSlice } from '../../store/export.js';
 import type { PlayStart } from '../../export/sources.js';
 import type { Services } from '../../services.js';
-import type { ExportQuery } from './schema.js';
+import type { ExportQuery } from '@svc/schema';
 
 /** Everything an export needs, validated and resolved before the first byte is sent. */
 export interface ExportPlan {

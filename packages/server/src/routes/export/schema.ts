@@ -1,32 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ENTITIES, type Entity } from '../../export/params.js';
-import { LeagueParam, SeasonParam, errorResponses } from '../common.js';
-
-const Bound = (which: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: 40,
-    description: `${which} ISO 8601 date (\`2022-11-20\`, midnight UTC) or date-time (\`2022-11-20T18:00:00Z\`, UTC when no offset), applied to \`ts\` for events and to the competition's \`date\` for plays and competitions.`,
-  });
-
-export const ExportQuery = Type.Object(
-  {
-    league: LeagueParam,
-    season: SeasonParam,
-    // An enum (not a union of literals) so a wrong value reads "must be equal to one of the allowed values".
-    entity: Type.Optional(Type.Unsafe<Entity>({ type: 'string', enum: [...ENTITIES], description: '`events` (default), `plays` or `competitions`.' })),
-    from: Type.Optional(Bound('Inclusive lower bound:')),
-    to: Type.Optional(Bound('Exclusive upper bound:')),
-    after: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 120,
-        description: 'Resume after this record: the last event id (`evt_…`), play (`<competition_id>:<seq>`) or competition id received.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+import { ExportQuery } from '@svc/schema';
+import { errorResponses } from '../common.js';
 
 export const exportSchema = {
   tags: ['archive'],

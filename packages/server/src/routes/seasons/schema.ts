@@ -1,10 +1,9 @@
-import { Type } from '@sinclair/typebox';
-import { ListOf, Season } from '@svc/schema';
-import { LeagueParam, SportParam, errorResponses, pageQuery } from '../common.js';
+import { ListOf, ListSeasonsQuery, Season } from '@svc/schema';
+import { errorResponses } from '../common.js';
 
 export const listSeasons = {
   tags: ['reference'],
   summary: 'Seasons per league, with how far the archive goes back and per-season counts',
-  querystring: Type.Object({ league: Type.Optional(LeagueParam), sport: Type.Optional(SportParam), ...pageQuery }, { additionalProperties: false }),
+  querystring: ListSeasonsQuery,
   response: { 200: ListOf(Season), ...errorResponses },
 };

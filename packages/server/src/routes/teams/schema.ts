@@ -1,11 +1,10 @@
-import { Type } from '@sinclair/typebox';
-import { ListOf, One, RosterEntry, Team } from '@svc/schema';
-import { LeagueParam, SeasonParam, SportParam, errorResponses, IdParams, pageQuery } from '../common.js';
+import { ListOf, ListTeamsQuery, One, RosterEntry, RosterQuery, Team } from '@svc/schema';
+import { errorResponses, IdParams } from '../common.js';
 
 export const listTeams = {
   tags: ['reference'],
   summary: 'List teams',
-  querystring: Type.Object({ sport: Type.Optional(SportParam), league: Type.Optional(LeagueParam), ...pageQuery }, { additionalProperties: false }),
+  querystring: ListTeamsQuery,
   response: { 200: ListOf(Team), ...errorResponses },
 };
 
@@ -20,6 +19,6 @@ export const getRoster = {
   tags: ['reference'],
   summary: 'A team’s season-scoped roster',
   params: IdParams,
-  querystring: Type.Object({ season: Type.Optional(SeasonParam), ...pageQuery }, { additionalProperties: false }),
+  querystring: RosterQuery,
   response: { 200: ListOf(RosterEntry), ...errorResponses },
 };

@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox';
 import {
   CreateWebhookInput,
   DeletedWebhook,
-  DeliveryStatus,
   ErrorBody,
+  ListDeliveriesQuery,
   ListOf,
   One,
+  PageQuery,
   ReplayInput,
   ReplayResult,
   UpdateWebhookInput,
@@ -14,7 +15,7 @@ import {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from '@svc/schema';
-import { IdParams, errorResponses, pageQuery } from '../common.js';
+import { IdParams, errorResponses } from '../common.js';
 
 const tags = ['webhooks'];
 const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), delivery_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
@@ -29,7 +30,7 @@ export const createWebhook = {
 export const listWebhooks = {
   tags,
   summary: 'Webhook endpoints of the calling key, oldest first',
-  querystring: Type.Object({ ...pageQuery }, { additionalProperties: false }),
+  querystring: PageQuery,
   response: { 200: ListOf(WebhookEndpoint), ...responses },
 };
 export const getWebhook = { tags, summary: 'One webhook endpoint', params: IdParams, response: { 200: One(WebhookEndpoint), ...responses } };
@@ -50,7 +51,7 @@ export const listDeliveries = {
   tags,
   summary: 'Deliveries of an endpoint, newest first',
   params: IdParams,
-  querystring: Type.Object({ status: Type.Optional(DeliveryStatus), ...pageQuery }, { additionalProperties: false }),
+  querystring: ListDeliveriesQuery,
   response: { 200: ListOf(WebhookDelivery), ...responses },
 };
 export const getDelivery = {

@@ -1,0 +1,252 @@
+import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
+import { PermissionDeniedError } from './errors.js';
+import { exportRecords, type ExportRecord } from './export.js';
+import { PagePromise, type ListEnvelope } from './pagination.js';
+import type {
+  Competition,
+  CreateWebhookInput,
+  DeletedWebhook,
+  Event,
+  ExportEntity,
+  ExportQuery,
+  Game,
+  ListCompetitionsQuery,
+  ListDeliveriesQuery,
+  ListGamesQuery,
+  ListPlayersQuery,
+  ListSeasonsQuery,
+  ListTeamsQuery,
+  ListVenuesQuery,
+  Me,
+  Notification,
+  PageQuery,
+  Play,
+  PlayInput,
+  Player,
+  ReplayInput,
+  ReplayResult,
+  ReportInput,
+  ReportResult,
+  RosterEntry,
+  RosterQuery,
+  Season,
+  Team,
+  UpdateWebhookInput,
+  Venue,
+  WebhookDelivery,
+  WebhookDeliveryWithAttempts,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookTestResult,
+} from './schema.js';
+import { EventStream, type StreamOptions, type StreamParams } from './stream.js';
+
+const seg = (id: string): string => encodeURIComponent(id);
+
+abstract class Resource {
+  protected readonly client: APIClient;
+  constructor(client: APIClient) {
+    this.client = client;
+  }
+
+  protected paged<T>(path: string, params: Query | undefined, options: RequestOptions | undefined): PagePromise<T> {
+    return new PagePromise<T>((cursor) =>
+      this.client.json<ListEnvelope<T>>({ method: 'GET', path, query: cursor === undefined ? params : { ...params, cursor }, options }),
+    );
+  }
+
+  protected one<T>(req: FinalRequest): Promise<T> {
+    return this.client.data<T>(req);
+  }
+}
+
+export class Teams extends Resource {
+  list(params: ListTeamsQuery = {}, options?: RequestOptions): PagePromise<Team> {
+    return this.paged('/v1/teams', params, options);
+  }
+  get(id: string, options?: RequestOptions): Promise<Team> {
+    return this.one({ method: 'GET', path: `/v1/teams/${seg(id)}`, options });
+  }
+  /** The team's season-scoped roster. */
+  roster(id: string, params: RosterQuery = {}, options?: RequestOptions): PagePromise<RosterEntry> {
+    return this.paged(`/v1/teams/${seg(id)}/roster`, params, options);
+  }
+}
+
+export class Players extends Resource {
+  list(params: ListPlayersQuery = {}, options?: RequestOptions): PagePromise<Player> {
+    return this.paged('/v1/players', params, options);
+  }
+  get(id: string, options?: RequestOptions): Promise<Player> {
+    return this.one({ method: 'GET', path: `/v1/players/${seg(id)}`, options });
+  }
+}
+
+export class Venues extends Resource {
+  list(params: ListVenuesQuery = {}, options?: RequestOptions): PagePromise<Venue> {
+    return this.paged('/v1/venues', params, options);
+  }
+  get(id: string, options?: RequestOptions): Promise<Venue> {
+    return this.one({ method: 'GET', path: `/v1/venues/${seg(id)}`, options });
+  }
+}
+
+export class Seasons extends Resource {
+  list(params: ListSeasonsQuery = {}, options?: RequestOptions): PagePromise<Season> {
+    return this.paged('/v1/seasons', params, options);
+  }
+}
+
+export class Competitions extends Resource {
+  list(params: ListCompetitionsQuery = {}, options?: RequestOptions): PagePromise<Competition> {
+    return this.paged('/v1/competitions', params, options);
+  }
+  get(id: string, options?: RequestOptions): Promise<Competition> {
+    return this.one({ method: 'GET', path: `/v1/competitions/${seg(id)}`, options });
+  }
+  /** Official play-by-play (svc.play.v1). */
+  plays(id: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Play> {
+    return this.paged(`/v1/competitions/${seg(id)}/plays`, params, options);
+  }
+}
+
+export class Games extends Resource {
+  list(params: ListGamesQuery = {}, options?: RequestOptions): PagePromise<Game> {
+    return this.paged('/v1/games', params, options);
+  }
+  get(id: string, options?: RequestOptions): Promise<Game> {
+    return this.one({ method: 'GET', path: `/v1/games/${seg(id)}`, options });
+  }
+  /** Confirmed scoring events (svc.event.v1) of a game. */
+  events(gameId: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Event> {
+    return this.paged(`/v1/games/${seg(gameId)}/events`, params, options);
+  }
+}
+
+export class Reports extends Resource {
+  /** One crowd report, or a batch of up to 500 (one bad report rejects the batch). */
+  create(report: ReportInput, options?: RequestOptions): Promise<ReportResult>;
+  create(reports: readonly ReportInput[], options?: RequestOptions): Promise<ReportResult[]>;
+  async create(input: ReportInput | readonly ReportInput[], options?: RequestOptions): Promise<ReportResult | ReportResult[]> {
+    const batch = isList(input);
+    const data = await this.one<ReportResult[]>({ method: 'POST', path: '/v1/reports', body: batch ? { reports: input } : input, options });
+    return batch ? data : data[0];
+  }
+}
+
+export class Plays extends Resource {
+  /** Official plays for a competition (product `source`): one, or a batch of up to 500. */
+  create(competitionId: string, play: PlayInput, options?: RequestOptions): Promise<Play>;
+  create(competitionId: string, plays: readonly PlayInput[], options?: RequestOptions): Promise<Play[]>;
+  async create(competitionId: string, input: PlayInput | readonly PlayInput[], options?: RequestOptions): Promise<Play | Play[]> {
+    const batch = isList(input);
+    const data = await this.one<Play[]>({ method: 'POST', path: `/v1/competitions/${seg(competitionId)}/plays`, body: batch ? { plays: input } : input, options });
+    return batch ? data : data[0];
+  }
+}
+
+function isList<T extends object>(input: T | readonly T[]): input is readonly T[] {
+  return Array.isArray(input);
+}
+
+export class Webhooks extends Resource {
+  /** The answer carries the endpoint's signing `secret`, shown only here. */
+  create(body: CreateWebhookInput, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this.one({ method: 'POST', path: '/v1/webhooks', body, options });
+  }
+  list(params: PageQuery = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
+    return this.paged('/v1/webhooks', params, options);
+  }
+  get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.one({ method: 'GET', path: `/v1/webhooks/${seg(id)}`, options });
+  }
+  update(id: string, body: UpdateWebhookInput, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.one({ method: 'PATCH', path: `/v1/webhooks/${seg(id)}`, body, options });
+  }
+  delete(id: string, options?: RequestOptions): Promise<DeletedWebhook> {
+    return this.one({ method: 'DELETE', path: `/v1/webhooks/${seg(id)}`, options });
+  }
+  /** Deliveries of an endpoint, newest first. */
+  deliveries(id: string, params: ListDeliveriesQuery = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+    return this.paged(`/v1/webhooks/${seg(id)}/deliveries`, params, options);
+  }
+  /** One delivery with its attempt log. */
+  delivery(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryWithAttempts> {
+    return this.one({ method: 'GET', path: `/v1/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}`, options });
+  }
+  /** Replays one delivery (`{delivery_id}`) or every event of a time range (`{from, to}`) as new deliveries. */
+  replay(id: string, body: ReplayInput, options?: RequestOptions): Promise<ReplayResult> {
+    return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/replay`, body, options });
+  }
+  /** Re-enables a disabled endpoint. */
+  enable(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/enable`, options });
+  }
+  /** A new secret; the old one keeps signing beside it for 24 h. */
+  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/rotate-secret`, options });
+  }
+  /** Sends a signed `type: "test"` event to the endpoint now, outside the retry budget. */
+  test(id: string, options?: RequestOptions): Promise<WebhookTestResult> {
+    return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/test`, options });
+  }
+}
+
+export class Notifications extends Resource {
+  /** Notices for the key (e.g. an endpoint was disabled), newest first. */
+  list(params: PageQuery = {}, options?: RequestOptions): PagePromise<Notification> {
+    return this.paged('/v1/notifications', params, options);
+  }
+}
+
+/**
+ * The svc API. `new Svc()` reads `SVC_API_KEY` and `SVC_BASE_URL`; records, params and events
+ * keep the API's snake_case, options are camelCase.
+ */
+export class Svc extends APIClient {
+  readonly teams = new Teams(this);
+  readonly players = new Players(this);
+  readonly venues = new Venues(this);
+  readonly seasons = new Seasons(this);
+  readonly competitions = new Competitions(this);
+  readonly games = new Games(this);
+  readonly reports = new Reports(this);
+  readonly plays = new Plays(this);
+  readonly webhooks = new Webhooks(this);
+  readonly notifications = new Notifications(this);
+
+  constructor(opts: ClientOptions = {}) {
+    super(opts);
+  }
+
+  /** The calling key: plan, products, sports, limits. */
+  me(options?: RequestOptions): Promise<Me> {
+    return this.data({ method: 'GET', path: '/v1/me', options });
+  }
+
+  /**
+   * A season's records as NDJSON, one typed record at a time (product `archive`); resumes with
+   * `after=<last id>` by itself when the connection drops.
+   */
+  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E }, options?: RequestOptions): AsyncIterable<ExportRecord[E]> {
+    return exportRecords(this, params, options);
+  }
+
+  /** Live events (product `live`): `for await (const ev of svc.stream({...}))`, then `close()`. */
+  stream(params: StreamParams = {}, options: StreamOptions = {}): EventStream {
+    return new EventStream(
+      {
+        apiKey: this.apiKey,
+        baseUrl: this.baseUrl,
+        probeAccess: async () => {
+          const me = await this.me({ maxRetries: 0 });
+          if (!me.products.includes('live')) {
+            throw new PermissionDeniedError(403, { type: 'permission_error', code: 'product_not_in_plan', message: 'The key does not include the live product.' }, undefined, {});
+          }
+        },
+      },
+      params,
+      options,
+    );
+  }
+}

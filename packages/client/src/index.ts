@@ -1,0 +1,35 @@
+export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, Reports, Plays, Webhooks, Notifications } from './client.js';
+export { VERSION, type ClientOptions, type RequestOptions, type Fetch } from './core.js';
+export { Page, PagePromise, type ListEnvelope } from './pagination.js';
+export { EventStream, type StreamOptions, type StreamParams, type WebSocketConstructor, type StandardWebSocket } from './stream.js';
+export {
+  verifyWebhook,
+  webhookSignatureFailure,
+  generateTestHeaderString,
+  SIGNATURE_HEADER,
+  DEFAULT_TOLERANCE_S,
+  type VerifyWebhookOptions,
+  type TestHeaderOptions,
+} from './webhooks.js';
+export {
+  SvcError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  SchemaMismatchError,
+  WebhookVerificationError,
+  type ErrorDetail,
+  type WebhookVerificationFailure,
+} from './errors.js';
+export type * from './schema.js';
+export { EVENT_SCHEMA, PLAY_SCHEMA, STREAM_CLOSE_CODES } from './schema.js';
+export type { ExportRecord } from './export.js';
+export { Svc as default } from './client.js';

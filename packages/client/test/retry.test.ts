@@ -1,0 +1,196 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  BadRequestError,
+  InternalServerError,
+  RateLimitError,
+  Svc,
+} from '../src/index.js';
+
+/** One recorded request to the stub. */
+interface Hit {
+  method: string;
+  url: string;
+  at: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy' | 'hang';
+
+/** A stub HTTP server of the test's own: answers from a script, records every attempt. */
+class Stub {
+  hits: Hit[] = [];
+  script: Answer[] = [];
+  onHit: (() => void) | null = null;
+  private server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      this.hits.push({ method: req.method ?? '', url: req.url ?? '', at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString() });
+      this.onHit?.();
+      const answer = this.script.shift() ?? { status: 200, body: { data: { ok: true } } };
+      if (answer === 'destroy') return req.socket.destroy();
+      if (answer === 'hang') return;
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'x-request-id': `req_stub${this.hits.length}`, ...answer.headers });
+      res.end(JSON.stringify(answer.body ?? {}));
+    });
+  });
+  private sockets = new Set<Socket>();
+  url = '';
+
+  async start(): Promise<void> {
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    const addr = this.server.address();
+    if (!addr || typeof addr === 'string') throw new Error('stub has no port');
+    this.url = `http://127.0.0.1:${addr.port}`;
+  }
+
+  reset(): void {
+    this.hits = [];
+    this.script = [];
+    this.onHit = null;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+const error = (type: string, code: string, message = 'no') => ({ error: { type, code, message, request_id: 'req_body' } });
+
+describe('retries, backoff, Retry-After and idempotency keys (stub server)', () => {
+  const stub = new Stub();
+  let svc: Svc;
+  beforeAll(async () => {
+    await stub.start();
+    svc = new Svc({ apiKey: 'svc_test_stub', baseUrl: stub.url });
+  });
+  afterEach(() => stub.reset());
+  afterAll(() => stub.close());
+
+  it('retries 503 and 500 with backoff, then returns the record; a POST keeps one Idempotency-Key on every attempt', async () => {
+    stub.script = [
+      { status: 503, body: error('unavailable', 'unavailable') },
+      { status: 500, body: error('api_error', 'internal_error') },
+      { status: 202, body: { data: [{ id: 'rpt_1', event_id: 'evt_1', tier: 'provisional' }] } },
+    ];
+    const r = await svc.reports.create({ game_id: 'soccer_1', team: 'ARG', points: 1 });
+    expect(r).toEqual({ id: 'rpt_1', event_id: 'evt_1', tier: 'provisional' });
+    expect(stub.hits).toHaveLength(3);
+    const keys = stub.hits.map((h) => h.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^svc-ts-.{16,}/);
+    expect(new Set(keys).size).toBe(1);
+    expect(new Set(stub.hits.map((h) => h.body)).size).toBe(1);
+    expect(stub.hits.every((h) => h.headers.authorization === 'Bearer svc_test_stub')).toBe(true);
+    // Backoff waited between attempts (0.5 s less up to 25 % jitter, then 1 s less 25 %).
+    expect(stub.hits[1].at - stub.hits[0].at).toBeGreaterThanOrEqual(350);
+    expect(stub.hits[2].at - stub.hits[1].at).toBeGreaterThanOrEqual(700);
+  });
+
+  it('two calls get two different Idempotency-Keys; a caller-chosen key is sent as is; GETs carry none', async () => {
+    await svc.webhooks.enable('we_a');
+    await svc.webhooks.enable('we_a', { idempotencyKey: 'mine-1' });
+    await svc.webhooks.get('we_a');
+    const [a, b, c] = stub.hits.map((h) => h.headers['idempotency-key']);
+    expect(a).toBeDefined();
+    expect(a).not.toBe(b);
+    expect(b).toBe('mine-1');
+    expect(c).toBeUndefined();
+  });
+
+  it('honours Retry-After on 429: the retry comes no sooner than the server asked', async () => {
+    stub.script = [{ status: 429, headers: { 'retry-after': '1' }, body: error('rate_limit_error', 'rate_limited') }];
+    const me = await svc.me();
+    expect(me).toEqual({ ok: true });
+    expect(stub.hits).toHaveLength(2);
+    expect(stub.hits[1].at - stub.hits[0].at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('retries 408; gives up after maxRetries with the last error, typed', async () => {
+    stub.script = [{ status: 408, body: {} }, ...Array.from({ length: 3 }, () => ({ status: 502, body: error('api_error', 'internal_error', 'bad gateway') }))];
+    const err = await svc.me({ maxRetries: 2 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InternalServerError);
+    expect(stub.hits).toHaveLength(3);
+    expect(err).toMatchObject({ status: 502, type: 'api_error', code: 'internal_error', requestId: 'req_body', headers: expect.objectContaining({ 'x-request-id': 'req_stub3' }) });
+  });
+
+  it('does not retry a 400 or when maxRetries is 0', async () => {
+    stub.script = [{ status: 400, body: { error: { type: 'invalid_request', code: 'invalid_parameter', message: 'limit', param: 'limit', request_id: 'r' } } }];
+    const err = await svc.teams.list({ limit: 5000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, param: 'limit', code: 'invalid_parameter' });
+    expect(stub.hits).toHaveLength(1);
+    expect(stub.hits[0].url).toBe('/v1/teams?limit=5000');
+
+    stub.reset();
+    stub.script = [{ status: 500, body: error('api_error', 'internal_error') }];
+    await expect(new Svc({ apiKey: 'k', baseUrl: stub.url, maxRetries: 0 }).me()).rejects.toBeInstanceOf(InternalServerError);
+    expect(stub.hits).toHaveLength(1);
+  });
+
+  it('a Retry-After beyond 60 s is not waited for: RateLimitError with retryAfter at once', async () => {
+    stub.script = [{ status: 429, headers: { 'retry-after': '120' }, body: error('rate_limit_error', 'rate_limited') }];
+    const err = await svc.me().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toMatchObject({ status: 429, retryAfter: 120 });
+    expect(stub.hits).toHaveLength(1);
+  });
+
+  it('retries dropped connections, then throws APIConnectionError', async () => {
+    stub.script = ['destroy', 'destroy', 'destroy'];
+    const err = await svc.me().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(stub.hits).toHaveLength(3);
+
+    stub.reset();
+    stub.script = ['destroy'];
+    expect(await svc.me()).toEqual({ ok: true });
+    expect(stub.hits).toHaveLength(2);
+  });
+
+  it('times out each attempt after timeoutMs and retries; APITimeoutError in the end', async () => {
+    stub.script = ['hang', 'hang'];
+    const err = await svc.me({ timeoutMs: 200, maxRetries: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APITimeoutError);
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(stub.hits).toHaveLength(2);
+  });
+
+  it("the caller's AbortSignal stops the call without retries", async () => {
+    stub.script = ['hang'];
+    const ctl = new AbortController();
+    stub.onHit = () => ctl.abort();
+    const pending = svc.me({ signal: ctl.signal });
+    await expect(pending).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(stub.hits).toHaveLength(1);
+  });
+
+  it('reads SVC_API_KEY and SVC_BASE_URL; refuses a baseUrl with /v1 and a missing key', async () => {
+    const saved = { key: process.env.SVC_API_KEY, url: process.env.SVC_BASE_URL };
+    try {
+      process.env.SVC_API_KEY = 'svc_test_fromenv';
+      process.env.SVC_BASE_URL = `${stub.url}/`;
+      await new Svc().me();
+      expect(stub.hits[0].headers.authorization).toBe('Bearer svc_test_fromenv');
+      expect(() => new Svc({ baseUrl: `${stub.url}/v1` })).toThrow(/without \/v1/);
+      delete process.env.SVC_API_KEY;
+      expect(() => new Svc()).toThrow(/SVC_API_KEY/);
+    } finally {
+      if (saved.key === undefined) delete process.env.SVC_API_KEY;
+      else process.env.SVC_API_KEY = saved.key;
+      if (saved.url === undefined) delete process.env.SVC_BASE_URL;
+      else process.env.SVC_BASE_URL = saved.url;
+    }
+  });
+});

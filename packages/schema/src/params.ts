@@ -1,0 +1,118 @@
+/**
+ * Query parameters of the list operations, `GET /v1/export` and `GET /v1/stream`. The server
+ * validates requests with these (unknown parameters are a 400) and the clients type their
+ * params with them.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { TIERS } from './events.js';
+import { COMPETITION_STATUSES, SPORTS } from './records.js';
+import { DeliveryStatus } from './webhooks.js';
+
+export const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size, 1..1000.' });
+export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: 'The `next_cursor` of the previous page.' });
+export const SportParam = Type.Union(SPORTS.map((s) => Type.Literal(s)), { description: 'Sport.' });
+export const LeagueParam = Type.String({ pattern: '^[a-z0-9]{1,16}$', description: 'League id, e.g. `wc`.' });
+export const SeasonParam = Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$', description: 'Season id (`wc_2022`) or label (`2022`).' });
+export const DateParam = Type.String({ pattern: '^(today|\\d{4}-\\d{2}-\\d{2})$', description: '`today` or YYYY-MM-DD (UTC).' });
+export const StatusParam = Type.Union(COMPETITION_STATUSES.map((s) => Type.Literal(s)));
+export const TeamIdParam = Type.String({ pattern: '^team:[a-z0-9]{1,16}:[A-Za-z0-9-]{1,64}$', description: 'Team id.' });
+export const PlayerIdParam = Type.String({ pattern: '^player:[a-z0-9]{1,16}:[a-z0-9-]{1,128}$', description: 'Player id.' });
+
+/** `limit` and `cursor`, taken by every list. */
+export const pageQuery = { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) };
+const closed = { additionalProperties: false } as const;
+
+export const PageQuery = Type.Object({ ...pageQuery }, closed);
+export type PageQuery = Static<typeof PageQuery>;
+
+export const ListTeamsQuery = Type.Object({ sport: Type.Optional(SportParam), league: Type.Optional(LeagueParam), ...pageQuery }, closed);
+export type ListTeamsQuery = Static<typeof ListTeamsQuery>;
+
+export const RosterQuery = Type.Object({ season: Type.Optional(SeasonParam), ...pageQuery }, closed);
+export type RosterQuery = Static<typeof RosterQuery>;
+
+export const ListPlayersQuery = Type.Object(
+  {
+    sport: Type.Optional(SportParam),
+    league: Type.Optional(LeagueParam),
+    team: Type.Optional(TeamIdParam),
+    season: Type.Optional(SeasonParam),
+    search: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Name contains, accent and case insensitive.' })),
+    ...pageQuery,
+  },
+  closed,
+);
+export type ListPlayersQuery = Static<typeof ListPlayersQuery>;
+
+export const ListVenuesQuery = Type.Object({ sport: Type.Optional(SportParam), league: Type.Optional(LeagueParam), ...pageQuery }, closed);
+export type ListVenuesQuery = Static<typeof ListVenuesQuery>;
+
+export const ListSeasonsQuery = Type.Object({ league: Type.Optional(LeagueParam), sport: Type.Optional(SportParam), ...pageQuery }, closed);
+export type ListSeasonsQuery = Static<typeof ListSeasonsQuery>;
+
+/** The filters of competitions and games. */
+export const competitionFilters = {
+  sport: Type.Optional(SportParam),
+  league: Type.Optional(LeagueParam),
+  season: Type.Optional(SeasonParam),
+  date: Type.Optional(DateParam),
+  team: Type.Optional(TeamIdParam),
+  player: Type.Optional(PlayerIdParam),
+  status: Type.Optional(StatusParam),
+};
+
+export const ListCompetitionsQuery = Type.Object({ ...competitionFilters, ...pageQuery }, closed);
+export type ListCompetitionsQuery = Static<typeof ListCompetitionsQuery>;
+
+export const ListGamesQuery = Type.Object(
+  { ...competitionFilters, sport: Type.Optional(Type.Union([Type.Literal('soccer'), Type.Literal('basketball')])), ...pageQuery },
+  closed,
+);
+export type ListGamesQuery = Static<typeof ListGamesQuery>;
+
+export const ListDeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...pageQuery }, closed);
+export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
+
+export const EXPORT_ENTITIES = ['events', 'plays', 'competitions'] as const;
+export type ExportEntity = (typeof EXPORT_ENTITIES)[number];
+
+const Bound = (which: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 40,
+    description: `${which} ISO 8601 date (\`2022-11-20\`, midnight UTC) or date-time (\`2022-11-20T18:00:00Z\`, UTC when no offset), applied to \`ts\` for events and to the competition's \`date\` for plays and competitions.`,
+  });
+
+export const ExportQuery = Type.Object(
+  {
+    league: LeagueParam,
+    season: SeasonParam,
+    // An enum (not a union of literals) so a wrong value reads "must be equal to one of the allowed values".
+    entity: Type.Optional(Type.Unsafe<ExportEntity>({ type: 'string', enum: [...EXPORT_ENTITIES], description: '`events` (default), `plays` or `competitions`.' })),
+    from: Type.Optional(Bound('Inclusive lower bound:')),
+    to: Type.Optional(Bound('Exclusive upper bound:')),
+    after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 120,
+        description: 'Resume after this record: the last event id (`evt_…`), play (`<competition_id>:<seq>`) or competition id received.',
+      }),
+    ),
+  },
+  closed,
+);
+export type ExportQuery = Static<typeof ExportQuery>;
+
+/** `GET /v1/stream`: comma lists form a union; `since` resumes after an event id. */
+export const StreamQuery = Type.Object(
+  {
+    sport: Type.Optional(Type.String({ description: 'Comma list of sports.' })),
+    league: Type.Optional(Type.String({ description: 'Comma list of leagues.' })),
+    game: Type.Optional(Type.String({ description: 'Comma list of game ids.' })),
+    tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)), { description: 'Default: both tiers.' })),
+    since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…).' })),
+    access_token: Type.Optional(Type.String({ description: 'The API key, for browsers that cannot set Authorization.' })),
+  },
+  closed,
+);
+export type StreamQuery = Static<typeof StreamQuery>;
