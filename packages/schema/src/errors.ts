@@ -22,17 +22,15 @@ export type ErrorType = keyof typeof ERROR_TYPE_STATUS;
 export const ERROR_TYPES = Object.keys(ERROR_TYPE_STATUS) as readonly ErrorType[];
 
 /**
+ * One catalogue entry; the status must be the one of its type (a mismatch does not compile).
  * Refusals of a request that never reached a route (it came too slowly, its headers or a path
- * segment were too long) keep the `invalid_request` type but answer with HTTP's own status, which
- * proxies and HTTP clients understand.
+ * segment were too long) keep the `invalid_request` type but answer with HTTP's own status
+ * (408, 414, 431), which proxies and HTTP clients understand.
  */
-type ProtocolStatus = 408 | 414 | 431;
-
-/** One catalogue entry; the status must be the one of its type (a mismatch does not compile). */
 export type ErrorCodeSpec = {
   [T in ErrorType]: {
     readonly type: T;
-    readonly status: (typeof ERROR_TYPE_STATUS)[T] | (T extends 'invalid_request' ? ProtocolStatus : never);
+    readonly status: (typeof ERROR_TYPE_STATUS)[T] | (T extends 'invalid_request' ? 408 | 414 | 431 : never);
     readonly description: string;
   };
 }[ErrorType];
