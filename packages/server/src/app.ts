@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     logger: opts.log ? loggerOptions(opts.log) : false,
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: nextRequestId,
-    maxParamLength: MAX_PATH_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: (err, request, reply) => {
       sendError(reply, request, frameworkError(err));
     },
