@@ -152,3 +152,27 @@ export const rotateSecret = {
   params: IdParams,
   response: { 200: One(WebhookEndpointWithSecret), ...responses },
 };
+
+export const TestSendResult = Type.Object(
+  {
+    endpoint_id: Type.String(),
+    event_id: Type.String({ description: 'The test event\'s id (X-SVC-Event-Id).' }),
+    delivery_id: Type.String({ description: 'The X-SVC-Delivery-Id header sent; test sends are not stored as deliveries.' }),
+    delivered: Type.Boolean({ description: 'The receiver answered 2xx within the timeout.' }),
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    duration_ms: Type.Integer(),
+    response_excerpt: Type.Union([Type.String(), Type.Null()], { description: 'At most 1 KiB of the answer.' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    sent_at: Iso,
+  },
+  { $id: 'WebhookTestResult', additionalProperties: false },
+);
+
+export const testWebhook = {
+  tags,
+  summary: 'Send a signed test event to the endpoint now',
+  description:
+    'POSTs one signed event of type `test` (topic `event.test`, `schema` `svc.event.v1`) to the endpoint at once, with the same headers, signature, target checks and timeout as a delivery, outside the retry budget: no delivery is stored and the endpoint\'s health is untouched. Works on a disabled endpoint too. 200 with the attempt\'s outcome whatever the receiver answered.',
+  params: IdParams,
+  response: { 200: One(TestSendResult), ...responses },
+};
