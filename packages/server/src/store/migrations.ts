@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { statusHistoryMigration } from './migrations-status.js';
 import { webhooksMigration } from './migrations-webhooks.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -187,7 +188,7 @@ function initial(engine: Engine): Migration {
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine) };
+      return { '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine), '0004_status_history': statusHistoryMigration() };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { StatusDatabase } from './status-types.js';
 import type { WebhookDatabase } from './webhook-types.js';
 
 /** Table shapes as stored. JSON columns are text; booleans are 0/1 integers on both engines. */
@@ -146,7 +147,7 @@ export interface MetaTable {
   value: string;
 }
 
-export interface Database extends WebhookDatabase {
+export interface Database extends WebhookDatabase, StatusDatabase {
   api_keys: ApiKeyTable;
   leagues: LeagueTable;
   venues: VenueTable;
