@@ -26,8 +26,13 @@ describe('public status page', () => {
     const bb = after.sports.find((s: { sport: string }) => s.sport === 'basketball');
     expect(bb).toMatchObject({ status: 'operational', live_games: 1, events_last_5m: 1 });
     // The key is never needed, and a bad one does not matter either: the page shows no data.
-    expect((await fetch(`${base}/v1/status`, { headers: auth('svc_test_wrongwrongwrongwrongwrong') })).status).toBe(200);
-    expect((await fetch(`${base}/v1/status?x=1`)).status).toBe(400);
+    // Bodies are read to the end: a response left unread keeps its connection busy and app.close() waiting.
+    const withBadKey = await fetch(`${base}/v1/status`, { headers: auth('svc_test_wrongwrongwrongwrongwrong') });
+    expect(withBadKey.status).toBe(200);
+    await withBadKey.arrayBuffer();
+    const unknownParam = await fetch(`${base}/v1/status?x=1`);
+    expect(unknownParam.status).toBe(400);
+    await unknownParam.arrayBuffer();
   });
 
   it('renders in a real browser', async () => {

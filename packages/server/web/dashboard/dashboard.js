@@ -138,7 +138,7 @@ async function loadNotifications() {
           h(
             'li',
             { 'data-notification': n.id, 'data-type': n.type },
-            h('div', { class: 'row' }, h('span', { class: 'badge warn' }, n.type === 'webhook_endpoint.disabled' ? 'Endpoint disabled' : n.type), timeEl(n.created_at)),
+            h('div', { class: 'row' }, h('span', { class: 'badge warn' }, n.type === 'webhook_endpoint.disabled' ? 'Endpoint turned off' : n.type), timeEl(n.created_at)),
             h('p', { class: 'small' }, n.message),
           ),
         )
@@ -388,7 +388,7 @@ function endpointCard(ep) {
     : button('Re-enable', 'primary reenable', async () => {
         const next = (await api('POST', `/v1/webhooks/${ep.id}/enable`)).data;
         const fresh = replaceCard(next);
-        toast('Endpoint re-enabled: replay what it missed from its delivery log');
+        toast('Endpoint is back on; events it missed can be sent again from its delivery log');
         /** @type {HTMLElement | null} */ (fresh.querySelector('button.test'))?.focus();
       });
 
@@ -425,7 +425,7 @@ function endpointCard(ep) {
         timeEl(ep.created_at),
         ep.previous_secret_expires_at ? [' · previous secret signs until ', timeEl(ep.previous_secret_expires_at)] : null,
       ),
-      enabled ? null : h('p', { class: 'notice small' }, 'Disabled ', timeEl(ep.disabled_at), reason ? `: ${reason}. ` : '. ', 'Fix the receiver, re-enable the endpoint, then replay what it missed.'),
+      enabled ? null : h('p', { class: 'notice small' }, 'Turned off ', timeEl(ep.disabled_at), reason ? `: ${reason}. ` : '. ', 'Fix the receiver, then switch the endpoint back on; events it missed can be sent again from its delivery log.'),
       h('div', { class: 'actions' }, reenable, test, edit, rotate, logToggle, del),
       editForm,
       errorBox,
