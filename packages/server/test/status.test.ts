@@ -47,6 +47,8 @@ describe('public status page', () => {
     try {
       const page = await browser.newPage();
       await page.goto(`${base}/status`);
+      // The page draws /v1/status once it has fetched it.
+      await page.locator('body[data-loaded="true"]').waitFor();
       expect(await page.title()).toBe('svc status');
       expect(await page.locator('#overall').textContent()).toMatch(/operational|degraded/);
       expect(await page.locator('tr[data-sport]').count()).toBe(5);

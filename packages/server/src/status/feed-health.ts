@@ -76,8 +76,4 @@ export class FeedHealth {
       };
     });
   }
-
-  report(liveGames: Map<string, number>): SportHealth[] {
-    return this.evaluate(liveGames).map((f) => f.health);
-  }
 }
