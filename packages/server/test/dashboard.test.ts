@@ -253,6 +253,25 @@ describe('dashboard', () => {
     await context.close();
   });
 
+  it('serves only its own files, and svc serve records the status history itself', async () => {
+    const page = await fetch(`${svc.base}/dashboard`);
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'none'");
+    const etag = page.headers.get('etag') ?? '';
+    await page.arrayBuffer();
+    const again = await fetch(`${svc.base}/dashboard`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    await again.arrayBuffer();
+    for (const url of ['/ui/../package.json', '/ui/nothing.js', '/ui/%2e%2e/src/main.ts']) {
+      const res = await fetch(`${svc.base}${url}`);
+      expect(res.status, url).toBe(404);
+      await res.arrayBuffer();
+    }
+    // The sampler of `svc serve` took its first sample at start.
+    const status = (await (await fetch(`${svc.base}/v1/status`)).json()).data;
+    expect(status.sports.map((s: { uptime_90d: number | null }) => s.uptime_90d)).toEqual([1, 1, 1, 1, 1]);
+    expect(status.sports[0].days.at(-1).uptime).toBe(1);
+  });
+
   it("works with the keyboard alone, and another key sees only its own endpoints", { timeout: 60_000 }, async () => {
     if (!browser) return;
     const { context, page, errors } = await newPage(DESKTOP);

@@ -539,6 +539,8 @@ async function start() {
   /** @type {HTMLElement} */ (document.querySelector('#app-view h1')).tabIndex = -1;
 
   if (session.key()) {
+    // Signed in already (a reload): no sign-in form flashing up while /v1/me answers.
+    $('signin-view').hidden = true;
     try {
       await showApp();
       return;

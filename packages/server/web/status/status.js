@@ -154,7 +154,14 @@ async function refresh() {
   }
 }
 
-void refresh();
+// The server put the current status in the page: draw it now, before the load event.
+const initial = document.getElementById('initial-status');
+if (initial?.textContent) {
+  render(JSON.parse(initial.textContent).data);
+  document.body.dataset.loaded = 'true';
+} else {
+  void refresh();
+}
 setInterval(() => {
   if (document.visibilityState === 'visible') void refresh();
 }, REFRESH_MS);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FastifyReply } from 'fastify';
 import type { RoutePlugin } from '../types.js';
 
 /** packages/server/web: the dashboard and status page, served as written (no build step). */
@@ -30,13 +31,13 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   type: string;
   etag: string;
 }
 
-function load(file: string): Asset {
+export function loadAsset(file: string): Asset {
   const body = fs.readFileSync(path.join(WEB_DIR, file));
   const type = TYPES[path.extname(file)];
   if (!type) throw new Error(`web asset ${file}: unknown type`);
@@ -46,7 +47,6 @@ function load(file: string): Asset {
 /** URL → file under web/. A fixed list: nothing else on disk is reachable. */
 const PAGES: Record<string, string> = {
   '/dashboard': 'dashboard/index.html',
-  '/status': 'status/index.html',
   '/ui/svc.css': 'ui/svc.css',
   '/ui/format.js': 'ui/format.js',
   '/ui/status.js': 'status/status.js',
@@ -55,19 +55,22 @@ const PAGES: Record<string, string> = {
   '/ui/favicon.svg': 'ui/favicon.svg',
 };
 
-/** The dashboard and the status page: public files (the data comes from the API, with the user's key). */
+/** The headers of every page and asset: the CSP and its companions. */
+export function securePage(reply: FastifyReply, type: string): FastifyReply {
+  return reply
+    .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'no-referrer')
+    .header('X-Frame-Options', 'DENY')
+    .type(type);
+}
+
+/** The dashboard and the assets of both pages: public files (the data comes from the API, with the user's key). */
 export const webRoutes: RoutePlugin = (app) => {
   for (const [url, file] of Object.entries(PAGES)) {
-    const asset = load(file);
+    const asset = loadAsset(file);
     app.get(url, { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
-      reply
-        .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('X-Frame-Options', 'DENY')
-        .header('Cache-Control', 'no-cache')
-        .header('ETag', asset.etag)
-        .type(asset.type);
+      securePage(reply, asset.type).header('Cache-Control', 'no-cache').header('ETag', asset.etag);
       if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
       return reply.send(asset.body);
     });
