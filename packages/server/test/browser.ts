@@ -37,6 +37,8 @@ export async function horizontalOverflow(page: Page): Promise<number> {
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  // A passing toast would float over the middle of a full-page picture.
+  await page.evaluate(() => document.querySelectorAll<HTMLElement>('.toast').forEach((t) => (t.hidden = true)));
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 

@@ -96,6 +96,7 @@ describe('dashboard', () => {
     expect(html).not.toMatch(/\sstyle=/);
     expect(html).not.toMatch(/svc_(test|live)_[A-Za-z0-9]{16}|whsec_/);
     await screenshot(page, 'dashboard-signin-desktop');
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
 
     // A wrong key is refused with the API's own message.
     await page.getByLabel('API key').fill('svc_test_0000000000000000000000000000dead');
@@ -219,6 +220,7 @@ describe('dashboard', () => {
     const note = page.locator('#notifications li[data-type="webhook_endpoint.disabled"]');
     await note.waitFor();
     expect(await note.textContent()).toContain(b);
+    await screenshot(page, 'dashboard-disabled-desktop');
     const cardB = card(page, b);
     await cardB.getByRole('button', { name: 'Delivery log' }).click();
     const failed = cardB.locator(`li.delivery[data-event="${confirmedId}"]`);
