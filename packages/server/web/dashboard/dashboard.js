@@ -487,23 +487,28 @@ function signOut(message) {
   /** @type {HTMLElement} */ ($('api-key')).focus();
 }
 
+/** Loads the key, its endpoints and notifications, then shows the app: once it is visible, its lists are there. */
 async function showApp() {
   state.me = (await api('GET', '/v1/me')).data;
-  $('signin-view').hidden = true;
-  $('app-view').hidden = false;
-  $('session').hidden = false;
   $('who').textContent = `Signed in: ${state.me.name}`;
   renderAccount();
   clearError();
-  if (state.me.products.includes('live')) {
-    $('webhooks-body').hidden = false;
-    await Promise.all([loadEndpoints(), loadNotifications()]);
-  } else {
-    $('webhooks-body').hidden = true;
-    fill($('endpoints'));
-    await loadNotifications();
-    showError(new Error('this key has no live product, which webhooks need.'));
+  const live = state.me.products.includes('live');
+  $('webhooks-body').hidden = !live;
+  try {
+    if (live) await Promise.all([loadEndpoints(), loadNotifications()]);
+    else {
+      fill($('endpoints'));
+      await loadNotifications();
+      showError(new Error('this key has no live product, which webhooks need.'));
+    }
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) throw err;
+    showError(err);
   }
+  $('signin-view').hidden = true;
+  $('app-view').hidden = false;
+  $('session').hidden = false;
   renderAccount();
 }
 
