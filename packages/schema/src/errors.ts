@@ -81,6 +81,7 @@ export const ERROR_CODES = spec({
   competition_final: { type: 'conflict', status: 409, description: 'The competition is final; it takes no more plays.' },
   game_final: { type: 'conflict', status: 409, description: 'The game is final; it takes no more reports.' },
   game_not_live: { type: 'conflict', status: 409, description: 'Reports are taken on game day only.' },
+  test_in_progress: { type: 'conflict', status: 409, description: 'A test event to this webhook endpoint is still on its way; wait for its answer.' },
   endpoint_disabled: { type: 'conflict', status: 409, description: 'The webhook endpoint is disabled; enable it first.' },
   idempotency_key_reused: { type: 'conflict', status: 409, description: 'The Idempotency-Key was used with another request body.' },
   idempotency_key_in_use: { type: 'conflict', status: 409, description: 'A request with this Idempotency-Key is still being processed; retry later.' },

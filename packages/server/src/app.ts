@@ -29,6 +29,7 @@ import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
 import { StreamGateway } from './stream/gateway.js';
 import { statusRoutes } from './routes/status/index.js';
+import { webRoutes } from './routes/web/index.js';
 import { SvcError } from './domain/errors.js';
 import type { App, RoutePlugin } from './routes/types.js';
 import { createServices, type AppDeps, type Services } from './services.js';
@@ -51,7 +52,7 @@ const CACHEABLE = ['/v1/teams', '/v1/players', '/v1/venues', '/v1/seasons', '/v1
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
-const ROUTES: RoutePlugin[] = [statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes, exportRoutes];
+const ROUTES: RoutePlugin[] = [webRoutes, statusRoutes, reportRoutes, postPlayRoutes, meRoutes, teamRoutes, playerRoutes, venueRoutes, seasonRoutes, competitionRoutes, gameRoutes, webhookRoutes, notificationRoutes, exportRoutes];
 
 /** Builds the HTTP app from its dependencies. Never listens: `main` does, tests use inject() or port 0. */
 export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}): Promise<BuiltApp> {
@@ -86,6 +87,11 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   });
   registerErrorHandling(app);
   app.addHook('preValidation', refuseUnstorableText);
+  // The REST channel's health on the status page: answers and 5xx of this node, by minute.
+  app.addHook('onResponse', (_request, reply, done) => {
+    services.status.requests.record(reply.statusCode);
+    done();
+  });
   // Every body is JSON; anything else is a 415 rather than a string the routes would misread.
   app.removeContentTypeParser('text/plain');
 
@@ -145,6 +151,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   app.addHook('onClose', async () => {
     await gateway.close();
     await services.connections.close();
+    await services.webhooks.tester.close();
   });
   return { app, services, gateway };
 }

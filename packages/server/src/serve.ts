@@ -35,6 +35,7 @@ export async function serve(config: Config): Promise<void> {
 svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
   API key${config.bootstrapKey ? ':                ' : ' (shown once):  '}${demo}
   docs:                  ${base}/docs
+  dashboard:             ${base}/dashboard
   status page:           ${base}/status
 
   curl -H "Authorization: Bearer ${demo}" "${base}/v1/competitions?league=wc&season=2022&limit=3"

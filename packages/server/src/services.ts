@@ -14,6 +14,7 @@ import { ReferenceRepo } from './store/reference.js';
 import { EventLog } from './store/events.js';
 import { ResponseCache } from './http/response-cache.js';
 import { FeedHealth } from './status/feed-health.js';
+import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
 import { createLive, type Live } from './live/index.js';
@@ -73,6 +74,8 @@ export interface Services {
   bus: EventBus;
   cache: ResponseCache;
   health: FeedHealth;
+  /** Status page: current health, the minute samples and incidents. */
+  status: StatusService;
   live: Live;
   webhooks: Webhooks;
   connections: ConnectionCounter;
@@ -95,6 +98,7 @@ export function createServices(deps: AppDeps): Services {
   bus.subscribe((batch) => health.observe(batch));
   return {
     health,
+    status: new StatusService({ db, clock, health, redis }),
     events,
     bus,
     cache,

@@ -109,6 +109,7 @@ describe('webhook API', () => {
       ['POST', `/v1/webhooks/${ep.id}/replay`, { delivery_id: 'dlv_x' }],
       ['POST', `/v1/webhooks/${ep.id}/enable`],
       ['POST', `/v1/webhooks/${ep.id}/rotate-secret`],
+      ['POST', `/v1/webhooks/${ep.id}/test`],
       ['GET', '/v1/notifications'],
     ];
     const archiveOnly = await t.key({ products: ['archive', 'report'] });

@@ -1,27 +1,34 @@
 import { SPORTS } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import type { StoredEvent } from '../store/events.js';
+import { FEED_SILENCE_MS, feedState, type FeedStatus } from './rules.js';
 
 export interface SportHealth {
   sport: string;
-  status: 'operational' | 'idle' | 'degraded';
+  status: FeedStatus;
   live_games: number;
   events_last_5m: number;
   last_event_at: string | null;
   confirmation_p50_ms: number | null;
 }
 
-const WINDOW_MS = 5 * 60_000;
+export interface SportFeed {
+  health: SportHealth;
+  /** When the sport's silence crossed the limit, epoch ms; null unless degraded. */
+  degradedSince: number | null;
+}
 
 /**
  * Per-sport feed health from what this node's bus carried: recent event counts, the last event
- * and the median crowd-confirmation latency. A sport with live games but no event for 5 minutes
- * is `degraded`; one without live games is `idle`.
+ * and the median crowd-confirmation latency. The up/down rule is `feedState` (status/rules.ts):
+ * a sport whose games have been live for 5 minutes without an event is `degraded`; one without
+ * live games is `idle`.
  */
 export class FeedHealth {
   private recent = new Map<string, number[]>();
   private latencies = new Map<string, number[]>();
   private last = new Map<string, number>();
+  private liveSince = new Map<string, number>();
   constructor(private readonly clock: Clock) {}
 
   observe(events: StoredEvent[]): void {
@@ -40,21 +47,32 @@ export class FeedHealth {
     }
   }
 
-  report(liveGames: Map<string, number>): SportHealth[] {
+  /**
+   * Health of every sport given its live game counts. A sport is seen going live at the first
+   * evaluation that finds live games (the sampler evaluates every few seconds), so a game that
+   * has just started gets its 5 minutes before its silence counts.
+   */
+  evaluate(liveGames: Map<string, number>): SportFeed[] {
     const now = this.clock.now();
     return SPORTS.map((sport) => {
-      const times = (this.recent.get(sport) ?? []).filter((t) => now - t <= WINDOW_MS);
+      const times = (this.recent.get(sport) ?? []).filter((t) => now - t <= FEED_SILENCE_MS);
       this.recent.set(sport, times);
       const live = liveGames.get(sport) ?? 0;
+      if (live === 0) this.liveSince.delete(sport);
+      else if (!this.liveSince.has(sport)) this.liveSince.set(sport, now);
       const last = this.last.get(sport);
       const lat = [...(this.latencies.get(sport) ?? [])].sort((a, b) => a - b);
+      const state = feedState({ liveGames: live, lastEventAt: last ?? null, liveSince: this.liveSince.get(sport) ?? null, now });
       return {
-        sport,
-        status: live === 0 ? 'idle' : times.length > 0 ? 'operational' : 'degraded',
-        live_games: live,
-        events_last_5m: times.length,
-        last_event_at: last === undefined ? null : new Date(last).toISOString(),
-        confirmation_p50_ms: lat.length ? lat[Math.floor(lat.length / 2)] : null,
+        health: {
+          sport,
+          status: state.status,
+          live_games: live,
+          events_last_5m: times.length,
+          last_event_at: last === undefined ? null : new Date(last).toISOString(),
+          confirmation_p50_ms: lat.length ? lat[Math.floor(lat.length / 2)] : null,
+        },
+        degradedSince: state.degradedSince,
       };
     });
   }

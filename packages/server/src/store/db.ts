@@ -64,7 +64,9 @@ export async function openDb(opts: DbOptions): Promise<Db> {
 }
 
 export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.engine) });
+  // Migrations are numbered by the change that needs them and may land in any order; each one
+  // only adds, so a database that ran a later one first still takes an earlier one.
+  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.engine), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { idempotencyMigration } from './migrations-idempotency.js';
+import { statusHistoryMigration } from './migrations-status.js';
 import { webhooksMigration } from './migrations-webhooks.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -188,7 +189,7 @@ function initial(engine: Engine): Migration {
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine), '0003_idempotency': idempotencyMigration(engine) };
+      return { '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine), '0003_idempotency': idempotencyMigration(engine), '0004_status_history': statusHistoryMigration() };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { StatusDatabase } from './status-types.js';
 import type { WebhookDatabase } from './webhook-types.js';
 import type { IdempotencyTable } from './idempotency-types.js';
 
@@ -147,7 +148,7 @@ export interface MetaTable {
   value: string;
 }
 
-export interface Database extends WebhookDatabase {
+export interface Database extends WebhookDatabase, StatusDatabase {
   idempotency_keys: IdempotencyTable;
   api_keys: ApiKeyTable;
   leagues: LeagueTable;

@@ -21,7 +21,7 @@ export interface EndpointInfo {
 }
 
 /** The secrets that sign at `nowIso`: the current one, and the previous one during its overlap. */
-export function signingSecrets(ep: EndpointInfo, nowIso: string): string[] {
+export function signingSecrets(ep: Pick<EndpointInfo, 'secret' | 'previousSecret' | 'previousSecretUntil'>, nowIso: string): string[] {
   const out = [ep.secret];
   if (ep.previousSecret && ep.previousSecretUntil && ep.previousSecretUntil > nowIso) out.push(ep.previousSecret);
   return out;

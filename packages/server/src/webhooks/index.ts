@@ -7,12 +7,15 @@ import { WebhookDispatcher, type DispatcherOptions, type OwnerMailer } from './d
 import { WebhookManager } from './manage.js';
 import { outboxHook } from './outbox.js';
 import { WebhookRepo } from './repo.js';
+import { WebhookTester } from './test-event.js';
 
 export interface Webhooks {
   repo: WebhookRepo;
   dispatcher: WebhookDispatcher;
   /** The rules behind the /v1/webhooks API. */
   manage: WebhookManager;
+  /** Test sends (POST /v1/webhooks/:id/test), outside the queue. */
+  tester: WebhookTester;
 }
 
 export interface WebhookDeps {
@@ -35,14 +38,17 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     { ...deps.dispatcher, lookup: deps.lookup ?? deps.dispatcher?.lookup },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
+  const lookup = deps.lookup ?? deps.dispatcher?.lookup;
+  const tester = new WebhookTester(deps.clock, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });
   const manage = new WebhookManager(
     repo,
     deps.config,
     deps.clock,
     { enqueued: () => dispatcher.notify(), changed: (id) => dispatcher.forget(id) },
+    tester,
     deps.lookup,
   );
-  return { repo, dispatcher, manage };
+  return { repo, dispatcher, manage, tester };
 }
 
 export type { WebhookDispatcher, DispatcherOptions, OwnerMailer } from './dispatcher.js';

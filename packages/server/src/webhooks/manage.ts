@@ -19,6 +19,7 @@ import { resolveSafeTarget, type Lookup } from './target-resolver.js';
 import type { Page, PageRequest } from '../store/page.js';
 import { endpointRecord, parseList, type EndpointRow } from './records.js';
 import { newDeliveryIds, newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
+import type { TestSendResult, WebhookTester } from './test-event.js';
 
 /** After a rotation the old secret signs beside the new one this long. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -38,6 +39,7 @@ export class WebhookManager {
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly hooks: { enqueued(): void; changed(endpointId: string): void },
+    private readonly tester: WebhookTester,
     private readonly lookup?: Lookup,
   ) {}
 
@@ -191,6 +193,14 @@ export class WebhookManager {
       this.hooks.enqueued();
     }
     return { replayed: rows.length, delivery_ids: rows.map((r) => r.id) };
+  }
+
+  /**
+   * One signed `test` event to the endpoint now, whatever its status (a disabled endpoint can be
+   * checked before it is re-enabled); the answer is the attempt's outcome.
+   */
+  async sendTest(p: Principal, id: string): Promise<TestSendResult> {
+    return this.tester.send(await this.owned(p, id));
   }
 
   /** What a range replay may send: the endpoint's sports within the key's sports and leagues. */

@@ -1,36 +1,27 @@
-import { Type } from '@sinclair/typebox';
+import { loadAsset, securePage } from '../web/index.js';
 import type { RoutePlugin } from '../types.js';
-import { renderStatusPage } from './page.js';
+import { getStatus } from './schema.js';
 
-const SportHealth = Type.Object({
-  sport: Type.String(),
-  status: Type.Union([Type.Literal('operational'), Type.Literal('idle'), Type.Literal('degraded')]),
-  live_games: Type.Integer(),
-  events_last_5m: Type.Integer(),
-  last_event_at: Type.Union([Type.String(), Type.Null()]),
-  confirmation_p50_ms: Type.Union([Type.Integer(), Type.Null()]),
-});
-const StatusBody = Type.Object({
-  data: Type.Object({ status: Type.String(), generated_at: Type.String(), uptime_target: Type.String(), sports: Type.Array(SportHealth) }),
-});
+const PLACEHOLDER = '<!--initial-status-->';
 
-/** Public status: no key, no scope — it shows feed health, never data. */
+/**
+ * The page with the current status inside as a JSON data block (never executed, so the CSP's
+ * script-src 'self' holds): the script draws it at once, before the page's load event, and
+ * refreshes from /v1/status afterwards. `<` is escaped so no value can close the block.
+ */
+function statusPage(template: string, data: unknown): string {
+  const json = JSON.stringify(data).replace(/</g, '\\u003c');
+  return template.replace(PLACEHOLDER, `<script type="application/json" id="initial-status">${json}</script>`);
+}
+
+/** Public status: no key, no scope — it shows the service's health, never data. The page is web/status/. */
 export const statusRoutes: RoutePlugin = (app, s) => {
-  const current = async () => {
-    const rows = await s.db.kysely
-      .selectFrom('competitions')
-      .select(['sport', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', '=', 'live')
-      .groupBy('sport')
-      .execute();
-    const sports = s.health.report(new Map(rows.map((r) => [r.sport, Number(r.n)])));
-    const overall = sports.some((x) => x.status === 'degraded') ? 'degraded' : 'operational';
-    return { status: overall, generated_at: new Date(s.clock.now()).toISOString(), uptime_target: '99.9%', sports };
-  };
-  app.get('/v1/status', { config: { public: true }, schema: { tags: ['status'], summary: 'Service and per-sport feed health (public)', security: [], response: { 200: StatusBody } } }, async () => ({
-    data: await current(),
-  }));
+  const template = loadAsset('status/index.html').body.toString('utf8');
+  if (!template.includes(PLACEHOLDER)) throw new Error(`web/status/index.html lacks ${PLACEHOLDER}`);
+  app.get('/v1/status', { config: { public: true }, schema: getStatus }, async () => ({ data: await s.status.report() }));
   app.get('/status', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(renderStatusPage(await current())),
+    securePage(reply, 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .send(statusPage(template, { data: await s.status.report() })),
   );
 };

@@ -8,6 +8,7 @@ import { getWebhookRoute } from './get.js';
 import { listWebhooksRoute } from './list.js';
 import { replayWebhookRoute } from './replay.js';
 import { rotateSecretRoute } from './rotate-secret.js';
+import { testWebhookRoute } from './test.js';
 import { updateWebhookRoute } from './update.js';
 
 /** /v1/webhooks: product `live`; a key sees and changes only its own endpoints. */
@@ -23,6 +24,7 @@ export const webhookRoutes: RoutePlugin = (app, s) => {
     replayWebhookRoute,
     enableWebhookRoute,
     rotateSecretRoute,
+    testWebhookRoute,
   ]) {
     route(app, s);
   }

@@ -10,6 +10,7 @@ import {
   ReplayInput,
   ReplayResult,
   UpdateWebhookInput,
+  WebhookTestResult,
   WebhookDelivery,
   WebhookDeliveryWithAttempts,
   WebhookEndpoint,
@@ -73,4 +74,13 @@ export const rotateSecret = {
   summary: 'New signing secret; the old one keeps signing beside it for 24 h',
   params: IdParams,
   response: { 200: One(WebhookEndpointWithSecret), ...responses },
+};
+
+export const testWebhook = {
+  tags,
+  summary: 'Send a signed test event to the endpoint now',
+  description:
+    'POSTs one signed event of type `test` (topic `event.test`, `schema` `svc.event.v1`) to the endpoint at once, with the same headers, signature, target checks and timeout as a delivery, outside the retry budget: no delivery is stored and the endpoint\'s health is untouched. Works on a disabled endpoint too. 200 with the attempt\'s outcome whatever the receiver answered.',
+  params: IdParams,
+  response: { 200: One(WebhookTestResult), ...responses },
 };

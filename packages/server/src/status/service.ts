@@ -1,0 +1,172 @@
+import type { Redis } from 'ioredis';
+import { isoDate, isoTime, type Clock } from '../domain/clock.js';
+import type { Db } from '../store/db.js';
+import type { FeedHealth, SportHealth } from './feed-health.js';
+import { StatusHistory, type IncidentRow } from './history.js';
+import { RequestTally } from './requests.js';
+import {
+  DAY_MS,
+  HISTORY_DAYS,
+  WEBHOOK_WINDOW_MS,
+  dayUptime,
+  feedIsUp,
+  historyDays,
+  minuteOf,
+  periodUptime,
+  restDegraded,
+  webhooksFailing,
+} from './rules.js';
+
+export const CHANNELS = ['rest', 'stream', 'webhooks'] as const;
+export type Channel = (typeof CHANNELS)[number];
+export type ChannelStatus = 'operational' | 'degraded';
+
+export interface SportStatus extends SportHealth {
+  uptime_90d: number | null;
+  days: { date: string; uptime: number | null }[];
+}
+
+export interface Incident {
+  id: string;
+  sport?: string;
+  channel?: string;
+  title: string;
+  started_at: string;
+  resolved_at: string | null;
+}
+
+export interface StatusReport {
+  status: 'operational' | 'degraded';
+  generated_at: string;
+  uptime_target: string;
+  sports: SportStatus[];
+  channels: { channel: Channel; status: ChannelStatus }[];
+  incidents: Incident[];
+}
+
+const SPORT_LABEL: Record<string, string> = { soccer: 'Soccer', basketball: 'Basketball', tennis: 'Tennis', golf: 'Golf', mma: 'MMA' };
+const INCIDENTS_SHOWN = 50;
+/** Samples are deleted past their retention once an hour, not every minute. */
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+const round6 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e6) / 1e6);
+
+function incidentRecord(r: IncidentRow): Incident {
+  return {
+    id: r.id,
+    ...(r.sport !== null ? { sport: r.sport } : {}),
+    ...(r.channel !== null ? { channel: r.channel } : {}),
+    title: r.title,
+    started_at: r.started_at,
+    resolved_at: r.resolved_at,
+  };
+}
+
+/**
+ * The service's own health: the current state (feeds, channels), the minute samples behind the
+ * 90-day history and the incidents opened and resolved from them. Rules in status/rules.ts,
+ * explained in docs/status-page.md.
+ */
+export class StatusService {
+  readonly history: StatusHistory;
+  /** Fed by every HTTP answer of this node (app.ts). */
+  readonly requests: RequestTally;
+  private lastSampled = -1;
+  private lastPruned = -1;
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; health: FeedHealth; redis: Redis | null },
+  ) {
+    this.history = new StatusHistory(deps.db);
+    this.requests = new RequestTally(deps.clock);
+  }
+
+  async liveGames(): Promise<Map<string, number>> {
+    const rows = await this.deps.db.kysely
+      .selectFrom('competitions')
+      .select(['sport', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'live')
+      .groupBy('sport')
+      .execute();
+    return new Map(rows.map((r) => [r.sport, Number(r.n)]));
+  }
+
+  private async channels(now: number): Promise<{ list: StatusReport['channels']; webhooksFailing: boolean }> {
+    const redisDown = this.deps.redis !== null && this.deps.redis.status !== 'ready';
+    const rest = this.requests.window();
+    const hooks = await this.history.webhookAttempts(now - WEBHOOK_WINDOW_MS);
+    const failing = webhooksFailing(hooks.attempts, hooks.failures);
+    const state = (degraded: boolean): ChannelStatus => (degraded ? 'degraded' : 'operational');
+    return {
+      list: [
+        { channel: 'rest', status: state(redisDown || restDegraded(rest.requests, rest.serverErrors)) },
+        { channel: 'stream', status: state(redisDown) },
+        { channel: 'webhooks', status: state(failing) },
+      ],
+      webhooksFailing: failing,
+    };
+  }
+
+  /**
+   * Records the current minute (once per minute, whichever node gets there first) and opens or
+   * resolves incidents. Returns false when this minute was already sampled by this process.
+   */
+  async sample(): Promise<boolean> {
+    const now = this.deps.clock.now();
+    const minute = minuteOf(now);
+    if (minute === this.lastSampled) return false;
+    const feeds = this.deps.health.evaluate(await this.liveGames());
+    await this.history.record(
+      minute,
+      feeds.map((f) => ({ sport: f.health.sport, up: feedIsUp(f.health.status), liveGames: f.health.live_games, events5m: f.health.events_last_5m })),
+    );
+    for (const f of feeds) {
+      const subject = `sport:${f.health.sport}`;
+      if (f.degradedSince !== null) {
+        const label = SPORT_LABEL[f.health.sport] ?? f.health.sport;
+        await this.history.open({ subject, sport: f.health.sport, channel: null, title: `${label}: no events for 5 minutes during live games`, startedAt: f.degradedSince });
+      } else {
+        await this.history.resolve(subject, now);
+      }
+    }
+    const channels = await this.channels(now);
+    if (channels.webhooksFailing) {
+      await this.history.open({ subject: 'channel:webhooks', sport: null, channel: 'webhooks', title: 'Webhooks: more than 50 % of delivery attempts failing', startedAt: now });
+    } else {
+      await this.history.resolve('channel:webhooks', now);
+    }
+    if (this.lastPruned < 0 || now - this.lastPruned >= PRUNE_EVERY_MS) {
+      await this.history.prune(now);
+      this.lastPruned = now;
+    }
+    this.lastSampled = minute;
+    return true;
+  }
+
+  async report(): Promise<StatusReport> {
+    const now = this.deps.clock.now();
+    const feeds = this.deps.health.evaluate(await this.liveGames());
+    const channels = await this.channels(now);
+    const days = historyDays(now);
+    const tallies = await this.history.days(days[0], days[days.length - 1]);
+    const start = (await this.history.monitoringStart()) ?? now;
+    const sports = feeds.map(({ health }): SportStatus => {
+      const figures = days.map((d) => dayUptime(tallies.get(health.sport)?.get(d), d, start, now));
+      return {
+        ...health,
+        uptime_90d: round6(periodUptime(figures)),
+        days: days.map((d, i) => ({ date: isoDate(d), uptime: round6(figures[i].uptime) })),
+      };
+    });
+    const incidents = (await this.history.incidents(now - HISTORY_DAYS * DAY_MS, INCIDENTS_SHOWN)).map(incidentRecord);
+    const degraded = sports.some((s) => s.status === 'degraded') || channels.list.some((c) => c.status === 'degraded');
+    return {
+      status: degraded ? 'degraded' : 'operational',
+      generated_at: isoTime(now),
+      uptime_target: '99.9%',
+      sports,
+      channels: channels.list,
+      incidents,
+    };
+  }
+}

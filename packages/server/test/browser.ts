@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 375, height: 812 };
+
+/** Debian's chromium, or null where it is missing (then CI fails: pages are tested with a real browser there). */
+export async function launchBrowser(): Promise<Browser | null> {
+  if (!fs.existsSync(CHROMIUM)) {
+    if (process.env.CI) throw new Error(`CI needs Debian chromium at ${CHROMIUM}`);
+    return null;
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Every console error, uncaught exception and CSP violation of the page, to assert there were none. */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') errors.push(`console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+/** Nothing wider than the viewport: no sideways scrolling at 375 px. */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  // A passing toast would float over the middle of a full-page picture.
+  await page.evaluate(() => document.querySelectorAll<HTMLElement>('.toast').forEach((t) => (t.hidden = true)));
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The outline the focused element shows (keyboard focus must be visible). */
+export async function focusOutline(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'none';
+    const s = getComputedStyle(el);
+    return `${s.outlineStyle} ${s.outlineWidth}`;
+  });
+}
