@@ -106,6 +106,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   });
   const gateway = new StreamGateway({
     auth: services.auth,
+    activeKeys: (ids) => services.keys.activeIds(ids),
     bus: services.bus,
     events: services.events,
     counter: services.connections,

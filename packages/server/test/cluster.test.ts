@@ -88,6 +88,22 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     expect(five.closeCode).toBeNull();
   });
 
+  it.runIf(available)('a key revoked on node A loses its open streams on both nodes within seconds', async () => {
+    const [a, b] = nodes;
+    const { key, record } = await a.built.services.keys.create({ name: 'revoked', plan: 'pro', products: ['live'] }, new Date());
+    const onA = await connect(`${a.ws}/v1/stream`, key);
+    const onB = await connect(`${b.ws}/v1/stream`, key);
+    clients.push(onA, onB);
+    await onA.until((c) => c.frames.length > 0, 5000, 'subscribed on A');
+    await onB.until((c) => c.frames.length > 0, 5000, 'subscribed on B');
+    // Node B authenticated the key a moment ago: its principal is cached there.
+    expect((await fetch(`${b.http}/v1/me`, { headers: auth(key) })).status).toBe(200);
+    expect(await a.built.services.keys.revoke(record.id, new Date())).toBe(true);
+    await onA.until((c) => c.closeCode !== null, 10_000, 'close on A');
+    await onB.until((c) => c.closeCode !== null, 10_000, 'close on B');
+    expect([onA.closeCode, onB.closeCode]).toEqual([4401, 4401]);
+  });
+
   it.runIf(available)('shares the rate limit of a key across both nodes', async () => {
     const [a, b] = nodes;
     const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());

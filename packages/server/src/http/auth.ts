@@ -25,6 +25,8 @@ const CACHE_TTL_MS = 5_000;
 export interface Authenticator {
   authenticate(raw: string | undefined): Promise<Principal>;
   forget(): void;
+  /** Drops a key's cached principal at once (an open stream learnt that it was revoked). */
+  forgetKey(keyId: string): void;
 }
 
 /**
@@ -37,6 +39,9 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
   const unauthenticated = (msg: string) => new SvcError('authentication_error', 'invalid_api_key', msg);
   return {
     forget: () => cache.clear(),
+    forgetKey(keyId) {
+      for (const [hash, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(hash);
+    },
     async authenticate(raw) {
       if (!raw) throw new SvcError('authentication_error', 'missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
       if (!KEY_SHAPE.test(raw)) throw unauthenticated('The API key is malformed.');

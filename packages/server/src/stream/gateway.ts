@@ -21,7 +21,14 @@ export const STREAM_LIMITS = {
   maxBufferedBytes: 1024 * 1024,
   replayMaxEvents: 10_000,
   replayWindowMs: 24 * 3600 * 1000,
+  /** How often the keys of open sockets are re-read from the store (revocation reaches them within this). */
+  keyCheckMs: 2_000,
 };
+
+/** Close codes of the stream besides the standard ones (README, "Live: reports, consensus, stream"). */
+export const CLOSE = {
+  keyRevoked: { code: 4401, reason: 'key_revoked' },
+} as const;
 
 const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'since', 'access_token']);
 
@@ -48,6 +55,8 @@ interface Subscriber {
 
 export interface GatewayDeps {
   auth: Authenticator;
+  /** Which of these key ids are still valid (exist, not revoked): one batched store read. */
+  activeKeys: (keyIds: readonly string[]) => Promise<Set<string>>;
   bus: EventBus;
   events: EventLog;
   counter: ConnectionCounter;
@@ -101,6 +110,7 @@ export class StreamGateway {
   private flushStart: number | null = null;
   private nextPingSlot = 0;
   private pingTick = 0;
+  private checkingKeys = false;
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
@@ -118,9 +128,11 @@ export class StreamGateway {
     this.unsubscribe = this.deps.bus.subscribe((events) => this.broadcast(events));
     const beat = setInterval(() => this.heartbeat(), 1000);
     const ping = setInterval(() => this.ping(), this.limits.pingMs / PING_SLOTS);
-    beat.unref();
-    ping.unref();
-    this.timers.push(beat, ping);
+    const keys = setInterval(() => void this.checkKeys(), this.limits.keyCheckMs);
+    for (const t of [beat, ping, keys]) {
+      t.unref();
+      this.timers.push(t);
+    }
   }
 
   get connections(): number {
@@ -347,6 +359,33 @@ export class StreamGateway {
       }
       sub.alive = false;
       sub.socket.ping();
+    }
+  }
+
+  /**
+   * A key is resolved once at the upgrade, so a revocation must reach the sockets it opened: every
+   * keyCheckMs the keys of all open sockets are re-read in one query, straight from the store (not
+   * through the authenticator's cache), on every node. Sockets of a key that is gone or revoked
+   * are closed with 4401, and the node's cached principal is dropped with them.
+   */
+  private async checkKeys(): Promise<void> {
+    if (this.checkingKeys || this.subscribers.size === 0) return;
+    this.checkingKeys = true;
+    try {
+      const ids = [...new Set([...this.subscribers].map((s) => s.principal.keyId))];
+      const active = await this.deps.activeKeys(ids);
+      const revoked = new Set(ids.filter((id) => !active.has(id)));
+      if (revoked.size === 0) return;
+      for (const id of revoked) this.deps.auth.forgetKey(id);
+      for (const sub of this.subscribers) {
+        if (!revoked.has(sub.principal.keyId)) continue;
+        sub.socket.close(CLOSE.keyRevoked.code, CLOSE.keyRevoked.reason);
+        this.drop(sub);
+      }
+    } catch {
+      // The store is unreachable: keep the sockets, the next round checks again.
+    } finally {
+      this.checkingKeys = false;
     }
   }
 
