@@ -115,8 +115,12 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     limits: deps.streamLimits,
   });
   gateway.attach(app.server);
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: the HTTP server's close waits for every socket, upgraded ones included,
+  // so the stream clients must be told to go (1001) before it, or shutdown waits for them.
+  app.addHook('preClose', async () => {
     await gateway.close();
+  });
+  app.addHook('onClose', async () => {
     await services.connections.close();
   });
   return { app, services, gateway };
