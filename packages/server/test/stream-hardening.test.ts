@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
+import type { NewEvent } from '../src/store/events.js';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
 import { connect, type StreamClient } from './ws-client.js';
 
@@ -49,5 +50,75 @@ describe('stream hardening', () => {
     const again = await connect(`${wsBase}/v1/stream`, key).catch((e: { status: number; body: { error: { code: string } } }) => e);
     expect(again).toMatchObject({ status: 401, body: { error: { code: 'invalid_api_key' } } });
     expect((await fetch(`${base}/v1/me`, { headers: auth(key) })).status).toBe(401);
+  });
+
+  describe('resume with a subscription filter', () => {
+    let capped: TestApp;
+    let cappedWs: string;
+    beforeAll(async () => {
+      capped = await testApp({ streamLimits: { replayMaxEvents: 50 } });
+      cappedWs = (await listen(capped)).ws;
+    });
+    afterAll(async () => {
+      for (const c of cappedOpen) c.close();
+      await capped.close();
+    });
+
+    const row = (game: string, sport: string, league: string, n: number): NewEvent => ({
+      type: 'score', tier: n % 2 ? 'confirmed' : 'provisional', game_id: game, competition_id: `${game}_c`, sport, league, season_id: `${league}_2026`,
+      team: 'AAA', event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5,
+      provisional_id: null, retracted_id: null,
+    });
+    const cappedOpen: StreamClient[] = [];
+    const resume = async (app: string, query: string, key: string) => {
+      const c = await connect(`${app}/v1/stream${query}`, key);
+      (app === cappedWs ? cappedOpen : open).push(c);
+      await c.until((x) => x.frames.some((f) => f.type === 'subscribed'), 5000, 'subscribed');
+      return c;
+    };
+
+    it('replays every matching event after since even when other events outnumber the cap', async () => {
+      const key = await capped.key({ products: ['live'] });
+      const [anchor] = await capped.services.events.append([row('soccer_900001', 'soccer', 'intl', 0)]);
+      // 60 events of another game, then 10 of the subscribed game, 5 of the subscribed league and 5 of the sport.
+      await capped.services.events.append(Array.from({ length: 60 }, (_, i) => row('soccer_900002', 'soccer', 'intl', i)));
+      const wanted = await capped.services.events.append([
+        ...Array.from({ length: 10 }, (_, i) => row('basketball_900003', 'basketball', 'sbl', i)),
+        ...Array.from({ length: 5 }, (_, i) => row('tennis_900004', 'tennis', 'stt', i)),
+        ...Array.from({ length: 5 }, (_, i) => row('golf_900005', 'golf', 'sgt', i)),
+      ]);
+      const c = await resume(cappedWs, `?game=basketball_900003&league=stt&sport=golf&since=${anchor.event.id}`, key);
+      expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
+      await c.until((x) => x.events().length >= 20, 5000, 'the 20 matching events');
+      expect(c.events().map((e) => e.id)).toEqual(wanted.map((e) => e.event.id));
+      // With tier narrowing: only the confirmed half, still complete.
+      const confirmed = await resume(cappedWs, `?game=basketball_900003&tier=confirmed&since=${anchor.event.id}`, key);
+      expect(confirmed.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
+      const want = wanted.filter((e) => e.event.game_id === 'basketball_900003' && e.event.tier === 'confirmed').map((e) => e.event.id);
+      await confirmed.until((x) => x.events().length >= want.length, 5000, 'the confirmed events');
+      expect(confirmed.events().map((e) => e.id)).toEqual(want);
+    });
+
+    it('says recovered: false, with no partial replay, when the matching events exceed the cap', async () => {
+      const key = await capped.key({ products: ['live'] });
+      const [anchor] = await capped.services.events.append([row('soccer_900011', 'soccer', 'intl', 0)]);
+      await capped.services.events.append(Array.from({ length: 51 }, (_, i) => row('soccer_900012', 'soccer', 'intl', i)));
+      const c = await resume(cappedWs, `?game=soccer_900012&since=${anchor.event.id}`, key);
+      expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: false });
+      c.send({ op: 'ping' });
+      await c.until((x) => x.frames.some((f) => f.type === 'pong'), 5000, 'pong');
+      expect(c.events()).toHaveLength(0);
+    });
+
+    it('replays a league from since=evt_0 through the whole log', async () => {
+      const key = await t.key({ products: ['live'] });
+      const expected = (await t.services.events.after(0, 100_000, { leagues: ['wc'] })).map((e) => e.event.id);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.length).toBeLessThanOrEqual(10_000);
+      const c = await resume(wsBase, '?league=wc&since=evt_0', key);
+      expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
+      await c.until((x) => x.events().length >= expected.length, 10_000, 'every wc event');
+      expect(c.events().map((e) => e.id)).toEqual(expected);
+    });
   });
 });

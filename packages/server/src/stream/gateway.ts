@@ -68,6 +68,8 @@ export interface GatewayDeps {
 const json = (v: unknown) => JSON.stringify(v);
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
+/** Rows per replay read: a resume of the whole cap is a handful of bounded queries, not one huge one. */
+const REPLAY_PAGE = 1000;
 /** Subscribers flushed per event-loop turn: HTTP requests get a turn between slices of a big fan-out. */
 const FLUSH_SLICE = 1000;
 /**
@@ -240,13 +242,7 @@ export class StreamGateway {
     const anchor = since === 0 ? null : await this.deps.events.get(`evt_${since}`).catch(() => undefined);
     const inWindow = since === 0 || (anchor !== undefined && anchor !== null && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs);
     if (inWindow) {
-      const f = sub.filter;
-      replay = await this.deps.events.after(since, this.limits.replayMaxEvents + 1, {
-        sports: f.scopeSports,
-        leagues: f.scopeLeagues,
-        tier: f.tier,
-      });
-      replay = replay.filter((e) => matches(f, e));
+      replay = await this.readReplay(sub.filter, since);
       recovered = replay.length <= this.limits.replayMaxEvents;
     }
     this.sendControl(sub, { type: 'subscribed', recovered, ...this.describe(sub.filter) });
@@ -257,6 +253,32 @@ export class StreamGateway {
     const queued = sub.pending ?? [];
     sub.pending = null;
     for (const e of queued) if (e.seq > covered) this.deliver(sub, e);
+  }
+
+  /**
+   * Every event after `since` that the socket's filter matches, in order, read in pages with the
+   * whole filter in the query (the subscription's union included): judging recovery on events
+   * filtered after a capped read said `recovered: true` over a gap. Stops one past the cap.
+   */
+  private async readReplay(f: StreamFilter, since: number): Promise<StoredEvent[]> {
+    const cap = this.limits.replayMaxEvents;
+    const narrowed = f.sports.size > 0 || f.leagues.size > 0 || f.games.size > 0;
+    const query = {
+      sports: f.scopeSports,
+      leagues: f.scopeLeagues,
+      tier: f.tier,
+      ...(narrowed ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
+    };
+    const out: StoredEvent[] = [];
+    let cursor = since;
+    while (out.length <= cap) {
+      const size = Math.min(REPLAY_PAGE, cap + 1 - out.length);
+      const page = await this.deps.events.after(cursor, size, query);
+      out.push(...page);
+      if (page.length < size) break;
+      cursor = page[page.length - 1].seq;
+    }
+    return out;
   }
 
   private describe(f: StreamFilter) {
