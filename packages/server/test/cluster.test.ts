@@ -5,7 +5,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { auth, freshDb, testConfig } from './helpers.js';
-import { connect, type StreamClient } from './ws-client.js';
+import { badHandshake, connect, type StreamClient } from './ws-client.js';
 
 /** Two nodes on one PostgreSQL database and one Redis, as in cluster mode. */
 describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
@@ -102,6 +102,19 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     await onA.until((c) => c.closeCode !== null, 10_000, 'close on A');
     await onB.until((c) => c.closeCode !== null, 10_000, 'close on B');
     expect([onA.closeCode, onB.closeCode]).toEqual([4401, 4401]);
+  });
+
+  it.runIf(available)('a refused handshake gives its slot back in Redis too', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());
+    const port = Number(new URL(a.http).port);
+    for (let i = 0; i < 2; i++) expect(await badHandshake(port, key)).toMatch(/^HTTP\/1\.1 400/);
+    const one = await connect(`${b.ws}/v1/stream`, key);
+    const two = await connect(`${a.ws}/v1/stream`, key);
+    clients.push(one, two);
+    await one.until((c) => c.frames.length > 0 || c.closeCode !== null, 5000, 'first');
+    await two.until((c) => c.frames.length > 0 || c.closeCode !== null, 5000, 'second');
+    expect([one.closeCode, two.closeCode]).toEqual([null, null]);
   });
 
   it.runIf(available)('shares the rate limit of a key across both nodes', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
 import type { NewEvent } from '../src/store/events.js';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
-import { connect, type StreamClient } from './ws-client.js';
+import { badHandshake, connect, type StreamClient } from './ws-client.js';
 
 /** Holes a hostile client found in the stream, each closed through real sockets. */
 describe('stream hardening', () => {
@@ -50,6 +50,15 @@ describe('stream hardening', () => {
     const again = await connect(`${wsBase}/v1/stream`, key).catch((e: { status: number; body: { error: { code: string } } }) => e);
     expect(again).toMatchObject({ status: 401, body: { error: { code: 'invalid_api_key' } } });
     expect((await fetch(`${base}/v1/me`, { headers: auth(key) })).status).toBe(401);
+  });
+
+  it('gives back the connection slot of a handshake that ws refuses', async () => {
+    const free = await t.key({ plan: 'free', products: ['live'] });
+    // The plan allows 2 connections: two refused handshakes must not use them up.
+    for (let i = 0; i < 2; i++) expect(await badHandshake(Number(new URL(base).port), free)).toMatch(/^HTTP\/1\.1 400/);
+    const a = await stream('', free);
+    const b = await stream('', free);
+    expect([a.closeCode, b.closeCode]).toEqual([null, null]);
   });
 
   describe('resume with a subscription filter', () => {

@@ -198,7 +198,20 @@ export class StreamGateway {
     }
 
     const token = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    // ws calls back only for a completed handshake; one it refuses (bad version, key, method) or a
+    // peer gone meanwhile just ends the socket. The slot then goes back with the socket, not never.
+    let upgraded = false;
+    const giveBack = () => {
+      if (!upgraded && token) void this.deps.counter.release(principal.keyId, token);
+    };
+    if (socket.destroyed) {
+      giveBack();
+      return;
+    }
+    socket.once('close', giveBack);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      upgraded = true;
+      socket.off('close', giveBack);
       if (!token) {
         ws.close(4029, 'connection limit of the plan reached');
         return;
