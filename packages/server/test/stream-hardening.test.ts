@@ -61,6 +61,68 @@ describe('stream hardening', () => {
     expect([a.closeCode, b.closeCode]).toEqual([null, null]);
   });
 
+  describe('subscription caps', () => {
+    let small: TestApp;
+    let smallWs: string;
+    const smallOpen: StreamClient[] = [];
+    beforeAll(async () => {
+      small = await testApp({ streamLimits: { maxSubscriptionsPerSocket: 10, maxSubscriptionsPerKey: 15 } });
+      smallWs = (await listen(small)).ws;
+    });
+    afterAll(async () => {
+      for (const c of smallOpen) c.close();
+      await small.close();
+    });
+    const games = (from: number, n: number) => Array.from({ length: n }, (_, i) => `basketball_${from + i}`);
+    const on = async (app: string, query: string, key: string, list = open) => {
+      const c = await connect(`${app}/v1/stream${query}`, key);
+      list.push(c);
+      await c.until((x) => x.frames.some((f) => f.type === 'subscribed'), 5000, 'subscribed');
+      return c;
+    };
+    const reply = async (c: StreamClient, msg: unknown) => {
+      const before = c.frames.length;
+      c.send(msg);
+      await c.until((x) => x.frames.length > before, 5000, 'a reply');
+      return c.frames[before];
+    };
+
+    it('refuses a subscribe past the default per-socket cap with an error frame, adding nothing', async () => {
+      const c = await on(wsBase, '', await t.key({ products: ['live'] }));
+      expect(await reply(c, { op: 'subscribe', games: games(1, 3000) })).toMatchObject({ type: 'error', code: 'subscription_limit' });
+      // Nothing of the refused message was added: one game now is the whole (changed) set.
+      expect(await reply(c, { op: 'subscribe', games: ['basketball_1'] })).toMatchObject({ type: 'subscribed', games: ['basketball_1'] });
+    });
+
+    it('echoes only what a message changed', async () => {
+      const c = await on(smallWs, '?sport=golf', await small.key({ products: ['live'] }), smallOpen);
+      expect(await reply(c, { op: 'subscribe', games: games(1, 5) })).toMatchObject({ type: 'subscribed', op: 'subscribe', sports: [], leagues: [], games: games(1, 5) });
+      expect(await reply(c, { op: 'subscribe', games: games(3, 5) })).toMatchObject({ type: 'subscribed', op: 'subscribe', sports: [], games: games(6, 2) });
+      expect(await reply(c, { op: 'unsubscribe', games: ['basketball_2', 'basketball_99'], sports: ['golf'] })).toMatchObject({
+        type: 'subscribed', op: 'unsubscribe', sports: ['golf'], games: ['basketball_2'],
+      });
+    });
+
+    it('caps a socket and a key across its sockets; a closed socket gives its share back', async () => {
+      const key = await small.key({ products: ['live'] });
+      const tooMany = await connect(`${smallWs}/v1/stream?game=${games(1, 11).join(',')}`, key).catch((e: { status: number; body: { error: { code: string } } }) => e);
+      expect(tooMany).toMatchObject({ status: 400, body: { error: { code: 'subscription_limit' } } });
+      const a = await on(smallWs, `?game=${games(1, 10).join(',')}`, key, smallOpen);
+      expect(await reply(a, { op: 'subscribe', sports: ['golf'] })).toMatchObject({ type: 'error', code: 'subscription_limit' });
+      const b = await on(smallWs, `?game=${games(100, 4).join(',')}`, key, smallOpen);
+      expect(await reply(b, { op: 'subscribe', games: games(200, 2) })).toMatchObject({ type: 'error', code: 'subscription_limit' });
+      expect(await reply(b, { op: 'subscribe', games: games(200, 1) })).toMatchObject({ type: 'subscribed', games: games(200, 1) });
+      const refused = await connect(`${smallWs}/v1/stream?game=basketball_300`, key).catch((e: { status: number; body: { error: { code: string } } }) => e);
+      expect(refused).toMatchObject({ status: 400, body: { error: { code: 'subscription_limit' } } });
+      a.close();
+      await a.until((x) => x.closeCode !== null, 5000, 'a closed');
+      await b.until(() => true, 100, 'the server to see the close');
+      let answer = await reply(b, { op: 'subscribe', games: games(200, 5) });
+      for (let i = 0; i < 20 && answer.type === 'error'; i++) answer = await reply(b, { op: 'subscribe', games: games(200, 5) });
+      expect(answer).toMatchObject({ type: 'subscribed', games: games(201, 4) });
+    });
+  });
+
   describe('resume with a subscription filter', () => {
     let capped: TestApp;
     let cappedWs: string;

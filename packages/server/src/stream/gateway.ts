@@ -23,6 +23,10 @@ export const STREAM_LIMITS = {
   replayWindowMs: 24 * 3600 * 1000,
   /** How often the keys of open sockets are re-read from the store (revocation reaches them within this). */
   keyCheckMs: 2_000,
+  /** Sports, leagues and games one socket may subscribe to, all counted. */
+  maxSubscriptionsPerSocket: 1_000,
+  /** The same, summed over all the sockets of one key on this node. */
+  maxSubscriptionsPerKey: 5_000,
 };
 
 /** Close codes of the stream besides the standard ones (README, "Live: reports, consensus, stream"). */
@@ -64,6 +68,15 @@ export interface GatewayDeps {
   leagueSport: (league: string) => Promise<string | undefined>;
   limits?: Partial<typeof STREAM_LIMITS>;
 }
+
+interface Subscriptions {
+  sports: string[];
+  leagues: string[];
+  games: string[];
+}
+
+const listed = (s: Subscriptions): number => s.sports.length + s.leagues.length + s.games.length;
+const held = (f: StreamFilter): number => f.sports.size + f.leagues.size + f.games.size;
 
 const json = (v: unknown) => JSON.stringify(v);
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
@@ -113,6 +126,8 @@ export class StreamGateway {
   private nextPingSlot = 0;
   private pingTick = 0;
   private checkingKeys = false;
+  /** Subscriptions held per key over its sockets (maxSubscriptionsPerKey). */
+  private readonly keyLoad = new Map<string, number>();
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
@@ -179,7 +194,7 @@ export class StreamGateway {
         scopeSports: principal.sports,
         scopeLeagues: principal.leagues,
       };
-      await this.addToFilter(principal, filter, {
+      const requested = await this.validate(principal, {
         sports: csv(url.searchParams.get('sport')),
         leagues: csv(url.searchParams.get('league')),
         games: csv(url.searchParams.get('game')),
@@ -192,6 +207,8 @@ export class StreamGateway {
       const sinceRaw = url.searchParams.get('since');
       since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
       if (sinceRaw !== null && since === null) throw invalid('invalid_parameter', "'since' must be an event id (evt_…).", 'since');
+      // Last, and with no await after it: the key's share is held from here (see unload).
+      this.admit(principal.keyId, filter, requested);
     } catch (err) {
       this.refuse(socket, err instanceof SvcError ? err : toSvcError(err instanceof Error ? err : new Error(String(err))));
       return;
@@ -201,8 +218,11 @@ export class StreamGateway {
     // ws calls back only for a completed handshake; one it refuses (bad version, key, method) or a
     // peer gone meanwhile just ends the socket. The slot then goes back with the socket, not never.
     let upgraded = false;
+    const unload = () => this.load(principal.keyId, -held(filter));
     const giveBack = () => {
-      if (!upgraded && token) void this.deps.counter.release(principal.keyId, token);
+      if (upgraded) return;
+      unload();
+      if (token) void this.deps.counter.release(principal.keyId, token);
     };
     if (socket.destroyed) {
       giveBack();
@@ -213,6 +233,7 @@ export class StreamGateway {
       upgraded = true;
       socket.off('close', giveBack);
       if (!token) {
+        unload();
         ws.close(4029, 'connection limit of the plan reached');
         return;
       }
@@ -226,7 +247,10 @@ export class StreamGateway {
         lastSentAt: this.deps.clock.now(),
         alive: true,
         pingSlot: this.nextPingSlot++ % PING_SLOTS,
-        release: () => void this.deps.counter.release(principal.keyId, token),
+        release: () => {
+          this.load(principal.keyId, -held(filter));
+          void this.deps.counter.release(principal.keyId, token);
+        },
       };
       this.subscribers.add(sub);
       ws.on('pong', () => {
@@ -460,37 +484,86 @@ export class StreamGateway {
       return;
     }
     try {
-      if (op === 'subscribe') await this.addToFilter(sub.principal, sub.filter, { sports, leagues, games });
-      else {
-        for (const s of sports) sub.filter.sports.delete(s);
-        for (const l of leagues) sub.filter.leagues.delete(l);
-        for (const g of games) sub.filter.games.delete(g);
-      }
-      this.sendControl(sub, { type: 'subscribed', recovered: false, ...this.describe(sub.filter) });
+      const listed = { sports, leagues, games };
+      let changed: Subscriptions;
+      if (op === 'subscribe') {
+        const valid = await this.validate(sub.principal, listed);
+        if (!this.subscribers.has(sub)) return;
+        changed = this.admit(sub.principal.keyId, sub.filter, valid);
+      } else changed = this.remove(sub.principal.keyId, sub.filter, listed);
+      // Only what this message changed: echoing the whole set made every message cost its size.
+      this.sendControl(sub, { type: 'subscribed', recovered: false, op, ...changed, tier: sub.filter.tier });
     } catch (err) {
       const e = err instanceof SvcError ? err : toSvcError(err instanceof Error ? err : new Error(String(err)));
       this.sendControl(sub, { type: 'error', code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}) });
     }
   }
 
-  /** Validates requested sports/leagues/games against the known values and the key's scope. */
-  private async addToFilter(p: Principal, f: StreamFilter, add: { sports: string[]; leagues: string[]; games: string[] }): Promise<void> {
-    for (const s of add.sports) {
+  /** Checks requested sports/leagues/games against the known values and the key's scope; returns them without repeats. */
+  private async validate(p: Principal, req: Subscriptions): Promise<Subscriptions> {
+    const out = { sports: [...new Set(req.sports)], leagues: [...new Set(req.leagues)], games: [...new Set(req.games)] };
+    // Bounded before any lookup: a message is at most maxPayload, but thousands of ids are work.
+    if (listed(out) > this.limits.maxSubscriptionsPerSocket) throw this.overCap(`A socket holds at most ${this.limits.maxSubscriptionsPerSocket} subscriptions; this asks for ${listed(out)}.`);
+    for (const s of out.sports) {
       if (!SPORTS.some((x) => x === s)) throw invalid('invalid_parameter', `Unknown sport '${s}'.`, 'sport');
       requireScope(p, s, undefined, 'sport');
     }
-    for (const l of add.leagues) {
+    for (const l of out.leagues) {
       const sport = await this.deps.leagueSport(l);
       if (sport === undefined) throw invalid('invalid_parameter', `Unknown league '${l}'.`, 'league');
       requireScope(p, sport, l, 'league');
     }
-    for (const g of add.games) {
+    for (const g of out.games) {
       const m = /^([a-z]+)_\d{1,12}$/.exec(g);
       if (!m) throw invalid('invalid_parameter', `'${g}' is not a game id (<sport>_<n>).`, 'game');
       requireScope(p, m[1], undefined, 'game');
     }
-    for (const s of add.sports) f.sports.add(s);
-    for (const l of add.leagues) f.leagues.add(l);
-    for (const g of add.games) f.games.add(g);
+    return out;
+  }
+
+  private overCap(message: string): SvcError {
+    return invalid('subscription_limit', message);
+  }
+
+  /**
+   * Adds validated subscriptions to a filter, all or nothing, within the socket's and the key's
+   * caps; returns what was new. Synchronous, so no other socket of the key slips in between the
+   * check and the count.
+   */
+  private admit(keyId: string, f: StreamFilter, add: Subscriptions): Subscriptions {
+    const added = {
+      sports: add.sports.filter((x) => !f.sports.has(x)),
+      leagues: add.leagues.filter((x) => !f.leagues.has(x)),
+      games: add.games.filter((x) => !f.games.has(x)),
+    };
+    const n = listed(added);
+    const socketCap = this.limits.maxSubscriptionsPerSocket;
+    const keyCap = this.limits.maxSubscriptionsPerKey;
+    if (held(f) + n > socketCap) throw this.overCap(`A socket holds at most ${socketCap} subscriptions; it has ${held(f)} and this adds ${n}.`);
+    const ofKey = this.keyLoad.get(keyId) ?? 0;
+    if (ofKey + n > keyCap) throw this.overCap(`A key holds at most ${keyCap} subscriptions over its sockets on a node; it has ${ofKey} and this adds ${n}.`);
+    for (const s of added.sports) f.sports.add(s);
+    for (const l of added.leagues) f.leagues.add(l);
+    for (const g of added.games) f.games.add(g);
+    this.load(keyId, n);
+    return added;
+  }
+
+  /** Removes subscriptions; returns those that were there. */
+  private remove(keyId: string, f: StreamFilter, drop: Subscriptions): Subscriptions {
+    const removed = {
+      sports: [...new Set(drop.sports)].filter((x) => f.sports.delete(x)),
+      leagues: [...new Set(drop.leagues)].filter((x) => f.leagues.delete(x)),
+      games: [...new Set(drop.games)].filter((x) => f.games.delete(x)),
+    };
+    this.load(keyId, -listed(removed));
+    return removed;
+  }
+
+  /** The subscriptions a key holds over its sockets on this node. */
+  private load(keyId: string, delta: number): void {
+    const n = (this.keyLoad.get(keyId) ?? 0) + delta;
+    if (n > 0) this.keyLoad.set(keyId, n);
+    else this.keyLoad.delete(keyId);
   }
 }
