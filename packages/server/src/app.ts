@@ -107,6 +107,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
   const gateway = new StreamGateway({
     auth: services.auth,
     activeKeys: (ids) => services.keys.activeIds(ids),
+    limiter: services.limiter,
     bus: services.bus,
     events: services.events,
     counter: services.connections,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
 import type { NewEvent } from '../src/store/events.js';
-import { auth, listen, testApp, type TestApp } from './helpers.js';
+import { ManualClock, auth, listen, testApp, type TestApp } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';
 
 /** Holes a hostile client found in the stream, each closed through real sockets. */
@@ -120,6 +120,66 @@ describe('stream hardening', () => {
       let answer = await reply(b, { op: 'subscribe', games: games(200, 5) });
       for (let i = 0; i < 20 && answer.type === 'error'; i++) answer = await reply(b, { op: 'subscribe', games: games(200, 5) });
       expect(answer).toMatchObject({ type: 'subscribed', games: games(201, 4) });
+    });
+  });
+
+  describe('rate limits', () => {
+    // A clock that stays inside one rate-limit window for the whole test.
+    let metered: TestApp;
+    let meteredWs: string;
+    const meteredOpen: StreamClient[] = [];
+    beforeAll(async () => {
+      metered = await testApp({ clock: new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 1000) });
+      meteredWs = (await listen(metered)).ws;
+    });
+    afterAll(async () => {
+      for (const c of meteredOpen) c.close();
+      await metered.close();
+    });
+    const spend = async (key: string, n: number) => {
+      let last = 0;
+      for (let i = 0; i < n; i++) last = (await metered.app.inject({ url: '/v1/me', headers: auth(key) })).statusCode;
+      expect(last).toBe(200);
+    };
+    const remaining = async (key: string) => Number((await metered.app.inject({ url: '/v1/me', headers: auth(key) })).headers['ratelimit-remaining']);
+    const open1 = async (query: string, key: string) => {
+      const c = await connect(`${meteredWs}/v1/stream${query}`, key);
+      meteredOpen.push(c);
+      await c.until((x) => x.frames.length > 0 || x.closeCode !== null, 5000, 'a first frame');
+      return c;
+    };
+
+    it('counts an upgrade as a request and refuses it with 429 past the limit', async () => {
+      const free = await metered.key({ plan: 'free', products: ['live'] });
+      await spend(free, 50);
+      expect(await remaining(free)).toBe(9);
+      const a = await open1('', free);
+      expect(a.frames[0]).toMatchObject({ type: 'subscribed' });
+      expect(await remaining(free)).toBe(7);
+      await spend(free, 6);
+      const b = await open1('', free);
+      expect(b.frames[0]).toMatchObject({ type: 'subscribed' });
+      const refused = await connect(`${meteredWs}/v1/stream`, free).catch((e: { status: number; body: { error: { code: string } } }) => e);
+      expect(refused).toMatchObject({ status: 429, body: { error: { type: 'rate_limit_error', code: 'rate_limited' } } });
+    });
+
+    it('counts a resume as one more request per started 1,000 replayed events; past the limit: error frame and 4429', async () => {
+      const free = await metered.key({ plan: 'free', products: ['live'] });
+      const total = (await metered.services.events.after(0, 20_000, {})).length;
+      const pages = total > 10_000 ? 11 : Math.floor(total / 1000) + 1;
+      await spend(free, 40);
+      expect(await remaining(free)).toBe(19);
+      // Resume from the start of the log: read in pages until exhausted or one past the cap, each charged.
+      const resumed = await open1('?since=evt_0', free);
+      expect(resumed.frames[0]).toMatchObject({ type: 'subscribed', recovered: total <= 10_000 });
+      // 1 for the upgrade, 1 per page, 1 for this request.
+      expect(await remaining(free)).toBe(19 - 1 - pages - 1);
+      resumed.close();
+      await spend(free, 19 - 1 - pages - 1 - 2);
+      const cut = await open1('?since=evt_0', free);
+      await cut.until((x) => x.closeCode !== null, 5000, 'the close');
+      expect(cut.frames).toMatchObject([{ type: 'error', code: 'rate_limited' }]);
+      expect(cut.closeCode).toBe(4429);
     });
   });
 

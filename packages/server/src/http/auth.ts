@@ -5,7 +5,7 @@ import { SvcError } from '../domain/errors.js';
 import { constantTimeEqualHex, hashKey } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
 import { principalOf, type KeyRepo } from '../store/keys.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateDecision, RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,6 +67,23 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
   };
 }
 
+export function rateLimited(d: RateDecision): SvcError {
+  return new SvcError('rate_limit_error', 'rate_limited', `Rate limit of ${d.limit} requests per minute exceeded.`, undefined, {
+    'Retry-After': String(d.resetS),
+  });
+}
+
+/**
+ * Counts `cost` requests against a metered key's limit (unmetered plans skip the counter) and
+ * throws 429 past it: the one check the REST hook and the stream share.
+ */
+export async function meter(limiter: RateLimiter, principal: Principal, cost = 1): Promise<RateDecision | null> {
+  if (!principal.plan.metered) return null;
+  const d = await limiter.hit(principal.keyId, principal.plan.requestsPerMinute, cost);
+  if (!d.allowed) throw rateLimited(d);
+  return d;
+}
+
 export function bearer(request: FastifyRequest): string | undefined {
   const h = request.headers.authorization;
   if (!h) return undefined;
@@ -85,11 +102,7 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, limiter:
     if (principal.plan.metered) {
       const d = await limiter.hit(principal.keyId, principal.plan.requestsPerMinute);
       reply.header('RateLimit-Limit', d.limit).header('RateLimit-Remaining', d.remaining).header('RateLimit-Reset', d.resetS);
-      if (!d.allowed) {
-        throw new SvcError('rate_limit_error', 'rate_limited', `Rate limit of ${d.limit} requests per minute exceeded.`, undefined, {
-          'Retry-After': String(d.resetS),
-        });
-      }
+      if (!d.allowed) throw rateLimited(d);
     } else {
       reply.header('RateLimit-Limit', principal.plan.requestsPerMinute).header('RateLimit-Remaining', principal.plan.requestsPerMinute).header('RateLimit-Reset', 60);
     }

@@ -8,7 +8,8 @@ import { SvcError, invalid } from '../domain/errors.js';
 import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, requireScope, type Principal } from '../domain/scopes.js';
 import { errorBody, toSvcError } from '../http/errors.js';
-import type { Authenticator } from '../http/auth.js';
+import { meter, type Authenticator } from '../http/auth.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { eventSeq } from '../store/competitions.js';
 import type { EventLog, StoredEvent } from '../store/events.js';
 import type { ConnectionCounter } from './connection-counter.js';
@@ -32,6 +33,7 @@ export const STREAM_LIMITS = {
 /** Close codes of the stream besides the standard ones (README, "Live: reports, consensus, stream"). */
 export const CLOSE = {
   keyRevoked: { code: 4401, reason: 'key_revoked' },
+  rateLimited: { code: 4429, reason: 'rate_limited' },
 } as const;
 
 const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'since', 'access_token']);
@@ -61,6 +63,8 @@ export interface GatewayDeps {
   auth: Authenticator;
   /** Which of these key ids are still valid (exist, not revoked): one batched store read. */
   activeKeys: (keyIds: readonly string[]) => Promise<Set<string>>;
+  /** The key's request budget: an upgrade is one request, a replay one more per page it reads. */
+  limiter: RateLimiter;
   bus: EventBus;
   events: EventLog;
   counter: ConnectionCounter;
@@ -169,8 +173,9 @@ export class StreamGateway {
 
   private refuse(socket: Duplex, e: SvcError): void {
     const body = json(errorBody(e, `req_${randomBase62(20)}`));
+    const headers = Object.entries(e.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(
-      `HTTP/1.1 ${e.status} ${e.type}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${e.status} ${e.type}\r\n${headers}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
 
@@ -182,6 +187,7 @@ export class StreamGateway {
       const header = req.headers.authorization;
       const bearer = header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? header) : undefined;
       principal = await this.deps.auth.authenticate(bearer ?? url.searchParams.get('access_token') ?? undefined);
+      await meter(this.deps.limiter, principal);
       requireProduct(principal, 'live');
       for (const name of url.searchParams.keys()) {
         if (!QUERY_PARAMS.has(name)) throw invalid('unknown_parameter', `Unknown parameter '${name}'.`, name);
@@ -279,7 +285,19 @@ export class StreamGateway {
     const anchor = since === 0 ? null : await this.deps.events.get(`evt_${since}`).catch(() => undefined);
     const inWindow = since === 0 || (anchor !== undefined && anchor !== null && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs);
     if (inWindow) {
-      replay = await this.readReplay(sub.filter, since);
+      try {
+        replay = await this.readReplay(sub, since);
+      } catch (err) {
+        // Over the key's rate limit mid-replay: nothing of it is sent; resume after Retry-After.
+        const e = err instanceof SvcError ? err : toSvcError(err instanceof Error ? err : new Error(String(err)));
+        const retryAfter = Number(e.headers['Retry-After']);
+        this.sendControl(sub, { type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
+        this.flushNow(sub);
+        const close = e.code === 'rate_limited' ? CLOSE.rateLimited : { code: 1011, reason: 'replay_failed' };
+        sub.socket.close(close.code, close.reason);
+        this.drop(sub);
+        return;
+      }
       recovered = replay.length <= this.limits.replayMaxEvents;
     }
     this.sendControl(sub, { type: 'subscribed', recovered, ...this.describe(sub.filter) });
@@ -296,8 +314,10 @@ export class StreamGateway {
    * Every event after `since` that the socket's filter matches, in order, read in pages with the
    * whole filter in the query (the subscription's union included): judging recovery on events
    * filtered after a capped read said `recovered: true` over a gap. Stops one past the cap.
+   * Each page counts as a request of the key (throws rate_limited past its limit).
    */
-  private async readReplay(f: StreamFilter, since: number): Promise<StoredEvent[]> {
+  private async readReplay(sub: Subscriber, since: number): Promise<StoredEvent[]> {
+    const f = sub.filter;
     const cap = this.limits.replayMaxEvents;
     const narrowed = f.sports.size > 0 || f.leagues.size > 0 || f.games.size > 0;
     const query = {
@@ -310,6 +330,7 @@ export class StreamGateway {
     let cursor = since;
     while (out.length <= cap) {
       const size = Math.min(REPLAY_PAGE, cap + 1 - out.length);
+      await meter(this.deps.limiter, sub.principal);
       const page = await this.deps.events.after(cursor, size, query);
       out.push(...page);
       if (page.length < size) break;
@@ -348,6 +369,13 @@ export class StreamGateway {
     const sinceLast = performance.now() - this.lastFlushEnd;
     if (sinceLast < Math.max(BUSY_WITHIN_MS, this.lastFlushMs)) setImmediate(() => this.flush());
     else queueMicrotask(() => this.flush());
+  }
+
+  /** Writes one subscriber's queued frames now, ahead of a close frame that ws writes directly. */
+  private flushNow(sub: Subscriber): void {
+    const i = this.dirty.indexOf(sub);
+    if (i >= 0) this.dirty.splice(i, 1);
+    this.writeOrDrop(sub, this.deps.clock.now());
   }
 
   private flush(): void {
