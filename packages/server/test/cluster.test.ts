@@ -117,6 +117,31 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     expect([one.closeCode, two.closeCode]).toEqual([null, null]);
   });
 
+  it.runIf(available)('delivers in seq order when the bus carries N+1 before N, and fills a hole from the store', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'order', plan: 'internal', products: ['live'] }, new Date());
+    const onB = await connect(`${b.ws}/v1/stream?sport=golf`, key);
+    clients.push(onB);
+    await onB.until((c) => c.frames.length > 0, 5000, 'subscribed');
+    const row = (i: number) => ({
+      type: 'score', tier: 'provisional', game_id: 'golf_990001', competition_id: 'golf_990001_c', sport: 'golf', league: 'sgt', season_id: 'sgt_2026',
+      team: 'AAA', event_type: 'birdie', points: i, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 1, latency_ms: 1,
+      provisional_id: null, retracted_id: null,
+    });
+    // Two appends published in the opposite order (node A's publish of N lost the race to N+1's).
+    const [n] = await a.built.services.events.append([row(1)]);
+    const [n1] = await a.built.services.events.append([row(2)]);
+    await a.bus.publish([n1]);
+    await a.bus.publish([n]);
+    await onB.until((c) => c.events().length >= 2, 5000, 'both events');
+    // A hole the bus never fills (its publish was lost): read from the store after the hold.
+    const [m] = await a.built.services.events.append([row(3)]);
+    const [m1] = await a.built.services.events.append([row(4)]);
+    await a.bus.publish([m1]);
+    await onB.until((c) => c.events().length >= 4, 5000, 'the hole and the event after it');
+    expect(onB.events().map((e) => e.id)).toEqual([n, n1, m, m1].map((e) => e.event.id));
+  });
+
   it.runIf(available)('shares the rate limit of a key across both nodes', async () => {
     const [a, b] = nodes;
     const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());

@@ -70,6 +70,8 @@ export class EventLog {
       leagues?: readonly string[] | null;
       games?: readonly string[] | null;
       tier?: string | null;
+      /** Only events with a seq below this one. */
+      below?: number;
       anyOf?: { sports: readonly string[]; leagues: readonly string[]; games: readonly string[] };
     },
   ): Promise<StoredEvent[]> {
@@ -78,6 +80,7 @@ export class EventLog {
       .selectFrom('events')
       .selectAll()
       .where('seq', '>', seq)
+      .$if(filter.below !== undefined, (q) => q.where('seq', '<', filter.below ?? 0))
       .$if(!!filter.sports, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
       .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
       .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
@@ -95,6 +98,12 @@ export class EventLog {
       .limit(limit)
       .execute();
     return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) }));
+  }
+
+  /** The highest seq in the log (0 when empty). */
+  async lastSeq(): Promise<number> {
+    const r = await this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    return Number(r?.seq ?? 0);
   }
 
   async get(id: string): Promise<StoredEvent | undefined> {

@@ -15,6 +15,7 @@ import type { EventLog, StoredEvent } from '../store/events.js';
 import type { ConnectionCounter } from './connection-counter.js';
 import { matches, type StreamFilter } from './filter.js';
 import { eventFrame, textFrame } from './frames.js';
+import { Sequencer } from './sequencer.js';
 
 export const STREAM_LIMITS = {
   heartbeatMs: 5_000,
@@ -24,6 +25,8 @@ export const STREAM_LIMITS = {
   replayWindowMs: 24 * 3600 * 1000,
   /** How often the keys of open sockets are re-read from the store (revocation reaches them within this). */
   keyCheckMs: 2_000,
+  /** How long an event that arrived ahead of a lower seq waits for it before the gap is read from the store. */
+  reorderHoldMs: 200,
   /** Sports, leagues and games one socket may subscribe to, all counted. */
   maxSubscriptionsPerSocket: 1_000,
   /** The same, summed over all the sockets of one key on this node. */
@@ -52,6 +55,8 @@ interface Subscriber {
   filter: StreamFilter;
   /** Live events queued while the resume replay is being sent; null once live. */
   pending: StoredEvent[] | null;
+  /** Seq of the last event queued to this socket: frames only ever go up (see deliver). */
+  lastSeq: number;
   lastSentAt: number;
   alive: boolean;
   /** Which tick of the ping round pings this subscriber (see PING_SLOTS). */
@@ -146,7 +151,20 @@ export class StreamGateway {
       }
       void this.handleUpgrade(req, socket, head, url);
     });
-    this.unsubscribe = this.deps.bus.subscribe((events) => this.broadcast(events));
+    const sequencer = new Sequencer(
+      (events) => this.broadcast(events),
+      (after, before) => this.deps.events.after(after, this.limits.replayMaxEvents, { below: before }),
+      this.limits.reorderHoldMs,
+    );
+    const off = this.deps.bus.subscribe((events) => sequencer.push(events));
+    this.unsubscribe = () => {
+      off();
+      sequencer.close();
+    };
+    this.deps.events.lastSeq().then(
+      (seq) => sequencer.start(seq),
+      () => sequencer.start(0),
+    );
     const beat = setInterval(() => this.heartbeat(), 1000);
     const ping = setInterval(() => this.ping(), this.limits.pingMs / PING_SLOTS);
     const keys = setInterval(() => void this.checkKeys(), this.limits.keyCheckMs);
@@ -250,6 +268,7 @@ export class StreamGateway {
         principal,
         filter,
         pending: since === null ? null : [],
+        lastSeq: since ?? 0,
         lastSentAt: this.deps.clock.now(),
         alive: true,
         pingSlot: this.nextPingSlot++ % PING_SLOTS,
@@ -303,11 +322,10 @@ export class StreamGateway {
     this.sendControl(sub, { type: 'subscribed', recovered, ...this.describe(sub.filter) });
     if (recovered) for (const e of replay) this.deliver(sub, e);
     // Appends commit in sequence order, so anything queued at or below the replay's last seq
-    // was already part of the replay.
-    const covered = recovered && replay.length > 0 ? replay[replay.length - 1].seq : since;
+    // was already part of the replay (deliver skips it, and anything the bus brings later).
     const queued = sub.pending ?? [];
     sub.pending = null;
-    for (const e of queued) if (e.seq > covered) this.deliver(sub, e);
+    for (const e of queued) this.deliver(sub, e);
   }
 
   /**
@@ -353,7 +371,14 @@ export class StreamGateway {
     }
   }
 
+  /**
+   * Events reach a socket in increasing seq: the bus is put in order by the Sequencer, and an
+   * event the replay already covered (its broadcast can arrive after the handoff) is skipped. So
+   * the last id a client saw is a safe `since`.
+   */
   private deliver(sub: Subscriber, e: StoredEvent): void {
+    if (e.seq <= sub.lastSeq) return;
+    sub.lastSeq = e.seq;
     this.send(sub, eventFrame(e));
   }
 
