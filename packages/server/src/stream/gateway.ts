@@ -211,6 +211,7 @@ export class StreamGateway {
         if (!QUERY_PARAMS.has(name)) throw invalid('unknown_parameter', `Unknown parameter '${name}'.`, name);
       }
       filter = {
+        everything: true,
         sports: new Set(),
         leagues: new Set(),
         games: new Set(),
@@ -337,12 +338,11 @@ export class StreamGateway {
   private async readReplay(sub: Subscriber, since: number): Promise<StoredEvent[]> {
     const f = sub.filter;
     const cap = this.limits.replayMaxEvents;
-    const narrowed = f.sports.size > 0 || f.leagues.size > 0 || f.games.size > 0;
     const query = {
       sports: f.scopeSports,
       leagues: f.scopeLeagues,
       tier: f.tier,
-      ...(narrowed ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
+      ...(!f.everything ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
     };
     const out: StoredEvent[] = [];
     let cursor = since;
@@ -598,6 +598,7 @@ export class StreamGateway {
     for (const s of added.sports) f.sports.add(s);
     for (const l of added.leagues) f.leagues.add(l);
     for (const g of added.games) f.games.add(g);
+    if (listed(add) > 0) f.everything = false;
     this.load(keyId, n);
     return added;
   }
