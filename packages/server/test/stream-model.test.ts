@@ -91,6 +91,7 @@ const scenario = fc.record({
   }),
   open: lists,
   tier: fc.constantFrom(null, ...TIERS),
+  pipelined: fc.boolean(),
   /** Where the live batch is cut before its halves are published in reverse order. */
   split: fc.integer({ min: 0, max: GAMES.length * TIERS.length }),
   ops: fc.array(fc.record({ op: fc.constantFrom('subscribe' as const, 'unsubscribe' as const), sports: subset(SPORTS), leagues: subset(LEAGUES), games: subset(GAME_IDS) }), { maxLength: 6 }),
@@ -163,8 +164,16 @@ describe('stream model: subscribe, unsubscribe and resume against a reference fi
         expect(first).toMatchObject({ type: 'subscribed', recovered: false, tier: s.tier });
         const opened = new Reference(s.open, s.tier, s.scope);
         Object.assign(ref, { sports: opened.sports, leagues: opened.leagues, games: opened.games, everything: opened.everything });
-        for (const op of s.ops as Op[]) {
-          const answer = await reply(c, op);
+        // Pipelined: every message sent at once; the answers must still come in message order.
+        const answers: Frame[] = [];
+        if (s.pipelined) {
+          const before = c.frames.length;
+          for (const op of s.ops) c.send(op);
+          await c.until((x) => x.frames.slice(before).filter((f) => f.type !== 'heartbeat').length >= s.ops.length, 5000, 'every answer');
+          answers.push(...c.frames.slice(before).filter((f) => f.type !== 'heartbeat'));
+        }
+        for (const [i, op] of (s.ops as Op[]).entries()) {
+          const answer = s.pipelined ? answers[i] : await reply(c, op);
           if (op.op === 'subscribe' && !ref.allowed(op)) {
             expect(answer).toMatchObject({ type: 'error', code: 'sport_not_in_scope' });
             continue;

@@ -57,6 +57,9 @@ interface Subscriber {
   pending: StoredEvent[] | null;
   /** Seq of the last event queued to this socket: frames only ever go up (see deliver). */
   lastSeq: number;
+  /** The client's messages, handled one after another (see receive). */
+  inbox: Promise<void>;
+  inboxLength: number;
   lastSentAt: number;
   alive: boolean;
   /** Which tick of the ping round pings this subscriber (see PING_SLOTS). */
@@ -90,6 +93,8 @@ const held = (f: StreamFilter): number => f.sports.size + f.leagues.size + f.gam
 const json = (v: unknown) => JSON.stringify(v);
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
+/** Client messages waiting to be handled before the socket stops being read. */
+const MAX_INBOX = 32;
 /** Rows per replay read: a resume of the whole cap is a handful of bounded queries, not one huge one. */
 const REPLAY_PAGE = 1000;
 /** Subscribers flushed per event-loop turn: HTTP requests get a turn between slices of a big fan-out. */
@@ -270,6 +275,8 @@ export class StreamGateway {
         filter,
         pending: since === null ? null : [],
         lastSeq: since ?? 0,
+        inbox: Promise.resolve(),
+        inboxLength: 0,
         lastSentAt: this.deps.clock.now(),
         alive: true,
         pingSlot: this.nextPingSlot++ % PING_SLOTS,
@@ -282,7 +289,7 @@ export class StreamGateway {
       ws.on('pong', () => {
         sub.alive = true;
       });
-      ws.on('message', (data, isBinary) => void this.onMessage(sub, isBinary ? '' : data.toString()));
+      ws.on('message', (data, isBinary) => this.receive(sub, isBinary ? '' : data.toString()));
       ws.on('close', () => this.drop(sub));
       ws.on('error', () => this.drop(sub));
       void this.start(sub, since);
@@ -499,6 +506,24 @@ export class StreamGateway {
     } finally {
       this.checkingKeys = false;
     }
+  }
+
+  /**
+   * A subscribe waits for league lookups, an unsubscribe does not: handled as they came, a
+   * subscribe then unsubscribe sent together were answered (and applied) the other way round.
+   * Messages run one at a time, in order; past MAX_INBOX waiting, the socket stops being read
+   * until they are done, so a flood costs the client, not the node's memory.
+   */
+  private receive(sub: Subscriber, text: string): void {
+    sub.inboxLength++;
+    if (sub.inboxLength === MAX_INBOX) sub.socket.pause();
+    sub.inbox = sub.inbox
+      .then(() => this.onMessage(sub, text))
+      .catch(() => undefined)
+      .finally(() => {
+        sub.inboxLength--;
+        if (sub.inboxLength === MAX_INBOX - 1) sub.socket.resume();
+      });
   }
 
   private async onMessage(sub: Subscriber, text: string): Promise<void> {
