@@ -85,10 +85,14 @@ export async function meter(limiter: RateLimiter, principal: Principal, cost = 1
 }
 
 export function bearer(request: FastifyRequest): string | undefined {
-  const h = request.headers.authorization;
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : h;
+  return bearerToken(request.headers.authorization);
+}
+
+/** The key in an Authorization header: `Bearer <key>`, or the header as it is (then refused by its shape). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : header;
 }
 
 /** The one owning boundary for keys, products and rate limits of every HTTP request. */
