@@ -40,6 +40,20 @@ describe('Hub', () => {
     expect(members.filter((m) => m.mark !== 0).map((m) => m.id)).toEqual([7]);
   });
 
+  it('keeps a key’s count when a removed socket’s late unsubscribe arrives', () => {
+    const hub = new Hub<Member>({ maxSubscriptionsPerSocket: 10, maxSubscriptionsPerKey: 10 });
+    const a: Member = { id: 1, principal: principal('k'), filter: filter(), mark: 0 };
+    const b: Member = { id: 2, principal: principal('k'), filter: filter(), mark: 0 };
+    hub.admit('k', a.filter, { sports: [], leagues: [], games: ['soccer_1', 'soccer_2', 'soccer_3', 'soccer_4', 'soccer_5'] });
+    hub.add(a);
+    hub.admit('k', b.filter, { sports: [], leagues: [], games: ['soccer_6', 'soccer_7', 'soccer_8', 'soccer_9', 'soccer_10'] });
+    hub.add(b);
+    hub.remove(b);
+    expect(hub.withdraw(b, { sports: [], leagues: [], games: ['soccer_6', 'soccer_7'] })).toEqual({ sports: [], leagues: [], games: [] });
+    // 5 held by a: 6 more is over the key's 10.
+    expect(() => hub.admit('k', filter(), { sports: [], leagues: [], games: ['golf_1', 'golf_2', 'golf_3', 'golf_4', 'golf_5', 'golf_6'] })).toThrow(/at most 10/);
+  });
+
   it('selects exactly what matches() selects, through subscribes, unsubscribes and removals', () => {
     const SPORTS = ['soccer', 'basketball'];
     const LEAGUES = ['wc', 'sbl', 'intl'];

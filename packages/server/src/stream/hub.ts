@@ -109,17 +109,17 @@ export class Hub<M extends HubMember> {
 
   /** Removes a member's subscriptions; returns those that were there. */
   withdraw(m: M, drop: Subscriptions): Subscriptions {
+    // A message handled after its socket went: its share was given back with it already.
+    if (!this.members.has(m)) return { sports: [], leagues: [], games: [] };
     const f = m.filter;
     const removed = {
       sports: [...new Set(drop.sports)].filter((x) => f.sports.delete(x)),
       leagues: [...new Set(drop.leagues)].filter((x) => f.leagues.delete(x)),
       games: [...new Set(drop.games)].filter((x) => f.games.delete(x)),
     };
-    if (this.members.has(m)) {
-      for (const s of removed.sports) this.unindex(this.bySport, s, m);
-      for (const l of removed.leagues) this.unindex(this.byLeague, l, m);
-      for (const g of removed.games) this.unindex(this.byGame, g, m);
-    }
+    for (const s of removed.sports) this.unindex(this.bySport, s, m);
+    for (const l of removed.leagues) this.unindex(this.byLeague, l, m);
+    for (const g of removed.games) this.unindex(this.byGame, g, m);
     this.load(m.principal.keyId, -countOf(removed));
     return removed;
   }
