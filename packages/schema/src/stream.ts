@@ -28,13 +28,20 @@ export type ClientMessage = Static<typeof ClientMessage>;
 export const SubscribedFrame = Type.Object(
   {
     type: Type.Literal('subscribed'),
-    recovered: Type.Boolean({ description: 'True when every event after `since` was replayed before live ones; false otherwise (no `since`, or outside the replay window).' }),
+    recovered: Type.Boolean({
+      description: 'True when every matching event after `since` was replayed, in order, before live ones; false otherwise (no `since`, outside the replay window, or more than 10,000 matching events).',
+    }),
+    op: Type.Optional(Type.Union([Type.Literal('subscribe'), Type.Literal('unsubscribe')], { description: 'On the answer to a message: which op it answers.' })),
     sports: Names,
     leagues: Names,
     games: Names,
     tier: Type.Union([...TIERS.map((t) => Type.Literal(t)), Type.Null()], { description: 'null: both tiers.' }),
   },
-  { additionalProperties: false, description: 'Sent once the connection is set up, and after each subscribe or unsubscribe: the whole filter.' },
+  {
+    additionalProperties: false,
+    description:
+      'Sent once the connection is set up (with the whole selection) and after each subscribe or unsubscribe (with `op` and only what that message changed).',
+  },
 );
 export type SubscribedFrame = Static<typeof SubscribedFrame>;
 
@@ -59,8 +66,9 @@ export const ErrorFrame = Type.Object(
     code: literalUnion(STREAM_ERROR_CODE_LIST),
     message: Type.String(),
     param: Type.Optional(Type.String()),
+    retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'With `rate_limited`: seconds before the key may resume.' })),
   },
-  { additionalProperties: false, description: 'A message the server could not act on; the connection stays open.' },
+  { additionalProperties: false, description: 'A message the server could not act on; the connection stays open unless a close follows.' },
 );
 export type ErrorFrame = Static<typeof ErrorFrame>;
 
@@ -79,4 +87,11 @@ export const STREAM_CLOSE_CODES = {
   slow_consumer: 4008,
   /** The plan's connection limit (cluster-wide) is reached: do not retry at once. */
   connection_limit: 4029,
+  /** The resume replay could not be read: reconnect with the same `since`. */
+  replay_failed: 1011,
+  /** The key was revoked (or deleted) while the socket was open: do not reconnect with it. */
+  key_revoked: 4401,
+  /** The key's request budget ran out during a replay: resume with `since` after `retry_after`. */
+  rate_limited: 4429,
 } as const;
+export type StreamCloseReason = keyof typeof STREAM_CLOSE_CODES;

@@ -140,6 +140,8 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   });
   const gateway = new StreamGateway({
     auth: services.auth,
+    activeKeys: (ids) => services.keys.activeIds(ids),
+    limiter: services.limiter,
     bus: services.bus,
     events: services.events,
     counter: services.connections,
@@ -148,8 +150,12 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     limits: deps.streamLimits,
   });
   gateway.attach(app.server);
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: the HTTP server's close waits for every socket, upgraded ones included,
+  // so the stream clients must be told to go (1001) before it, or shutdown waits for them.
+  app.addHook('preClose', async () => {
     await gateway.close();
+  });
+  app.addHook('onClose', async () => {
     await services.connections.close();
     await services.webhooks.tester.close();
   });

@@ -5,7 +5,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { auth, freshDb, testConfig } from './helpers.js';
-import { connect, type StreamClient } from './ws-client.js';
+import { badHandshake, connect, type StreamClient } from './ws-client.js';
 
 /** Two nodes on one PostgreSQL database and one Redis, as in cluster mode. */
 describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
@@ -86,6 +86,60 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     clients.push(five);
     await five.until((c) => c.frames.length > 0 || c.closeCode !== null, 5000, 'subscribed after release');
     expect(five.closeCode).toBeNull();
+  });
+
+  it.runIf(available)('a key revoked on node A loses its open streams on both nodes within seconds', async () => {
+    const [a, b] = nodes;
+    const { key, record } = await a.built.services.keys.create({ name: 'revoked', plan: 'pro', products: ['live'] }, new Date());
+    const onA = await connect(`${a.ws}/v1/stream`, key);
+    const onB = await connect(`${b.ws}/v1/stream`, key);
+    clients.push(onA, onB);
+    await onA.until((c) => c.frames.length > 0, 5000, 'subscribed on A');
+    await onB.until((c) => c.frames.length > 0, 5000, 'subscribed on B');
+    // Node B authenticated the key a moment ago: its principal is cached there.
+    expect((await fetch(`${b.http}/v1/me`, { headers: auth(key) })).status).toBe(200);
+    expect(await a.built.services.keys.revoke(record.id, new Date())).toBe(true);
+    await onA.until((c) => c.closeCode !== null, 10_000, 'close on A');
+    await onB.until((c) => c.closeCode !== null, 10_000, 'close on B');
+    expect([onA.closeCode, onB.closeCode]).toEqual([4401, 4401]);
+  });
+
+  it.runIf(available)('a refused handshake gives its slot back in Redis too', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());
+    const port = Number(new URL(a.http).port);
+    for (let i = 0; i < 2; i++) expect(await badHandshake(port, key)).toMatch(/^HTTP\/1\.1 400/);
+    const one = await connect(`${b.ws}/v1/stream`, key);
+    const two = await connect(`${a.ws}/v1/stream`, key);
+    clients.push(one, two);
+    await one.until((c) => c.frames.length > 0 || c.closeCode !== null, 5000, 'first');
+    await two.until((c) => c.frames.length > 0 || c.closeCode !== null, 5000, 'second');
+    expect([one.closeCode, two.closeCode]).toEqual([null, null]);
+  });
+
+  it.runIf(available)('delivers in seq order when the bus carries N+1 before N, and fills a hole from the store', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'order', plan: 'internal', products: ['live'] }, new Date());
+    const onB = await connect(`${b.ws}/v1/stream?sport=golf`, key);
+    clients.push(onB);
+    await onB.until((c) => c.frames.length > 0, 5000, 'subscribed');
+    const row = (i: number) => ({
+      type: 'score', tier: 'provisional', game_id: 'golf_990001', competition_id: 'golf_990001_c', sport: 'golf', league: 'sgt', season_id: 'sgt_2026',
+      team: 'AAA', event_type: 'birdie', points: i, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 1, latency_ms: 1,
+      provisional_id: null, retracted_id: null,
+    });
+    // Two appends published in the opposite order (node A's publish of N lost the race to N+1's).
+    const [n] = await a.built.services.events.append([row(1)]);
+    const [n1] = await a.built.services.events.append([row(2)]);
+    await a.bus.publish([n1]);
+    await a.bus.publish([n]);
+    await onB.until((c) => c.events().length >= 2, 5000, 'both events');
+    // A hole the bus never fills (its publish was lost): read from the store after the hold.
+    const [m] = await a.built.services.events.append([row(3)]);
+    const [m1] = await a.built.services.events.append([row(4)]);
+    await a.bus.publish([m1]);
+    await onB.until((c) => c.events().length >= 4, 5000, 'the hole and the event after it');
+    expect(onB.events().map((e) => e.id)).toEqual([n, n1, m, m1].map((e) => e.event.id));
   });
 
   it.runIf(available)('shares the rate limit of a key across both nodes', async () => {

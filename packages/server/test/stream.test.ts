@@ -272,6 +272,18 @@ describe('WebSocket stream', () => {
     }
   });
 
+  it('closes its stream clients with 1001 when the app closes, instead of waiting for them to leave', async () => {
+    const own = await testApp();
+    const { ws } = await listen(own);
+    const c = await connect(`${ws}/v1/stream`, await own.key({ products: ['live'] }));
+    await c.until((x) => x.frames.length > 0, 5000, 'subscribed');
+    // Before: the HTTP server's close waited for the upgraded socket, and the 1001 came only after it.
+    const closing = own.close();
+    await c.until((x) => x.closeCode !== null, 5000, 'the close frame');
+    expect(c.closeCode).toBe(1001);
+    await closing;
+  });
+
   it('enforces the plan’s connection limit with 4029', async () => {
     const free = await t.key({ plan: 'free', products: ['live'] });
     const a = await stream('', free);

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import crypto from 'node:crypto';
 import WebSocket from 'ws';
 
 export interface Frame {
@@ -61,4 +63,17 @@ export function connect(url: string, key?: string): Promise<StreamClient> {
     });
     ws.once('error', reject);
   });
+}
+
+/** An upgrade the stream authenticates but `ws` refuses (unsupported Sec-WebSocket-Version); resolves with the response. */
+export async function badHandshake(port: number, key: string): Promise<string> {
+  const sock = net.connect(port, '127.0.0.1');
+  await new Promise<void>((r) => sock.once('connect', () => r()));
+  sock.write(
+    `GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 12\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+  );
+  let response = '';
+  sock.on('data', (c: Buffer) => (response += c.toString()));
+  await new Promise<void>((r) => sock.once('close', () => r()));
+  return response;
 }

@@ -5,7 +5,7 @@ import { SvcError } from '../domain/errors.js';
 import { constantTimeEqualHex, hashKey } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
 import { principalOf, type KeyRepo } from '../store/keys.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateDecision, RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +24,8 @@ const CACHE_TTL_MS = 5_000;
 export interface Authenticator {
   authenticate(raw: string | undefined): Promise<Principal>;
   forget(): void;
+  /** Drops a key's cached principal at once (an open stream learnt that it was revoked). */
+  forgetKey(keyId: string): void;
 }
 
 /**
@@ -36,6 +38,9 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
   const unauthenticated = (msg: string) => new SvcError('invalid_api_key', msg);
   return {
     forget: () => cache.clear(),
+    forgetKey(keyId) {
+      for (const [hash, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(hash);
+    },
     async authenticate(raw) {
       if (!raw) throw new SvcError('missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
       if (!API_KEY.test(raw)) throw unauthenticated('The API key is malformed.');
@@ -61,11 +66,32 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
   };
 }
 
+export function rateLimited(d: RateDecision): SvcError {
+  return new SvcError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded.`, undefined, {
+    'Retry-After': String(d.resetS),
+  });
+}
+
+/**
+ * Counts `cost` requests against a metered key's limit (unmetered plans skip the counter) and
+ * throws 429 past it: the one check the REST hook and the stream share.
+ */
+export async function meter(limiter: RateLimiter, principal: Principal, cost = 1): Promise<RateDecision | null> {
+  if (!principal.plan.metered) return null;
+  const d = await limiter.hit(principal.keyId, principal.plan.requestsPerMinute, cost);
+  if (!d.allowed) throw rateLimited(d);
+  return d;
+}
+
 export function bearer(request: FastifyRequest): string | undefined {
-  const h = request.headers.authorization;
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : h;
+  return bearerToken(request.headers.authorization);
+}
+
+/** The key in an Authorization header: `Bearer <key>`, or the header as it is (then refused by its shape). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : header;
 }
 
 /** The one owning boundary for keys, products and rate limits of every HTTP request. */
@@ -79,11 +105,7 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, limiter:
     if (principal.plan.metered) {
       const d = await limiter.hit(principal.keyId, principal.plan.requestsPerMinute);
       reply.header('RateLimit-Limit', d.limit).header('RateLimit-Remaining', d.remaining).header('RateLimit-Reset', d.resetS);
-      if (!d.allowed) {
-        throw new SvcError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded.`, undefined, {
-          'Retry-After': String(d.resetS),
-        });
-      }
+      if (!d.allowed) throw rateLimited(d);
     } else {
       reply.header('RateLimit-Limit', principal.plan.requestsPerMinute).header('RateLimit-Remaining', principal.plan.requestsPerMinute).header('RateLimit-Reset', 60);
     }

@@ -11,7 +11,8 @@ export interface RateDecision {
 
 /** Fixed one-minute windows per key. */
 export interface RateLimiter {
-  hit(keyId: string, limit: number): Promise<RateDecision>;
+  /** Counts `cost` requests (1 unless the work is several requests' worth, e.g. a stream replay). */
+  hit(keyId: string, limit: number, cost?: number): Promise<RateDecision>;
 }
 
 const WINDOW_MS = 60_000;
@@ -31,14 +32,14 @@ export class MemoryRateLimiter implements RateLimiter {
   private counts = new Map<string, number>();
   constructor(private readonly clock: Clock) {}
 
-  async hit(keyId: string, limit: number): Promise<RateDecision> {
+  async hit(keyId: string, limit: number, cost = 1): Promise<RateDecision> {
     const now = this.clock.now();
     const w = Math.floor(now / WINDOW_MS);
     if (w !== this.window) {
       this.window = w;
       this.counts.clear();
     }
-    const count = (this.counts.get(keyId) ?? 0) + 1;
+    const count = (this.counts.get(keyId) ?? 0) + cost;
     this.counts.set(keyId, count);
     return decide(count, limit, now);
   }
@@ -52,11 +53,11 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly namespace = 'svc',
   ) {}
 
-  async hit(keyId: string, limit: number): Promise<RateDecision> {
+  async hit(keyId: string, limit: number, cost = 1): Promise<RateDecision> {
     const now = this.clock.now();
     const w = Math.floor(now / WINDOW_MS);
     const k = `${this.namespace}:rl:${keyId}:${w}`;
-    const [[, count]] = (await this.redis.multi().incr(k).pexpire(k, WINDOW_MS * 2).exec()) ?? [[null, 0]];
+    const [[, count]] = (await this.redis.multi().incrby(k, cost).pexpire(k, WINDOW_MS * 2).exec()) ?? [[null, 0]];
     return decide(Number(count), limit, now);
   }
 }

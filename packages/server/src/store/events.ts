@@ -58,20 +58,53 @@ export class EventLog {
     return stored;
   }
 
-  /** Events after `seq` in order, for stream resume; `limit` caps the replay. */
-  async after(seq: number, limit: number, filter: { sports?: readonly string[] | null; leagues?: readonly string[] | null; games?: readonly string[] | null; tier?: string | null; sinceTs?: string }): Promise<StoredEvent[]> {
+  /**
+   * Events after `seq` in order, for stream resume; `limit` caps the read. `sports`, `leagues`,
+   * `games` and `tier` each narrow (AND); `anyOf` is a stream subscription: an event matches when
+   * its sport, league or game is in one of its lists (a union), and an empty union matches nothing.
+   */
+  async after(
+    seq: number,
+    limit: number,
+    filter: {
+      sports?: readonly string[] | null;
+      leagues?: readonly string[] | null;
+      games?: readonly string[] | null;
+      tier?: string | null;
+      /** Only events with a seq below this one. */
+      below?: number;
+      anyOf?: { sports: readonly string[]; leagues: readonly string[]; games: readonly string[] };
+    },
+  ): Promise<StoredEvent[]> {
+    const anyOf = filter.anyOf;
     const rows = await this.db.kysely
       .selectFrom('events')
       .selectAll()
       .where('seq', '>', seq)
+      .$if(filter.below !== undefined, (q) => q.where('seq', '<', filter.below ?? 0))
       .$if(!!filter.sports, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
       .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
       .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
       .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
+      .$if(!!anyOf, (q) =>
+        q.where((eb) =>
+          eb.or([
+            ...(anyOf?.sports.length ? [eb('sport', 'in', [...anyOf.sports])] : []),
+            ...(anyOf?.leagues.length ? [eb('league', 'in', [...anyOf.leagues])] : []),
+            ...(anyOf?.games.length ? [eb('game_id', 'in', [...anyOf.games])] : []),
+          ]),
+        ),
+      )
       .orderBy('seq')
       .limit(limit)
       .execute();
     return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) }));
+  }
+
+  /** The highest seq in the log (0 when empty). */
+  async lastSeq(): Promise<number> {
+    const r = await this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    return Number(r?.seq ?? 0);
   }
 
   async get(id: string): Promise<StoredEvent | undefined> {

@@ -115,6 +115,21 @@ export class KeyRepo {
     return row && { key: summary(row), hash: row.hash };
   }
 
+  /** Which of these key ids still exist unrevoked: one query per 500 ids (open streams re-check theirs). */
+  async activeIds(ids: readonly string[]): Promise<Set<string>> {
+    const active = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.kysely
+        .selectFrom('api_keys')
+        .select('id')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('revoked_at', 'is', null)
+        .execute();
+      for (const r of rows) active.add(r.id);
+    }
+    return active;
+  }
+
   async list(): Promise<KeySummary[]> {
     const rows = await this.db.kysely.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute();
     return rows.map(summary);

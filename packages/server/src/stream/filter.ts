@@ -1,10 +1,13 @@
 import type { StoredEvent } from '../store/events.js';
 
 /**
- * What one socket wants. Sports, leagues and games add up (a union); empty means everything the
- * key may see. The key's own scope is always applied on top.
+ * What one socket wants. Sports, leagues and games add up (a union). A socket opened without any
+ * receives everything the key may see (`everything`) until it first subscribes to something; from
+ * then on exactly its subscriptions, so unsubscribing the last one leaves it with none instead of
+ * silently widening it to everything. The key's own scope is always applied on top.
  */
 export interface StreamFilter {
+  everything: boolean;
   sports: Set<string>;
   leagues: Set<string>;
   games: Set<string>;
@@ -18,6 +21,6 @@ export function matches(f: StreamFilter, s: StoredEvent): boolean {
   if (f.tier && e.tier !== f.tier) return false;
   if (f.scopeSports && !f.scopeSports.includes(e.sport)) return false;
   if (f.scopeLeagues && !f.scopeLeagues.includes(e.league)) return false;
-  if (f.sports.size === 0 && f.leagues.size === 0 && f.games.size === 0) return true;
+  if (f.everything) return true;
   return f.sports.has(e.sport) || f.leagues.has(e.league) || f.games.has(e.game_id);
 }

@@ -1,108 +1,68 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { SPORTS, eventSeq, parseGameId, type ControlFrame } from '@svc/schema';
+import { WebSocketServer } from 'ws';
 import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
-import { SvcError, invalid } from '../domain/errors.js';
-import { randomBase62 } from '../domain/keys.js';
-import { requireProduct, requireScope, type Principal } from '../domain/scopes.js';
-import { errorBody, toSvcError } from '../http/errors.js';
 import type { Authenticator } from '../http/auth.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { EventLog, StoredEvent } from '../store/events.js';
+import { Connection, Liveness, PING_SLOTS, Writer } from './connection.js';
 import type { ConnectionCounter } from './connection-counter.js';
-import { matches, type StreamFilter } from './filter.js';
-import { eventFrame, textFrame } from './frames.js';
+import type { StreamFilter } from './filter.js';
+import { readHandshake, refuse, type Handshake } from './handshake.js';
+import { Hub } from './hub.js';
+import { STREAM_LIMITS, type StreamLimits } from './limits.js';
+import { asSvcError, CLOSE, errorFrame, isErrorFrame, parseClientMessage, validateSubscriptions, type Subscriptions } from './protocol.js';
+import { readReplay } from './replay.js';
+import { Sequencer } from './sequencer.js';
 
-export const STREAM_LIMITS = {
-  heartbeatMs: 5_000,
-  pingMs: 15_000,
-  maxBufferedBytes: 1024 * 1024,
-  replayMaxEvents: 10_000,
-  replayWindowMs: 24 * 3600 * 1000,
-};
-
-const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'since', 'access_token']);
-
-interface Subscriber {
-  socket: WebSocket;
-  /**
-   * The TCP socket under `socket`. Queued frames are written to it directly: they are complete,
-   * pre-built frames (frames.ts), and `ws` writes its own frames (ping, pong, close) straight to
-   * the same socket without queueing (no permessage-deflate), so frames never interleave.
-   */
-  raw: Duplex;
-  /** Complete frames waiting for the next flush, in order (events and control frames alike). */
-  outbox: Buffer[];
-  principal: Principal;
-  filter: StreamFilter;
-  /** Live events queued while the resume replay is being sent; null once live. */
-  pending: StoredEvent[] | null;
-  lastSentAt: number;
-  alive: boolean;
-  /** Which tick of the ping round pings this subscriber (see PING_SLOTS). */
-  pingSlot: number;
-  release: () => void;
-}
+export { STREAM_LIMITS } from './limits.js';
+export { CLOSE } from './protocol.js';
 
 export interface GatewayDeps {
   auth: Authenticator;
+  /** Which of these key ids are still valid (exist, not revoked): one batched store read. */
+  activeKeys: (keyIds: readonly string[]) => Promise<Set<string>>;
+  /** The key's request budget: an upgrade is one request, a replay one more per page it reads. */
+  limiter: RateLimiter;
   bus: EventBus;
   events: EventLog;
   counter: ConnectionCounter;
   clock: Clock;
   leagueSport: (league: string) => Promise<string | undefined>;
-  limits?: Partial<typeof STREAM_LIMITS>;
+  limits?: Partial<StreamLimits>;
 }
 
-const json = (v: unknown) => JSON.stringify(v);
-const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
-
-/** Subscribers flushed per event-loop turn: HTTP requests get a turn between slices of a big fan-out. */
-const FLUSH_SLICE = 1000;
 /**
- * Each subscriber is pinged once per pingMs, but not all in the same turn: a round is split into
- * this many ticks and a subscriber belongs to one of them (round-robin by arrival). Pinging
- * 10,000 sockets at once is ~130 ms of writes and then 10,000 pongs to read, and events published
- * meanwhile waited for all of it (bench/stream, 10,000 subscribers: max latency ~700 ms).
- */
-const PING_SLOTS = 16;
-/** A flush that ended at least this recently means frames are flowing: coalesce rather than write at once. */
-const BUSY_WITHIN_MS = 1;
-
-/**
- * The WebSocket stream: authenticates before the upgrade, replays from `since`, then fans out
- * live events from the bus. Each event is serialised and framed once per broadcast (eventFrame),
- * and those bytes are written as they are to every socket: per subscriber a broadcast costs one
- * socket write, with no WebSocket framing or copying of its own.
+ * The WebSocket stream, in the parts centrifuge has: the handshake (handshake.ts: key, rate
+ * limit, product and parameters checked before the upgrade), the protocol (protocol.ts: client
+ * messages, control frames, close codes), the hub (hub.ts: subscribers indexed by game, league
+ * and sport) and the connection (connection.ts: outbox, corked writes, heartbeats and pings, the
+ * replay-then-live handoff). This class wires them to the HTTP server and the bus.
  *
- * Frames are not written to a socket one by one: they queue in the subscriber's outbox and a
- * flush writes each outbox with the TCP socket corked. When frames are flowing the flush waits
- * for the next event-loop turn, so a burst of N events to a subscriber costs one write syscall
- * instead of N, which is what lets one core keep up with thousands of subscribers
- * (bench/stream); when idle it runs at once, for latency. Control frames take the same queue,
- * so a client sees every frame in the order the gateway produced it.
+ * Each event is serialised and framed once per broadcast (frames.ts: eventFrame), and those bytes
+ * are written as they are to every matching socket: per subscriber a broadcast costs one socket
+ * write, with no WebSocket framing or copying of its own.
  */
 export class StreamGateway {
-  // No permessage-deflate: the pre-built frames are written to the sockets as they are (see Subscriber.raw).
+  // No permessage-deflate: the pre-built frames are written to the sockets as they are (see Connection.raw).
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
-  private readonly subscribers = new Set<Subscriber>();
-  private readonly limits: typeof STREAM_LIMITS;
+  private readonly limits: StreamLimits;
+  private readonly hub: Hub<Connection>;
+  private readonly writer: Writer;
+  private readonly liveness: Liveness;
   private readonly timers: NodeJS.Timeout[] = [];
   private unsubscribe: () => void = () => undefined;
-  private heartbeatFrame = textFrame(Buffer.from(json({ type: 'heartbeat' })));
-  /** Subscribers with a non-empty outbox, in the order they got their first queued frame. */
-  private dirty: Subscriber[] = [];
-  private flushScheduled = false;
-  /** When the last flush (all its slices) ended and how long it took: see send. */
-  private lastFlushEnd = -Infinity;
-  private lastFlushMs = 0;
-  private flushStart: number | null = null;
-  private nextPingSlot = 0;
-  private pingTick = 0;
+  private checkingKeys = false;
+  /** Gives each connection's slot back to the connection counter when it goes. */
+  private readonly tokens = new WeakMap<Connection, () => void>();
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
+    this.hub = new Hub(this.limits);
+    const drop = (c: Connection) => this.drop(c);
+    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop);
+    this.liveness = new Liveness(this.writer, this.limits.heartbeatMs, drop);
   }
 
   attach(server: Server): void {
@@ -114,308 +74,199 @@ export class StreamGateway {
       }
       void this.handleUpgrade(req, socket, head, url);
     });
-    this.unsubscribe = this.deps.bus.subscribe((events) => this.broadcast(events));
-    const beat = setInterval(() => this.heartbeat(), 1000);
-    const ping = setInterval(() => this.ping(), this.limits.pingMs / PING_SLOTS);
-    beat.unref();
-    ping.unref();
-    this.timers.push(beat, ping);
+    const sequencer = new Sequencer(
+      (events) => this.broadcast(events),
+      (after, before) => this.deps.events.after(after, this.limits.replayMaxEvents, { below: before }),
+      this.limits.reorderHoldMs,
+    );
+    const off = this.deps.bus.subscribe((events) => sequencer.push(events));
+    this.unsubscribe = () => {
+      off();
+      sequencer.close();
+    };
+    this.deps.events.lastSeq().then(
+      (seq) => sequencer.start(seq),
+      () => sequencer.start(0),
+    );
+    const beat = setInterval(() => this.liveness.heartbeat(this.hub, this.deps.clock.now()), 1000);
+    const ping = setInterval(() => this.liveness.ping(this.hub), this.limits.pingMs / PING_SLOTS);
+    const keys = setInterval(() => void this.checkKeys(), this.limits.keyCheckMs);
+    for (const t of [beat, ping, keys]) {
+      t.unref();
+      this.timers.push(t);
+    }
   }
 
   get connections(): number {
-    return this.subscribers.size;
+    return this.hub.size;
   }
 
   async close(): Promise<void> {
     this.unsubscribe();
     for (const t of this.timers) clearInterval(t);
-    // What was queued before the shutdown still goes out, ahead of the close frame.
-    const now = this.deps.clock.now();
-    for (const sub of this.dirty.splice(0)) this.writeOrDrop(sub, now);
-    for (const s of this.subscribers) s.socket.close(1001, 'server shutting down');
-    this.subscribers.clear();
+    this.writer.flushAll();
+    for (const c of [...this.hub]) {
+      c.socket.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
+      this.hub.remove(c);
+    }
     this.wss.close();
   }
 
-  private refuse(socket: Duplex, e: SvcError): void {
-    const body = json(errorBody(e, `req_${randomBase62(20)}`));
-    socket.end(
-      `HTTP/1.1 ${e.status} ${e.type}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-
   private async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
-    let principal: Principal;
+    let hs: Handshake;
     let filter: StreamFilter;
-    let since: number | null;
     try {
-      const header = req.headers.authorization;
-      const bearer = header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? header) : undefined;
-      principal = await this.deps.auth.authenticate(bearer ?? url.searchParams.get('access_token') ?? undefined);
-      requireProduct(principal, 'live');
-      for (const name of url.searchParams.keys()) {
-        if (!QUERY_PARAMS.has(name)) throw invalid('unknown_parameter', `Unknown parameter '${name}'.`, name);
-      }
+      hs = await readHandshake(req, url, {
+        auth: this.deps.auth,
+        limiter: this.deps.limiter,
+        leagueSport: this.deps.leagueSport,
+        maxSubscriptionsPerSocket: this.limits.maxSubscriptionsPerSocket,
+      });
       filter = {
+        everything: true,
         sports: new Set(),
         leagues: new Set(),
         games: new Set(),
-        tier: null,
-        scopeSports: principal.sports,
-        scopeLeagues: principal.leagues,
+        tier: hs.tier,
+        scopeSports: hs.principal.sports,
+        scopeLeagues: hs.principal.leagues,
       };
-      await this.addToFilter(principal, filter, {
-        sports: csv(url.searchParams.get('sport')),
-        leagues: csv(url.searchParams.get('league')),
-        games: csv(url.searchParams.get('game')),
-      });
-      const tier = url.searchParams.get('tier');
-      if (tier !== null) {
-        if (tier !== 'provisional' && tier !== 'confirmed') throw invalid('invalid_parameter', "'tier' must be provisional or confirmed.", 'tier');
-        filter.tier = tier;
-      }
-      const sinceRaw = url.searchParams.get('since');
-      since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
-      if (sinceRaw !== null && since === null) throw invalid('invalid_parameter', "'since' must be an event id (evt_…).", 'since');
+      // No await between this and the upgrade's end: the key's share is held from here.
+      this.hub.admit(hs.principal.keyId, filter, hs.requested);
     } catch (err) {
-      this.refuse(socket, err instanceof SvcError ? err : toSvcError(err instanceof Error ? err : new Error(String(err))));
+      refuse(socket, asSvcError(err));
       return;
     }
+    const { principal, since } = hs;
 
     const token = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    // ws calls back only for a completed handshake; one it refuses (bad version, key, method) or a
+    // peer gone meanwhile just ends the socket. The slot then goes back with the socket, not never.
+    let upgraded = false;
+    const giveBack = () => {
+      if (upgraded) return;
+      this.hub.release(principal.keyId, filter);
+      if (token) void this.deps.counter.release(principal.keyId, token);
+    };
+    if (socket.destroyed) {
+      giveBack();
+      return;
+    }
+    socket.once('close', giveBack);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      upgraded = true;
+      socket.off('close', giveBack);
       if (!token) {
-        ws.close(4029, 'connection limit of the plan reached');
+        this.hub.release(principal.keyId, filter);
+        ws.close(CLOSE.connectionLimit.code, CLOSE.connectionLimit.reason);
         return;
       }
-      const sub: Subscriber = {
-        socket: ws,
-        raw: socket,
-        outbox: [],
-        principal,
-        filter,
-        pending: since === null ? null : [],
-        lastSentAt: this.deps.clock.now(),
-        alive: true,
-        pingSlot: this.nextPingSlot++ % PING_SLOTS,
-        release: () => void this.deps.counter.release(principal.keyId, token),
+      const c = new Connection(ws, socket, principal, filter, this.liveness.slot(), this.writer, since, this.deps.clock.now());
+      this.hub.add(c);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        void this.deps.counter.release(principal.keyId, token);
       };
-      this.subscribers.add(sub);
+      this.tokens.set(c, release);
       ws.on('pong', () => {
-        sub.alive = true;
+        c.alive = true;
       });
-      ws.on('message', (data, isBinary) => void this.onMessage(sub, isBinary ? '' : data.toString()));
-      ws.on('close', () => this.drop(sub));
-      ws.on('error', () => this.drop(sub));
-      void this.start(sub, since);
+      ws.on('message', (data, isBinary) => c.receive(isBinary ? '' : data.toString(), (text) => this.onMessage(c, text)));
+      ws.on('close', () => this.drop(c));
+      ws.on('error', () => this.drop(c));
+      void this.start(c, since);
     });
   }
 
-  private drop(sub: Subscriber): void {
-    if (this.subscribers.delete(sub)) sub.release();
+  private drop(c: Connection): void {
+    if (this.hub.remove(c)) this.tokens.get(c)?.();
   }
 
-  private async start(sub: Subscriber, since: number | null): Promise<void> {
+  private async start(c: Connection, since: number | null): Promise<void> {
+    const describe = (f: StreamFilter) => ({ sports: [...f.sports], leagues: [...f.leagues], games: [...f.games], tier: f.tier });
     if (since === null) {
-      this.sendControl(sub, { type: 'subscribed', recovered: false, ...this.describe(sub.filter) });
+      c.goLive({ type: 'subscribed', recovered: false, ...describe(c.filter) }, []);
       return;
     }
-    // Live events queue in sub.pending while the replay is read and sent; then the queue
-    // drains, skipping anything the replay already covered, so nothing is lost or doubled.
+    // Live events queue in the connection while the replay is read and sent (Connection.goLive).
     let recovered = false;
     let replay: StoredEvent[] = [];
     const anchor = since === 0 ? null : await this.deps.events.get(`evt_${since}`).catch(() => undefined);
     const inWindow = since === 0 || (anchor !== undefined && anchor !== null && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs);
     if (inWindow) {
-      const f = sub.filter;
-      replay = await this.deps.events.after(since, this.limits.replayMaxEvents + 1, {
-        sports: f.scopeSports,
-        leagues: f.scopeLeagues,
-        tier: f.tier,
-      });
-      replay = replay.filter((e) => matches(f, e));
+      try {
+        replay = await readReplay(this.deps, c.principal, c.filter, since, this.limits.replayMaxEvents);
+      } catch (err) {
+        // Over the key's rate limit mid-replay: nothing of it is sent; resume after Retry-After.
+        const e = asSvcError(err);
+        const retryAfter = Number(e.headers['Retry-After']);
+        c.control({ type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
+        this.writer.flushNow(c);
+        const close = e.code === 'rate_limited' ? CLOSE.rateLimited : CLOSE.replayFailed;
+        c.socket.close(close.code, close.reason);
+        this.drop(c);
+        return;
+      }
       recovered = replay.length <= this.limits.replayMaxEvents;
     }
-    this.sendControl(sub, { type: 'subscribed', recovered, ...this.describe(sub.filter) });
-    if (recovered) for (const e of replay) this.deliver(sub, e);
-    // Appends commit in sequence order, so anything queued at or below the replay's last seq
-    // was already part of the replay.
-    const covered = recovered && replay.length > 0 ? replay[replay.length - 1].seq : since;
-    const queued = sub.pending ?? [];
-    sub.pending = null;
-    for (const e of queued) if (e.seq > covered) this.deliver(sub, e);
-  }
-
-  private describe(f: StreamFilter) {
-    return { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games], tier: f.tier };
+    c.goLive({ type: 'subscribed', recovered, ...describe(c.filter) }, recovered ? replay : []);
   }
 
   private broadcast(events: StoredEvent[]): void {
-    for (const e of events) {
-      for (const sub of this.subscribers) {
-        if (!matches(sub.filter, e)) continue;
-        if (sub.pending) sub.pending.push(e);
-        else this.deliver(sub, e);
-      }
-    }
-  }
-
-  private deliver(sub: Subscriber, e: StoredEvent): void {
-    this.send(sub, eventFrame(e));
-  }
-
-  private send(sub: Subscriber, bytes: Buffer): void {
-    if (sub.outbox.length === 0) this.dirty.push(sub);
-    sub.outbox.push(bytes);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    // Idle: flush as soon as the code that queued this returns, so a lone event is on the wire
-    // before its HTTP request finishes. Busy (the last flush ended less than its own duration
-    // ago, so writing costs more than the gaps between events): wait for the next turn, so the
-    // frames of every request handled meanwhile leave in one write per socket.
-    const sinceLast = performance.now() - this.lastFlushEnd;
-    if (sinceLast < Math.max(BUSY_WITHIN_MS, this.lastFlushMs)) setImmediate(() => this.flush());
-    else queueMicrotask(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushStart ??= performance.now();
-    const slice = this.dirty.splice(0, FLUSH_SLICE);
-    const now = this.deps.clock.now();
-    for (const sub of slice) this.writeOrDrop(sub, now);
-    if (this.dirty.length > 0) setImmediate(() => this.flush());
-    else {
-      this.flushScheduled = false;
-      this.lastFlushEnd = performance.now();
-      this.lastFlushMs = this.lastFlushEnd - (this.flushStart ?? this.lastFlushEnd);
-      this.flushStart = null;
-    }
+    for (const e of events) this.hub.forEachMatch(e, (c) => c.offer(e));
   }
 
   /**
-   * One broken socket must not cost the others their frames, nor the process: a flush runs
-   * outside any caller that could catch. Its client reconnects and resumes with `since`.
+   * A key is resolved once at the upgrade, so a revocation must reach the sockets it opened: every
+   * keyCheckMs the keys of all open sockets are re-read in one query, straight from the store (not
+   * through the authenticator's cache), on every node. Sockets of a key that is gone or revoked
+   * are closed with 4401, and the node's cached principal is dropped with them.
    */
-  private writeOrDrop(sub: Subscriber, now: number): void {
+  private async checkKeys(): Promise<void> {
+    if (this.checkingKeys || this.hub.size === 0) return;
+    this.checkingKeys = true;
     try {
-      this.write(sub, now);
-    } catch {
-      sub.socket.terminate();
-      this.drop(sub);
-    }
-  }
-
-  private write(sub: Subscriber, now: number): void {
-    const frames = sub.outbox;
-    sub.outbox = [];
-    if (sub.socket.readyState !== sub.socket.OPEN) return;
-    if (sub.socket.bufferedAmount > this.limits.maxBufferedBytes) {
-      // Resumable: the client reconnects with since=<last id it saw>.
-      sub.socket.close(4008, 'slow_consumer');
-      this.drop(sub);
-      return;
-    }
-    if (frames.length === 1) sub.raw.write(frames[0]);
-    else {
-      sub.raw.cork();
-      for (const frame of frames) sub.raw.write(frame);
-      sub.raw.uncork();
-    }
-    sub.lastSentAt = now;
-  }
-
-  private sendControl(sub: Subscriber, frame: ControlFrame): void {
-    this.send(sub, textFrame(Buffer.from(json(frame))));
-  }
-
-  private heartbeat(): void {
-    const now = this.deps.clock.now();
-    for (const sub of this.subscribers) {
-      if (sub.pending === null && sub.outbox.length === 0 && now - sub.lastSentAt >= this.limits.heartbeatMs) this.send(sub, this.heartbeatFrame);
-    }
-  }
-
-  private ping(): void {
-    const slot = this.pingTick++ % PING_SLOTS;
-    for (const sub of this.subscribers) {
-      if (sub.pingSlot !== slot) continue;
-      if (!sub.alive) {
-        sub.socket.terminate();
-        this.drop(sub);
-        continue;
+      const ids = [...new Set([...this.hub].map((c) => c.principal.keyId))];
+      const active = await this.deps.activeKeys(ids);
+      const revoked = new Set(ids.filter((id) => !active.has(id)));
+      if (revoked.size === 0) return;
+      for (const id of revoked) this.deps.auth.forgetKey(id);
+      for (const c of [...this.hub]) {
+        if (!revoked.has(c.principal.keyId)) continue;
+        c.socket.close(CLOSE.keyRevoked.code, CLOSE.keyRevoked.reason);
+        this.drop(c);
       }
-      sub.alive = false;
-      sub.socket.ping();
+    } catch {
+      // The store is unreachable: keep the sockets, the next round checks again.
+    } finally {
+      this.checkingKeys = false;
     }
   }
 
-  private async onMessage(sub: Subscriber, text: string): Promise<void> {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      this.sendControl(sub, { type: 'error', code: 'invalid_json', message: 'Messages are JSON objects with an "op".' });
+  private async onMessage(c: Connection, text: string): Promise<void> {
+    const msg = parseClientMessage(text);
+    if (isErrorFrame(msg)) {
+      c.control(msg);
       return;
     }
-    if (typeof msg !== 'object' || msg === null || !('op' in msg)) {
-      this.sendControl(sub, { type: 'error', code: 'invalid_message', message: 'Messages are JSON objects with an "op".' });
-      return;
-    }
-    const op = msg.op;
-    if (op === 'ping') {
-      this.sendControl(sub, { type: 'pong' });
-      return;
-    }
-    if (op !== 'subscribe' && op !== 'unsubscribe') {
-      this.sendControl(sub, { type: 'error', code: 'unknown_op', message: `Unknown op '${String(op)}'; use subscribe, unsubscribe or ping.` });
-      return;
-    }
-    const lists = {
-      sports: 'sports' in msg ? msg.sports : undefined,
-      leagues: 'leagues' in msg ? msg.leagues : undefined,
-      games: 'games' in msg ? msg.games : undefined,
-    };
-    const strings = (v: unknown): string[] | null =>
-      v === undefined ? [] : Array.isArray(v) && v.every((x): x is string => typeof x === 'string') ? v : null;
-    const sports = strings(lists.sports);
-    const leagues = strings(lists.leagues);
-    const games = strings(lists.games);
-    if (!sports || !leagues || !games) {
-      this.sendControl(sub, { type: 'error', code: 'invalid_message', message: 'sports, leagues and games are arrays of strings.' });
+    if (msg.op === 'ping') {
+      c.control({ type: 'pong' });
       return;
     }
     try {
-      if (op === 'subscribe') await this.addToFilter(sub.principal, sub.filter, { sports, leagues, games });
-      else {
-        for (const s of sports) sub.filter.sports.delete(s);
-        for (const l of leagues) sub.filter.leagues.delete(l);
-        for (const g of games) sub.filter.games.delete(g);
-      }
-      this.sendControl(sub, { type: 'subscribed', recovered: false, ...this.describe(sub.filter) });
+      const listed: Subscriptions = { sports: msg.sports, leagues: msg.leagues, games: msg.games };
+      let changed: Subscriptions;
+      if (msg.op === 'subscribe') {
+        const valid = await validateSubscriptions(c.principal, listed, this.deps.leagueSport, this.limits.maxSubscriptionsPerSocket);
+        if (!this.hub.has(c)) return;
+        changed = this.hub.admit(c.principal.keyId, c.filter, valid, c);
+      } else changed = this.hub.withdraw(c, listed);
+      // Only what this message changed: echoing the whole set made every message cost its size.
+      c.control({ type: 'subscribed', recovered: false, op: msg.op, ...changed, tier: c.filter.tier });
     } catch (err) {
-      const e = err instanceof SvcError ? err : toSvcError(err instanceof Error ? err : new Error(String(err)));
-      this.sendControl(sub, { type: 'error', code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}) });
+      c.control(errorFrame(asSvcError(err)));
     }
-  }
-
-  /** Validates requested sports/leagues/games against the known values and the key's scope. */
-  private async addToFilter(p: Principal, f: StreamFilter, add: { sports: string[]; leagues: string[]; games: string[] }): Promise<void> {
-    for (const s of add.sports) {
-      if (!SPORTS.some((x) => x === s)) throw invalid('invalid_parameter', `Unknown sport '${s}'.`, 'sport');
-      requireScope(p, s, undefined, 'sport');
-    }
-    for (const l of add.leagues) {
-      const sport = await this.deps.leagueSport(l);
-      if (sport === undefined) throw invalid('invalid_parameter', `Unknown league '${l}'.`, 'league');
-      requireScope(p, sport, l, 'league');
-    }
-    for (const g of add.games) {
-      const game = parseGameId(g);
-      if (!game) throw invalid('invalid_parameter', `'${g}' is not a game id (<sport>_<n>).`, 'game');
-      requireScope(p, game.sport, undefined, 'game');
-    }
-    for (const s of add.sports) f.sports.add(s);
-    for (const l of add.leagues) f.leagues.add(l);
-    for (const g of add.games) f.games.add(g);
   }
 }
