@@ -21,6 +21,8 @@ import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
 import { StreamGateway } from './stream/gateway.js';
 import { statusRoutes } from './routes/status/index.js';
+import { healthRoutes } from './routes/health/index.js';
+import { metricsRoutes } from './routes/metrics/index.js';
 import { SvcError } from './domain/errors.js';
 import type { App, RoutePlugin } from './routes/types.js';
 import { createServices, type AppDeps, type Services } from './services.js';
@@ -53,6 +55,9 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: requestIds(),
     requestIdHeader: false,
+    // While draining, requests on open connections still reach their routes (the listener is
+    // closed, so there are no new connections): /readyz answers 503 `draining` in the documented body.
+    return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -95,9 +100,10 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
 
   registerAuth(app, services.auth, services.limiter);
   registerResponseCache(app, services.cache);
+  metricsRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ ok: true }));
+  healthRoutes(app, services);
 
   for (const route of ROUTES) route(app, services);
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
@@ -114,9 +120,10 @@ export async function buildApp(deps: AppDeps, opts: { logger?: FastifyServerOpti
     limits: deps.streamLimits,
   });
   gateway.attach(app.server);
-  app.addHook('onClose', async () => {
-    await gateway.close();
-    await services.connections.close();
-  });
+  services.metrics.readFrom({ streamConnections: () => gateway.connections });
+  // Streams close before the server does: the server's close waits for every socket, and an
+  // upgraded one ends only when its stream does.
+  app.addHook('preClose', async () => gateway.close());
+  app.addHook('onClose', async () => services.connections.close());
   return { app, services, gateway };
 }

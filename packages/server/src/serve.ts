@@ -8,13 +8,22 @@ import { RedisBus } from './bus/redis-bus.js';
 import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
+import { startKey, type StartKey } from './demo-key.js';
+import { DELIVERY_GRACE_MS, exitOnSignals } from './drain.js';
+
+/** What `svc serve` prints for people, on stderr: stdout carries the JSON log lines only. */
+function keyLines(k: StartKey, env: Config['env']): string {
+  if (k.kind === 'bootstrap') return '  API key:               SVC_BOOTSTRAP_KEY (all products)';
+  if (k.kind === 'none') return `  API key:               none created in ${env}; make one with \`svc keys create\``;
+  return `  API key:               ${k.key}\n                         (sandbox demo key, ${k.created ? 'created now and kept' : 'kept'} in ${k.file})`;
+}
 
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
 export async function serve(config: Config): Promise<void> {
   const clock = systemClock;
   const db = await openDb({ ...config, backgroundCheckpoint: true });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const print = (line: string) => process.stderr.write(`${line}\n`);
 
   await runImport(db, clock, (l) => print(`svc: ${l}`));
   const bus = redis ? new RedisBus(redis, redis.duplicate()) : undefined;
@@ -22,23 +31,23 @@ export async function serve(config: Config): Promise<void> {
     { config, db, clock, redis, bus },
     { logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.query.access_token'] } },
   );
-  if (config.bootstrapKey) await services.keys.ensureBootstrap(config.bootstrapKey, new Date(clock.now()));
-  const demo = config.bootstrapKey
-    ? config.bootstrapKey
-    : (await services.keys.create({ name: 'demo (npm start)', plan: 'pro', products: ['live', 'archive', 'report', 'source'] }, new Date(clock.now()))).key;
+  const key = await startKey(config, services.keys, new Date(clock.now()));
 
   await app.listen({ port: config.port, host: config.host });
   const stopWorker = startBackground(config.role, services, app.log);
-  const base = `http://${config.host}:${config.port}`;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const base = localBaseUrl(config.host, port);
+  const shown = key.kind === 'demo' ? key.key : '$SVC_API_KEY';
   print(`
 svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
-  API key (shown once):  ${demo}
+${keyLines(key, config.env)}
   docs:                  ${base}/docs
   status page:           ${base}/status
 
-  curl -H "Authorization: Bearer ${demo}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
-  curl -H "Authorization: Bearer ${demo}" "${base}/v1/games?date=today"
-  wscat -H "Authorization: Bearer ${demo}" -c "ws://${config.host}:${config.port}/v1/stream"
+  curl -H "Authorization: Bearer ${shown}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
+  curl -H "Authorization: Bearer ${shown}" "${base}/v1/games?date=today"
+  npm run svc -- tail --sport soccer,basketball
 `);
 
   // The live simulator feeds today's games through this node's own HTTP API. In a split cluster
@@ -46,8 +55,6 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
   // keep several simulators from replaying the same game.
   let sim: Simulator | null = null;
   if (config.simulator && config.role !== 'api') {
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
     try {
       sim = await startSimulator({ baseUrl: localBaseUrl(config.host, port), db, config, clock, log: (l) => app.log.info({ simulator: true }, l) });
       const live = sim.games().filter((g) => g.state === 'running').map((g) => `${g.gameId} ${g.home} v ${g.away}`);
@@ -57,15 +64,14 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
     }
   }
 
-  const stop = async () => {
+  // SIGTERM drains (docs/operations.md): not ready, streams closed with 1001, no new connections,
+  // in-flight requests answered and deliveries finished or released, then exit.
+  exitOnSignals(async () => {
+    services.lifecycle.startDraining(clock.now());
     await sim?.stop();
-    await stopWorker();
-    await app.close();
+    await Promise.all([app.close(), stopWorker(DELIVERY_GRACE_MS)]);
     await bus?.close();
     await db.close();
     redis?.disconnect();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  }, app.log);
 }

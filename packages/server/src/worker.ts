@@ -7,9 +7,10 @@ import type { Services } from './services.js';
  * agreement re-checks): consensus state lives in the process that took the reports, so a node
  * that ingests must also time them out — with ticks only on worker nodes, candidates opened on
  * api nodes were never retracted. Webhook deliveries run on worker (and all-in-one) nodes only.
- * Returns a stop function that resolves once in-flight deliveries have finished.
+ * Returns a stop function that resolves once in-flight deliveries have finished, or, given a
+ * grace period, once they finished or were released for another worker.
  */
-export function startBackground(role: Config['role'], s: Services, log: FastifyBaseLogger, tickMs = 1000): () => Promise<void> {
+export function startBackground(role: Config['role'], s: Services, log: FastifyBaseLogger, tickMs = 1000): (graceMs?: number) => Promise<void> {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -24,8 +25,8 @@ export function startBackground(role: Config['role'], s: Services, log: FastifyB
   timer.unref();
   const delivers = role !== 'api';
   if (delivers) s.webhooks.dispatcher.start(log);
-  return async () => {
+  return async (graceMs) => {
     clearInterval(timer);
-    if (delivers) await s.webhooks.dispatcher.stop();
+    if (delivers) await s.webhooks.dispatcher.stop(graceMs);
   };
 }

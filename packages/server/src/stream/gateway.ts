@@ -101,6 +101,8 @@ export class StreamGateway {
   private flushStart: number | null = null;
   private nextPingSlot = 0;
   private pingTick = 0;
+  /** Set by close(): upgrades still arriving are refused, or closed as soon as they open. */
+  private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
@@ -111,6 +113,10 @@ export class StreamGateway {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.pathname !== '/v1/stream') {
         socket.destroy();
+        return;
+      }
+      if (this.closing) {
+        this.refuse(socket, new SvcError('unavailable', 'draining', 'This node is shutting down; connect again to reach another node.'));
         return;
       }
       void this.handleUpgrade(req, socket, head, url);
@@ -127,14 +133,28 @@ export class StreamGateway {
     return this.subscribers.size;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes every stream with 1001 (clients resume on another node with `since`) and resolves once
+   * their sockets are gone: the HTTP server's close waits for them. A client that has not
+   * answered the close frame within `graceMs` is cut off.
+   */
+  async close(graceMs = 2_000): Promise<void> {
+    this.closing = true;
     this.unsubscribe();
     for (const t of this.timers) clearInterval(t);
     // What was queued before the shutdown still goes out, ahead of the close frame.
     const now = this.deps.clock.now();
     for (const sub of this.dirty.splice(0)) this.writeOrDrop(sub, now);
-    for (const s of this.subscribers) s.socket.close(1001, 'server shutting down');
-    this.subscribers.clear();
+    const subs = [...this.subscribers];
+    const gone = subs.map((s) => new Promise<void>((resolve) => (s.socket.readyState === s.socket.CLOSED ? resolve() : s.socket.once('close', () => resolve()))));
+    for (const s of subs) s.socket.close(1001, 'server shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(gone), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const s of subs) {
+      s.socket.terminate();
+      this.drop(s);
+    }
     this.wss.close();
   }
 
@@ -187,6 +207,11 @@ export class StreamGateway {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (!token) {
         ws.close(4029, 'connection limit of the plan reached');
+        return;
+      }
+      if (this.closing) {
+        void this.deps.counter.release(principal.keyId, token);
+        ws.close(1001, 'server shutting down');
         return;
       }
       const sub: Subscriber = {
