@@ -147,7 +147,7 @@ export class WebhookDispatcher {
       : await settled;
     clearTimeout(timer);
     if (!finished) await this.releaseUnrecorded();
-    await this.sender.close();
+    await this.sender.close(!finished);
   }
 
   private async releaseUnrecorded(): Promise<void> {
