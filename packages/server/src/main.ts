@@ -47,6 +47,10 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
     return 0;
   }
   if (cmd === 'help') {
+    if (wantsHelp(rest)) {
+      stdout.write(`${USAGE.help}\n`);
+      return 0;
+    }
     const topic = rest[0];
     if (topic !== undefined && !(topic in USAGE)) return usageError(stderr, 'svc help', new UsageError(`unknown command '${topic}'`), 'svc --help');
     stdout.write(`${topic === undefined ? HELP : USAGE[topic]}\n`);

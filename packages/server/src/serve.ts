@@ -9,7 +9,13 @@ import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
 import { startKey, type StartKey } from './demo-key.js';
-import { DELIVERY_GRACE_MS, exitOnSignals } from './drain.js';
+import { DELIVERY_GRACE_MS, exitOnSignals, type DrainLog } from './drain.js';
+
+/** Log lines before the app's logger exists, in the same JSON shape. */
+const startLog: DrainLog = {
+  info: (obj, msg) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), ...obj, msg })}\n`),
+  error: (obj, msg) => process.stdout.write(`${JSON.stringify({ level: 50, time: Date.now(), ...obj, msg })}\n`),
+};
 
 /** What `svc serve` prints for people, on stderr: stdout carries the JSON log lines only. */
 function keyLines(k: StartKey, env: Config['env']): string {
@@ -21,6 +27,10 @@ function keyLines(k: StartKey, env: Config['env']): string {
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
 export async function serve(config: Config): Promise<void> {
   const clock = systemClock;
+  // Signals are handled from the first moment: a SIGTERM during the start exits cleanly too.
+  let drain: (() => Promise<void>) | null = null;
+  let log: DrainLog = startLog;
+  exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
   const db = await openDb({ ...config, backgroundCheckpoint: true });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const print = (line: string) => process.stderr.write(`${line}\n`);
@@ -35,6 +45,18 @@ export async function serve(config: Config): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   const stopWorker = startBackground(config.role, services, app.log);
+  let sim: Simulator | null = null;
+  // SIGTERM drains (docs/operations.md): not ready, streams closed with 1001, no new connections,
+  // in-flight requests answered and deliveries finished or released, then exit.
+  log = app.log;
+  drain = async () => {
+    services.lifecycle.startDraining(clock.now());
+    await sim?.stop();
+    await Promise.all([app.close(), stopWorker(DELIVERY_GRACE_MS)]);
+    await bus?.close();
+    await db.close();
+    redis?.disconnect();
+  };
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const base = localBaseUrl(config.host, port);
@@ -53,7 +75,6 @@ ${keyLines(key, config.env)}
   // The live simulator feeds today's games through this node's own HTTP API. In a split cluster
   // it runs beside the worker duties, not on the scaled-out api nodes; claims in the database
   // keep several simulators from replaying the same game.
-  let sim: Simulator | null = null;
   if (config.simulator && config.role !== 'api') {
     try {
       sim = await startSimulator({ baseUrl: localBaseUrl(config.host, port), db, config, clock, log: (l) => app.log.info({ simulator: true }, l) });
@@ -64,14 +85,4 @@ ${keyLines(key, config.env)}
     }
   }
 
-  // SIGTERM drains (docs/operations.md): not ready, streams closed with 1001, no new connections,
-  // in-flight requests answered and deliveries finished or released, then exit.
-  exitOnSignals(async () => {
-    services.lifecycle.startDraining(clock.now());
-    await sim?.stop();
-    await Promise.all([app.close(), stopWorker(DELIVERY_GRACE_MS)]);
-    await bus?.close();
-    await db.close();
-    redis?.disconnect();
-  }, app.log);
 }

@@ -95,7 +95,7 @@ describe('drain: webhook attempts in flight', () => {
       const key = await t.key();
       const games = (await t.app.inject({ url: '/v1/games?date=today&sport=soccer&limit=1', headers: auth(key) })).json().data;
       const game = games[0];
-      const team = String(game.competitors[0].entity_id).split(':').pop();
+      const team = String(game.competitors[0].entity_id).split(':').pop() ?? '';
       const hook = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth(key), payload: { url: `${rx.url}/hang`, tier: 'confirmed' } });
       expect(hook.statusCode, hook.body).toBe(201);
       const competition = (await t.app.inject({ url: `/v1/competitions/${game.competition_id}`, headers: auth(key) })).json().data;
