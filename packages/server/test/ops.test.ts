@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -232,6 +234,40 @@ describe('operations endpoints', () => {
       } finally {
         await other.close();
       }
+    });
+
+    it('the Grafana dashboard in docs/ queries only metrics the service exposes', async () => {
+      const text = await (await fetch(`${base}/metrics`, { headers: auth(admin) })).text();
+      const exposed = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+      const dashboard = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/grafana-dashboard.json'), 'utf8'));
+      const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr));
+      const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:svc|process|nodejs)_\w+)/g)].map((m) => m[1].replace(/_(bucket|count|sum)$/, ''))));
+      expect(used.size).toBeGreaterThanOrEqual(8);
+      for (const m of used) expect(exposed, m).toContain(m);
+      for (const name of ['svc_http_request_duration_seconds', 'svc_stream_connections', 'svc_events_total', 'svc_webhook_deliveries_total', 'svc_webhook_pending', 'svc_confirmation_latency_seconds']) {
+        expect(used).toContain(name);
+      }
+    });
+  });
+
+  describe("the README's tour", () => {
+    it('every curl line answers 200 with the demo key, and the events example has goals', async () => {
+      const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+      const tour = readme.slice(readme.indexOf('## A short tour'), readme.indexOf('Lists return'));
+      const urls = [...tour.matchAll(/curl -H "Authorization: Bearer \$KEY" "?(http:\/\/127\.0\.0\.1:8080[^"\s]+)"?/g)].map((m) => m[1]);
+      expect(urls.length).toBeGreaterThanOrEqual(6);
+      // The demo key's grants (packages/server/src/demo-key.ts).
+      const demo = await t.key({ products: ['live', 'archive', 'report', 'source'], plan: 'pro' });
+      for (const url of urls) {
+        const res = await fetch(url.replace('http://127.0.0.1:8080', base), { headers: auth(demo) });
+        expect(res.status, url).toBe(200);
+        const body = await res.json();
+        if (url.includes('/events')) {
+          expect(body.data.filter((e: { event_type: string }) => /goal/.test(e.event_type)).length, url).toBeGreaterThan(0);
+        }
+      }
+      expect(tour).toContain('npm run svc -- tail');
+      expect(tour).not.toContain('wscat');
     });
   });
 });
