@@ -193,3 +193,50 @@ describe('svc serve: the start key (real processes)', () => {
     }
   });
 });
+
+describe('svc tail (real processes)', () => {
+  it('prints live events with the demo key of the data dir, and exits 0 on SIGINT', async () => {
+    const dir = seededDataDir();
+    const server = startSvc(['serve'], { SVC_DATA_DIR: dir });
+    try {
+      const port = await server.port();
+      const key = (await server.line('stderr', /API key:\s+(svc_test_[A-Za-z0-9]+)/))[1];
+      const tail = startSvc(['tail', '--sport', 'soccer', '--json', '--url', `http://127.0.0.1:${port}`], { SVC_DATA_DIR: dir });
+      await tail.line('stderr', /svc tail: subscribed to sports soccer/);
+      const games = (await (await fetch(`http://127.0.0.1:${port}/v1/games?date=today&sport=soccer&limit=1`, { headers: auth(key) })).json()).data;
+      const team = String(games[0].competitors[0].entity_id).split(':').pop();
+      const res = await fetch(`http://127.0.0.1:${port}/v1/reports`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/json' },
+        body: JSON.stringify({ game_id: games[0].id, team, points: 1 }),
+      });
+      expect(res.status).toBe(202);
+      const eventId = (await res.json()).data[0].event_id;
+      const line = await tail.line('stdout', /^\{.*\}$/);
+      expect(JSON.parse(line[0])).toMatchObject({ id: eventId, type: 'score', tier: 'provisional', game_id: games[0].id, team, points: 1 });
+      tail.kill('SIGINT');
+      expect(await tail.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('says in one line, exit 1, when there is no service or the key is refused', async () => {
+    const dir = seededDataDir();
+    const none = await runSvc(['tail', '--url', 'http://127.0.0.1:9', '--key', 'svc_test_0000000000000000000000000000'], { SVC_DATA_DIR: dir });
+    expect(none.code).toBe(1);
+    expect(none.stderr.trim()).toMatch(/^svc tail: refused by http:\/\/127\.0\.0\.1:9: no svc service at/);
+    const server = startSvc(['serve'], { SVC_DATA_DIR: dir });
+    try {
+      const port = await server.port();
+      const bad = await runSvc(['tail', '--url', `http://127.0.0.1:${port}`, '--key', 'svc_test_0000000000000000000000000000'], { SVC_DATA_DIR: dir });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/HTTP 401: The API key is not valid or has been revoked/);
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});

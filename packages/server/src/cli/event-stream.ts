@@ -89,7 +89,10 @@ export function openEventStream(opts: EventStreamOptions): EventStream {
       } else if (frame.type === 'subscribed') opts.onNotice?.({ kind: 'subscribed', frame });
       else if (frame.type === 'error') opts.onNotice?.({ kind: 'error', frame });
     });
+    let refused = false;
     socket.on('unexpected-response', (_req, res) => {
+      // The answer's body says why; the close that follows must not read as "unreachable".
+      refused = true;
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => {
@@ -102,12 +105,12 @@ export function openEventStream(opts: EventStreamOptions): EventStream {
         }
         failure = new StreamRefusedError(message, res.statusCode ?? null);
         notify();
+        socket.terminate();
       });
-      socket.terminate();
     });
     socket.on('error', () => undefined);
     socket.on('close', (code, reason) => {
-      if (closed || failure) return;
+      if (closed || failure || refused) return;
       if (!everOpened) {
         failure = new StreamRefusedError(`no svc service at ${opts.baseUrl} (start one with \`npm start\` or pass --url)`, null);
         notify();
