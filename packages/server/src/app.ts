@@ -30,6 +30,8 @@ import { exportRoutes } from './routes/export/index.js';
 import { StreamGateway } from './stream/gateway.js';
 import { statusRoutes } from './routes/status/index.js';
 import { webRoutes } from './routes/web/index.js';
+import { healthRoutes } from './routes/health/index.js';
+import { metricsRoutes } from './routes/metrics/index.js';
 import { SvcError } from './domain/errors.js';
 import type { App, RoutePlugin } from './routes/types.js';
 import { createServices, type AppDeps, type Services } from './services.js';
@@ -77,6 +79,9 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     },
     clientErrorHandler: clientErrorHandler(nextRequestId),
     requestIdHeader: false,
+    // While draining, requests on open connections still reach their routes (the listener is
+    // closed, so there are no new connections): /readyz answers 503 `draining` in the documented body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 
@@ -127,11 +132,12 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   registerAuth(app, services.auth, services.limiter);
   registerIdempotency(app, services.idempotency, services.clock);
   registerResponseCache(app, services.cache);
+  metricsRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   const asyncApi = asyncApiDocument();
   app.get('/v1/asyncapi.json', { config: { public: true }, schema: { hide: true } }, async () => asyncApi);
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ ok: true }));
+  healthRoutes(app, services);
 
   for (const route of ROUTES) route(app, services);
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
@@ -150,6 +156,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     limits: deps.streamLimits,
   });
   gateway.attach(app.server);
+  services.metrics.readFrom({ streamConnections: () => gateway.connections });
   // preClose, not onClose: the HTTP server's close waits for every socket, upgraded ones included,
   // so the stream clients must be told to go (1001) before it, or shutdown waits for them.
   app.addHook('preClose', async () => {

@@ -1,92 +1,133 @@
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { keysCommand, UsageError } from './cli/keys.js';
+import { ConfigError, keyPrefix, loadConfig, type Config } from './config.js';
+import { isKeysSubcommand, keysCommand, KEYS_USAGE } from './cli/keys.js';
 import { systemClock } from './domain/clock.js';
 import { openDb } from './store/db.js';
 import { KeyRepo } from './store/keys.js';
-import { keyPrefix } from './config.js';
 import { serve } from './serve.js';
 import { runImport } from './cli/import.js';
-import { simulateCommand, SimulateUsageError } from './sim/cli.js';
-import { exportCommand } from './cli/export.js';
+import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from './sim/cli.js';
+import { exportCommand, EXPORT_USAGE } from './cli/export.js';
+import { parseTailArgs, tailCommand, TAIL_USAGE } from './cli/tail.js';
+import { parseOptions, UsageError, wantsHelp } from './cli/usage.js';
 
 const HELP = `svc — sports scoring data service
-usage: svc <command>
-  serve                  run the service (REST, stream, webhooks, simulator)
-  import                 import the archive (idempotent)
+usage: svc <command> [options]      (svc <command> --help for its options)
+  serve                    run the service (REST, stream, webhooks, simulator)
+  import                   import the archive (idempotent)
   keys create|list|revoke  manage API keys
-  simulate               run the live simulator against a running service
-  export                 write an NDJSON export to a file`;
+  tail                     print live events from the stream
+  simulate                 run the live simulator against a running service
+  export                   write an NDJSON export to a file
+  help [command]           this text, or a command's
+Configuration comes from SVC_* environment variables (README, docs/operations.md).`;
 
-async function main(argv: string[]): Promise<number> {
+const USAGE: Record<string, string> = {
+  serve: `usage: svc serve
+Runs the service in one process: REST API, WebSocket stream, webhook deliveries, consensus and
+the live simulator, configured by SVC_* environment variables (README). The sandbox creates a
+demo key on the first start of a data dir and prints it again on later ones; production creates
+none. SIGTERM drains and exits within 10 s; a second SIGTERM exits at once.`,
+  import: `usage: svc import
+Imports the archive into the configured database (SVC_DATA_DIR or SVC_DATABASE_URL); a second run
+changes nothing.`,
+  keys: KEYS_USAGE.keys,
+  tail: TAIL_USAGE,
+  simulate: SIMULATE_USAGE,
+  export: EXPORT_USAGE,
+  help: 'usage: svc help [command]',
+};
+
+type Out = { write(s: string): unknown };
+
+/** Runs one command line; every outcome is an exit code, a usage error is one line and 2. */
+async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === '--help' || cmd === '-h') {
+    stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (cmd === 'help') {
+    if (wantsHelp(rest)) {
+      stdout.write(`${USAGE.help}\n`);
+      return 0;
+    }
+    const topic = rest[0];
+    if (topic !== undefined && !(topic in USAGE)) return usageError(stderr, 'svc help', new UsageError(`unknown command '${topic}'`), 'svc --help');
+    stdout.write(`${topic === undefined ? HELP : USAGE[topic]}\n`);
+    return 0;
+  }
+  if (!(cmd in USAGE)) return usageError(stderr, 'svc', new UsageError(`unknown command '${cmd}'`), 'svc --help');
+  const [sub] = rest;
+  if (wantsHelp(rest)) {
+    stdout.write(`${cmd === 'keys' && isKeysSubcommand(sub) ? KEYS_USAGE[sub] : USAGE[cmd]}\n`);
+    return 0;
+  }
+  const name = cmd === 'keys' && isKeysSubcommand(sub) ? `svc keys ${sub}` : `svc ${cmd}`;
+  const hint = `${name} --help`;
   let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (e) {
     if (e instanceof ConfigError) {
-      process.stderr.write(`svc: invalid configuration: ${e.message}\n`);
+      stderr.write(`svc: invalid configuration: ${e.message}\n`);
       return 2;
     }
     throw e;
   }
-  switch (cmd) {
-    case 'serve':
-      await serve(config);
-      return -1;
-    case 'import': {
-      const db = await openDb(config);
-      try {
-        await runImport(db, systemClock, (l) => process.stdout.write(`${l}\n`));
-      } finally {
-        await db.close();
-      }
-      return 0;
-    }
-    case 'keys': {
-      const db = await openDb(config);
-      try {
-        const out = await keysCommand(rest, new KeyRepo(db, config.env, keyPrefix(config.env)), new Date());
-        process.stdout.write(`${out}\n`);
+  try {
+    switch (cmd) {
+      case 'serve':
+        parseOptions(rest, {});
+        await serve(config);
+        return -1;
+      case 'import': {
+        parseOptions(rest, {});
+        const db = await openDb(config);
+        try {
+          await runImport(db, systemClock, (l) => stdout.write(`${l}\n`));
+        } finally {
+          await db.close();
+        }
         return 0;
-      } catch (e) {
-        if (e instanceof UsageError) {
-          process.stderr.write(`svc keys: ${e.message}\n`);
-          return 2;
-        }
-        throw e;
-      } finally {
-        await db.close();
       }
+      case 'keys': {
+        if (!isKeysSubcommand(sub)) throw new UsageError(sub === undefined ? 'which subcommand? create, list or revoke' : `unknown subcommand '${sub}' (create, list or revoke)`);
+        const db = await openDb(config);
+        try {
+          stdout.write(`${await keysCommand(rest, new KeyRepo(db, config.env, keyPrefix(config.env)), new Date())}\n`);
+          return 0;
+        } finally {
+          await db.close();
+        }
+      }
+      case 'tail':
+        return await tailCommand(parseTailArgs(rest, config, process.env), stdout, stderr);
+      case 'simulate':
+        return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`));
+      case 'export':
+        return await exportCommand(rest, config);
+      default:
+        throw new UsageError(`unknown command '${cmd}'`);
     }
-    case 'simulate':
-      try {
-        return await simulateCommand(rest, config, (l) => process.stdout.write(`${l}\n`));
-      } catch (e) {
-        if (e instanceof SimulateUsageError) {
-          process.stderr.write(`svc simulate: ${e.message}\n`);
-          return 2;
-        }
-        throw e;
-      }
-    case 'export':
-      return exportCommand(rest, config);
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(`${HELP}\n`);
-      return 0;
-    default:
-      process.stderr.write(`svc: unknown command '${cmd}'\n${HELP}\n`);
-      return 2;
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof SimulateUsageError) return usageError(stderr, name, e, hint);
+    throw e;
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
-  (err: unknown) => {
-    process.stderr.write(`svc: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+function usageError(stderr: Out, name: string, e: Error, hint: string): number {
+  stderr.write(`${name}: ${e.message} (see ${hint})\n`);
+  return 2;
+}
+
+/** Anything else that goes wrong: one line, no stack (SVC_DEBUG=1 shows it), exit 1. */
+function failed(err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  const stack = process.env.SVC_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  process.stderr.write(`svc: ${message.split('\n')[0]}${stack}\n`);
+  process.exit(1);
+}
+
+main(process.argv.slice(2), process.stdout, process.stderr).then((code) => {
+  if (code >= 0) process.exit(code);
+}, failed);

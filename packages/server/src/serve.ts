@@ -8,13 +8,32 @@ import { RedisBus } from './bus/redis-bus.js';
 import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
+import { startKey, type StartKey } from './demo-key.js';
+import { DELIVERY_GRACE_MS, exitOnSignals, type DrainLog } from './drain.js';
+
+/** Log lines before the app's logger exists, in the same JSON shape. */
+const startLog: DrainLog = {
+  info: (obj, msg) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), ...obj, msg })}\n`),
+  error: (obj, msg) => process.stdout.write(`${JSON.stringify({ level: 50, time: Date.now(), ...obj, msg })}\n`),
+};
+
+/** What `svc serve` prints for people, on stderr: stdout carries the JSON log lines only. */
+function keyLines(k: StartKey, env: Config['env']): string {
+  if (k.kind === 'bootstrap') return '  API key:               SVC_BOOTSTRAP_KEY (all products)';
+  if (k.kind === 'none') return `  API key:               none created in ${env}; make one with \`svc keys create\``;
+  return `  API key:               ${k.key}\n                         (sandbox demo key, ${k.created ? 'created now and kept' : 'kept'} in ${k.file})`;
+}
 
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
 export async function serve(config: Config): Promise<void> {
   const clock = systemClock;
+  // Signals are handled from the first moment: a SIGTERM during the start exits cleanly too.
+  let drain: (() => Promise<void>) | null = null;
+  let log: DrainLog = startLog;
+  exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
   const db = await openDb({ ...config, backgroundCheckpoint: true });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const print = (line: string) => process.stderr.write(`${line}\n`);
 
   await runImport(db, clock, (l) => print(`svc: ${l}`));
   const bus = redis ? new RedisBus(redis, redis.duplicate()) : undefined;
@@ -22,34 +41,42 @@ export async function serve(config: Config): Promise<void> {
     { config, db, clock, redis, bus },
     { log: { level: config.logLevel } },
   );
-  if (config.bootstrapKey) await services.keys.ensureBootstrap(config.bootstrapKey, new Date(clock.now()));
-  // The operator's own key is never echoed: the banner names the variable that holds it.
-  const demo = config.bootstrapKey
-    ? '$SVC_BOOTSTRAP_KEY'
-    : (await services.keys.create({ name: 'demo (npm start)', plan: 'pro', products: ['live', 'archive', 'report', 'source'] }, new Date(clock.now()))).key;
+  const key = await startKey(config, services.keys, new Date(clock.now()));
 
   await app.listen({ port: config.port, host: config.host });
   const stopWorker = startBackground(config.role, services, app.log);
-  const base = `http://${config.host}:${config.port}`;
+  let sim: Simulator | null = null;
+  // SIGTERM drains (docs/operations.md): not ready, streams closed with 1001, no new connections,
+  // in-flight requests answered and deliveries finished or released, then exit.
+  log = app.log;
+  drain = async () => {
+    services.lifecycle.startDraining(clock.now());
+    await sim?.stop();
+    await Promise.all([app.close(), stopWorker(DELIVERY_GRACE_MS)]);
+    await bus?.close();
+    await db.close();
+    redis?.disconnect();
+  };
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const base = localBaseUrl(config.host, port);
+  const shown = key.kind === 'demo' ? key.key : '$SVC_API_KEY';
   print(`
 svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
-  API key${config.bootstrapKey ? ':                ' : ' (shown once):  '}${demo}
+${keyLines(key, config.env)}
   docs:                  ${base}/docs
   dashboard:             ${base}/dashboard
   status page:           ${base}/status
 
-  curl -H "Authorization: Bearer ${demo}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
-  curl -H "Authorization: Bearer ${demo}" "${base}/v1/games?date=today"
-  wscat -H "Authorization: Bearer ${demo}" -c "ws://${config.host}:${config.port}/v1/stream"
+  curl -H "Authorization: Bearer ${shown}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
+  curl -H "Authorization: Bearer ${shown}" "${base}/v1/games?date=today"
+  npm run svc -- tail --sport soccer,basketball
 `);
 
   // The live simulator feeds today's games through this node's own HTTP API. In a split cluster
   // it runs beside the worker duties, not on the scaled-out api nodes; claims in the database
   // keep several simulators from replaying the same game.
-  let sim: Simulator | null = null;
   if (config.simulator && config.role !== 'api') {
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
     try {
       sim = await startSimulator({ baseUrl: localBaseUrl(config.host, port), db, config, clock, log: (l) => app.log.info({ simulator: true }, l) });
       const live = sim.games().filter((g) => g.state === 'running').map((g) => `${g.gameId} ${g.home} v ${g.away}`);
@@ -59,15 +86,4 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
     }
   }
 
-  const stop = async () => {
-    await sim?.stop();
-    await stopWorker();
-    await app.close();
-    await bus?.close();
-    await db.close();
-    redis?.disconnect();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
 }

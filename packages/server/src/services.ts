@@ -20,6 +20,9 @@ import { LocalBus, type EventBus } from './bus/bus.js';
 import { createLive, type Live } from './live/index.js';
 import type { STREAM_LIMITS } from './stream/gateway.js';
 import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter } from './stream/connection-counter.js';
+import { Lifecycle } from './lifecycle.js';
+import { Metrics } from './metrics/index.js';
+import { countPending } from './webhooks/queue.js';
 
 /** Knows which leagues exist and their sport; reloads when asked about one it has not seen. */
 export class LeagueDirectory {
@@ -79,6 +82,8 @@ export interface Services {
   live: Live;
   webhooks: Webhooks;
   connections: ConnectionCounter;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
   today(): string;
   /** The key's scope narrowed by explicit sport/league filters (403 outside the scope, 400 for unknown leagues). */
   scope(p: Principal, sport?: string, league?: string): Promise<ScopeFilter>;
@@ -93,7 +98,12 @@ export function createServices(deps: AppDeps): Services {
   const events = new EventLog(db);
   const bus = deps.bus ?? new LocalBus();
   const cache = new ResponseCache(clock);
-  events.afterAppend(() => cache.invalidate());
+  const metrics = new Metrics();
+  events.afterAppend((stored) => {
+    cache.invalidate();
+    metrics.observeEvents(stored);
+  });
+  metrics.readFrom({ webhookPending: () => countPending(db) });
   const health = new FeedHealth(clock);
   bus.subscribe((batch) => health.observe(batch));
   return {
@@ -103,7 +113,9 @@ export function createServices(deps: AppDeps): Services {
     bus,
     cache,
     live: createLive(db, events, bus, clock, () => cache.invalidate()),
-    webhooks: createWebhooks({ db, config, clock, events }),
+    webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
+    metrics,
+    lifecycle: new Lifecycle(),
     connections: redis ? new RedisConnectionCounter(redis, clock) : new MemoryConnectionCounter(),
     config,
     clock,

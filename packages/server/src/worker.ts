@@ -10,9 +10,10 @@ import { startStatusSampler } from './status/sampler.js';
  * api nodes were never retracted. Webhook deliveries run on worker (and all-in-one) nodes only.
  * Every node also samples the status history each minute (the first node to record a minute
  * wins), so the history keeps going while any node is up.
- * Returns a stop function that resolves once in-flight deliveries have finished.
+ * Returns a stop function that resolves once in-flight deliveries have finished, or, given a
+ * grace period, once they finished or were released for another worker.
  */
-export function startBackground(role: Config['role'], s: Services, log: FastifyBaseLogger, tickMs = 1000): () => Promise<void> {
+export function startBackground(role: Config['role'], s: Services, log: FastifyBaseLogger, tickMs = 1000): (graceMs?: number) => Promise<void> {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -28,9 +29,9 @@ export function startBackground(role: Config['role'], s: Services, log: FastifyB
   const delivers = role !== 'api';
   if (delivers) s.webhooks.dispatcher.start(log);
   const stopSampler = startStatusSampler(s.status, log);
-  return async () => {
+  return async (graceMs) => {
     clearInterval(timer);
     await stopSampler();
-    if (delivers) await s.webhooks.dispatcher.stop();
+    if (delivers) await s.webhooks.dispatcher.stop(graceMs);
   };
 }

@@ -40,12 +40,12 @@ export function parseExportArgs(argv: string[], config: Pick<Config, 'host' | 'p
       continue;
     }
     const known = VALUE_FLAGS.find((f) => f === flag);
-    if (!known) throw new ExportUsageError(`unknown option '${flag}'\n${EXPORT_USAGE}`);
+    if (!known) throw new ExportUsageError(`unknown option '${flag}'`);
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new ExportUsageError(`${flag} needs a value\n${EXPORT_USAGE}`);
+    if (value === undefined) throw new ExportUsageError(`${flag} needs a value`);
     v[known] = value;
   }
-  if (!v['--league'] || !v['--season']) throw new ExportUsageError(`--league and --season are required\n${EXPORT_USAGE}`);
+  if (!v['--league'] || !v['--season']) throw new ExportUsageError('--league and --season are required');
   const entity = ENTITIES.find((e) => e === (v['--entity'] ?? 'events'));
   if (!entity) throw new ExportUsageError(`--entity must be one of ${ENTITIES.join(', ')}`);
   const key = v['--key'] ?? env.SVC_API_KEY;
@@ -117,7 +117,7 @@ export async function exportCommand(argv: string[], config: Pick<Config, 'host' 
     args = parseExportArgs(argv, config, env);
   } catch (e) {
     if (e instanceof ExportUsageError) {
-      stderr.write(`svc export: ${e.message}\n`);
+      stderr.write(`svc export: ${e.message} (see svc export --help)\n`);
       return 2;
     }
     throw e;

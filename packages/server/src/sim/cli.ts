@@ -4,7 +4,10 @@ import { IngestClient } from './client.js';
 import { startSimulator, type Simulator } from './index.js';
 import { DEFAULT_SPEED } from './plan.js';
 
-export const SIMULATE_USAGE = 'usage: svc simulate [--url http://127.0.0.1:8080] [--speed 10]';
+export const SIMULATE_USAGE = `usage: svc simulate [--url http://127.0.0.1:8080] [--speed 10]
+Runs the live simulator against a running service (same SVC_DATA_DIR / SVC_DATABASE_URL), until Ctrl-C.
+  --url     the service (default from SVC_HOST and SVC_PORT)
+  --speed   game clock multiplier, 1 to 100000 (default 10)`;
 
 export class SimulateUsageError extends Error {}
 
@@ -23,9 +26,9 @@ export function parseSimulateArgs(argv: string[], config: Config): SimulateArgs 
   const out: SimulateArgs = { url: localBaseUrl(config.host, config.port), speed: DEFAULT_SPEED };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
-    if (flag !== '--url' && flag !== '--speed') throw new SimulateUsageError(`unknown option '${flag}'\n${SIMULATE_USAGE}`);
+    if (flag !== '--url' && flag !== '--speed') throw new SimulateUsageError(`unknown option '${flag}'`);
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new SimulateUsageError(`${flag} needs a value\n${SIMULATE_USAGE}`);
+    if (value === undefined) throw new SimulateUsageError(`${flag} needs a value`);
     if (flag === '--url') {
       if (!/^https?:\/\/[^/]+\/?$/.test(value)) throw new SimulateUsageError(`--url must be a base URL like http://127.0.0.1:8080, got '${value}'`);
       out.url = value.replace(/\/$/, '');

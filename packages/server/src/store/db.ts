@@ -74,5 +74,12 @@ export async function migrate(db: Db): Promise<void> {
   }
 }
 
+/** Whether every migration this code knows has run (a node on an older schema is not ready). */
+export async function migrationsAtHead(db: Db): Promise<boolean> {
+  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.engine) });
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}
+
 export const toJson = (v: unknown): string => JSON.stringify(v);
 export const bool = (n: number): boolean => n === 1;

@@ -27,11 +27,11 @@ export type OutboxHook = (trx: Transaction<Database>, events: StoredEvent[]) => 
  */
 export class EventLog {
   private hooks: OutboxHook[] = [];
-  private committed: (() => void)[] = [];
+  private committed: ((stored: readonly StoredEvent[]) => void)[] = [];
   constructor(private readonly db: Db) {}
 
   /** Runs after an append committed (caches that must not outlive the old state). */
-  afterAppend(listener: () => void): void {
+  afterAppend(listener: (stored: readonly StoredEvent[]) => void): void {
     this.committed.push(listener);
   }
 
@@ -54,7 +54,7 @@ export class EventLog {
       for (const hook of this.hooks) await hook(trx, stored);
       return stored;
     });
-    for (const listener of this.committed) listener();
+    for (const listener of this.committed) listener(stored);
     return stored;
   }
 

@@ -12,6 +12,7 @@ import type { StreamFilter } from './filter.js';
 import { readHandshake, refuse, type Handshake } from './handshake.js';
 import { Hub } from './hub.js';
 import { STREAM_LIMITS, type StreamLimits } from './limits.js';
+import { SvcError } from '../domain/errors.js';
 import { asSvcError, CLOSE, errorFrame, isErrorFrame, parseClientMessage, validateSubscriptions, type Subscriptions } from './protocol.js';
 import { readReplay } from './replay.js';
 import { Sequencer } from './sequencer.js';
@@ -54,6 +55,8 @@ export class StreamGateway {
   private readonly timers: NodeJS.Timeout[] = [];
   private unsubscribe: () => void = () => undefined;
   private checkingKeys = false;
+  /** Set by close(): upgrades still arriving are refused, or closed as soon as they open. */
+  private closing = false;
   /** Gives each connection's slot back to the connection counter when it goes. */
   private readonly tokens = new WeakMap<Connection, () => void>();
 
@@ -70,6 +73,10 @@ export class StreamGateway {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.pathname !== '/v1/stream') {
         socket.destroy();
+        return;
+      }
+      if (this.closing) {
+        refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
         return;
       }
       void this.handleUpgrade(req, socket, head, url);
@@ -101,13 +108,26 @@ export class StreamGateway {
     return this.hub.size;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes every stream with 1001 (clients resume on another node with `since`) and resolves once
+   * their sockets are gone: the HTTP server's close waits for them. A client that has not
+   * answered the close frame within `graceMs` is cut off.
+   */
+  async close(graceMs = 2_000): Promise<void> {
+    this.closing = true;
     this.unsubscribe();
     for (const t of this.timers) clearInterval(t);
+    // What was queued before the shutdown still goes out, ahead of the close frame.
     this.writer.flushAll();
-    for (const c of [...this.hub]) {
-      c.socket.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
-      this.hub.remove(c);
+    const open = [...this.hub];
+    const gone = open.map((c) => new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))));
+    for (const c of open) c.socket.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(gone), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const c of open) {
+      c.socket.terminate();
+      this.drop(c);
     }
     this.wss.close();
   }
@@ -159,6 +179,12 @@ export class StreamGateway {
       if (!token) {
         this.hub.release(principal.keyId, filter);
         ws.close(CLOSE.connectionLimit.code, CLOSE.connectionLimit.reason);
+        return;
+      }
+      if (this.closing) {
+        this.hub.release(principal.keyId, filter);
+        void this.deps.counter.release(principal.keyId, token);
+        ws.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
         return;
       }
       const c = new Connection(ws, socket, principal, filter, this.liveness.slot(), this.writer, since, this.deps.clock.now());

@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   lookup?: Lookup;
   /** Where failures of the loop itself go (start() may also set it). */
   log?: DispatcherLog;
+  /** Told the outcome of every attempt (metrics). */
+  onOutcome?: (outcome: AttemptOutcome['verdict']['kind']) => void;
 }
 
 export interface DispatcherLog {
@@ -65,6 +67,9 @@ export class WebhookDispatcher {
   private readonly inflight = new Map<string, number>();
   private total = 0;
   private readonly active = new Set<Promise<void>>();
+  /** Claims whose attempt has not been recorded yet, by delivery id: what a hurried stop releases. */
+  private readonly unrecorded = new Map<string, ClaimedDelivery>();
+  private readonly onOutcome: DispatcherOptions['onOutcome'];
   private results: { outcome: AttemptOutcome; done: () => void }[] = [];
   private flushing = false;
   private fillTail: Promise<number> = Promise.resolve(0);
@@ -85,6 +90,7 @@ export class WebhookDispatcher {
     this.claimScan = opts.claimScan ?? 4;
     this.pollMs = opts.pollMs ?? 200;
     this.log = opts.log ?? null;
+    this.onOutcome = opts.onOutcome;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
     this.queue = new DeliveryQueue(deps.db);
     this.directory = new DeliveryDirectory(deps.db, deps.clock);
@@ -126,12 +132,41 @@ export class WebhookDispatcher {
     return this.timer !== null;
   }
 
-  /** Stops claiming and waits for the attempts in flight to be recorded. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits for the attempts in flight to be recorded. Attempts still running
+   * after `graceMs` are released: their rows are due again at once, with the attempt uncounted,
+   * so another worker sends them now rather than when the lease would have run out.
+   */
+  async stop(graceMs = Infinity): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.allSettled([...this.active]);
-    await this.sender.close();
+    const settled = Promise.allSettled([...this.active]).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const finished = Number.isFinite(graceMs)
+      ? await Promise.race([settled, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))])
+      : await settled;
+    clearTimeout(timer);
+    if (!finished) await this.releaseUnrecorded();
+    await this.sender.close(!finished);
+  }
+
+  private async releaseUnrecorded(): Promise<void> {
+    const jobs = [...this.unrecorded.values()];
+    this.unrecorded.clear();
+    try {
+      for (const job of jobs) {
+        await this.deps.db.kysely
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ attempts: eb('attempts', '-', 1), next_attempt_at: isoTime(this.deps.clock.now()), claim_token: null }))
+          .where('id', '=', job.id)
+          .where('claim_token', '=', job.claim_token)
+          .where('status', '=', 'pending')
+          .execute();
+      }
+    } catch (err) {
+      // The lease still runs out: the rows come back then.
+      this.log?.error({ err }, 'webhook dispatcher: releasing claims failed');
+    }
   }
 
   /** An endpoint changed through this process's API: read it again before its next attempt. */
@@ -232,9 +267,14 @@ export class WebhookDispatcher {
       throw err;
     }
     for (const job of jobs) {
+      this.unrecorded.set(job.id, job);
       const p = this.attempt(job, endpoints.get(job.endpoint_id), bodies.get(job.event_seq))
-        .then((outcome) => this.record(outcome))
-        .catch((err: unknown) => this.log?.error({ err, delivery: job.id }, 'webhook dispatcher: attempt failed'));
+        .then((outcome) => {
+          this.onOutcome?.(outcome.verdict.kind);
+          return this.record(outcome);
+        })
+        .catch((err: unknown) => this.log?.error({ err, delivery: job.id }, 'webhook dispatcher: attempt failed'))
+        .finally(() => this.unrecorded.delete(job.id));
       this.active.add(p);
       void p.finally(() => this.active.delete(p));
     }

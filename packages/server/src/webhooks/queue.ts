@@ -104,3 +104,13 @@ export class DeliveryQueue {
     return rows.map((r) => ({ ...r, claim_token: token }));
   }
 }
+
+/** Deliveries waiting for an attempt, whoever holds them (the svc_webhook_pending gauge). */
+export async function countPending(db: Db): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(PENDING)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

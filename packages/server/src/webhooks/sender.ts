@@ -142,9 +142,10 @@ export class WebhookSender {
     }
   }
 
-  async close(): Promise<void> {
+  /** Waits for requests in flight, or with `abort` ends them now (their claims were released). */
+  async close(abort = false): Promise<void> {
     const agents = [...this.agents.values()];
     this.agents.clear();
-    await Promise.all(agents.map((a) => a.agent.close()));
+    await Promise.all(agents.map((a) => (abort ? a.agent.destroy() : a.agent.close())));
   }
 }
