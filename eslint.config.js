@@ -43,5 +43,11 @@ export default tseslint.config(
     patterns: [{ group: ['**/http/**', '**/routes/**', '**/app.js'], message: 'store/ does not depend on the HTTP layer.' }],
   }),
   // Routes validate, call a feature or a repository, and map errors: no SQL, no drivers.
-  layer(['packages/server/src/routes/**/*.ts'], { paths: DRIVERS, patterns: [{ group: ['**/store/db.js'], message: 'Routes get repositories, not the database handle.' }] }),
+  layer(['packages/server/src/routes/**/*.ts'], {
+    paths: DRIVERS,
+    patterns: [
+      { group: ['**/store/db.js'], message: 'Routes get repositories, not the database handle.' },
+      { group: ['**/services.js'], message: 'A route plugin declares the parts it uses and app.ts hands them over (docs/architecture.md).' },
+    ],
+  }),
 );

@@ -2,14 +2,13 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { keyPrefix } from './config.js';
 import { isoDate, type Clock } from './domain/clock.js';
-import { invalid } from './domain/errors.js';
-import { scopeFor, type Principal, type ScopeFilter } from './domain/scopes.js';
 import { createAuthenticator, type Authenticator } from './http/auth.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
 import { IdempotencyRepo } from './store/idempotency.js';
 import { KeyRepo } from './store/keys.js';
+import { LeagueDirectory } from './store/league-directory.js';
 import { ReferenceRepo } from './store/reference.js';
 import { EventLog } from './store/events.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -23,32 +22,7 @@ import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter
 import { Lifecycle } from './lifecycle.js';
 import { Metrics } from './metrics/index.js';
 import { countPending } from './webhooks/queue.js';
-
-/** Knows which leagues exist and their sport; reloads when asked about one it has not seen. */
-export class LeagueDirectory {
-  private bySport = new Map<string, string>();
-  private loadedAt = 0;
-  constructor(
-    private readonly reference: ReferenceRepo,
-    private readonly clock: Clock,
-  ) {}
-
-  async sportOf(league: string): Promise<string | undefined> {
-    if (!this.bySport.has(league) && this.clock.now() - this.loadedAt > 1000) {
-      const rows = await this.reference.leagues();
-      this.bySport = new Map(rows.map((r) => [r.id, r.sport]));
-      this.loadedAt = this.clock.now();
-    }
-    return this.bySport.get(league);
-  }
-
-  /** 400 for a league that does not exist, else the league's sport. */
-  async require(league: string, param = 'league'): Promise<string> {
-    const sport = await this.sportOf(league);
-    if (sport === undefined) throw invalid('invalid_parameter', `Unknown league '${league}'; GET /v1/seasons lists them.`, param);
-    return sport;
-  }
-}
+import { createExports, type Exports } from './export/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -84,11 +58,12 @@ export interface Services {
   connections: ConnectionCounter;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  exports: Exports;
+  /** Today's date (UTC) by the service's clock: what "today's games" and "before today" mean. */
   today(): string;
-  /** The key's scope narrowed by explicit sport/league filters (403 outside the scope, 400 for unknown leagues). */
-  scope(p: Principal, sport?: string, league?: string): Promise<ScopeFilter>;
 }
 
+/** Wires the service's parts from its dependencies; no rules live here. */
 export function createServices(deps: AppDeps): Services {
   const { config, db, clock } = deps;
   const keys = new KeyRepo(db, config.env, keyPrefix(config.env));
@@ -128,13 +103,7 @@ export function createServices(deps: AppDeps): Services {
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
     limiter: redis ? new RedisRateLimiter(redis, clock) : new MemoryRateLimiter(clock),
     redis,
+    exports: createExports(db, config.dataDir),
     today: () => isoDate(clock.now()),
-    async scope(p, sport, league) {
-      const leagueSport = league !== undefined ? await leagues.require(league) : undefined;
-      if (sport !== undefined && leagueSport !== undefined && sport !== leagueSport) {
-        throw invalid('invalid_parameter', `League '${league}' is ${leagueSport}, not ${sport}.`, 'league');
-      }
-      return scopeFor(p, sport, league, leagueSport);
-    },
   };
 }

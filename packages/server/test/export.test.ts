@@ -5,7 +5,6 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLarge } from '../src/archive/large.js';
 import { parseExportArgs, runExport, ExportUsageError } from '../src/cli/export.js';
-import { exportStats } from '../src/export/stats.js';
 import { auth, engines, listen, tmpDir, testApp, type TestApp } from './helpers.js';
 import { expectError } from './contract.js';
 import { rawDataItems } from './raw-json.js';
@@ -234,7 +233,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
     }, 120_000);
 
     it('serves the second export of a whole closed season from the file the first one wrote, byte for byte', async () => {
-      const stats = exportStats(t.services);
+      const stats = t.services.exports.stats;
       const before = stats.rowsFetched;
       const first = await get('/v1/export?league=xbc&season=2023');
       expect(first.statusCode).toBe(200);
@@ -307,7 +306,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
         });
         req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
       });
-      const stats = exportStats(t.services);
+      const stats = t.services.exports.stats;
       for (let i = 0; i < 50 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 200));
       expect(cached('xbd')).toEqual([]);
@@ -363,7 +362,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
     }, 180_000);
 
     it('pauses while the client does not read (backpressure), then delivers everything', async () => {
-      const stats = exportStats(t.services);
+      const stats = t.services.exports.stats;
       const before = stats.rowsFetched;
       const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
         http.get(`${base}/v1/export?league=xbp&season=2024`, { headers: auth(key) }, resolve).on('error', reject);
@@ -404,7 +403,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
     }, 60_000);
 
     it('stops reading from the database when the client goes away', async () => {
-      const stats = exportStats(t.services);
+      const stats = t.services.exports.stats;
       const before = stats.rowsFetched;
       await new Promise<void>((resolve, reject) => {
         const req = http.get(`${base}/v1/export?league=xbp&season=2024&entity=plays`, { headers: auth(key) }, (res) => {

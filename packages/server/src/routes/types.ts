@@ -1,12 +1,31 @@
 import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Principal } from '../domain/scopes.js';
 import { SvcError } from '../domain/errors.js';
-import type { Services } from '../services.js';
+import type { CompetitionRepo } from '../store/competitions.js';
+import type { LeagueDirectory } from '../store/league-directory.js';
+import type { ReferenceRepo } from '../store/reference.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-export type RoutePlugin = (app: App, services: Services) => void;
+/**
+ * A resource's routes, as a Fastify plugin: app.ts registers it with `app.register(plugin,
+ * { prefix, ...deps })`, so it runs in its own encapsulated context and is handed only the parts
+ * it declares in `Deps`, never the whole composition root.
+ */
+export type RoutePlugin<Deps extends object = Record<never, never>> = FastifyPluginAsyncTypebox<Deps>;
+
+/** What the reference-data routes read. */
+export interface ReferenceDeps {
+  reference: ReferenceRepo;
+  leagues: LeagueDirectory;
+}
+
+/** What the competition and game routes read. */
+export interface CompetitionDeps extends ReferenceDeps {
+  competitions: CompetitionRepo;
+  today: () => string;
+}
 
 /** Authenticated routes always have a principal; this states it once instead of in every handler. */
 export function principal(request: { principal: Principal | null }): Principal {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ListOf, Play, PlayBatch, PlayInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
 import { IdParams, errorResponses } from '../common.js';
+import type { OfficialFeed } from '../../live/official.js';
 import { principal, type RoutePlugin } from '../types.js';
 
 const postPlays = {
@@ -12,13 +13,14 @@ const postPlays = {
   response: { 201: Type.Omit(ListOf(Play), ['next_cursor']), ...errorResponses },
 };
 
-export const postPlayRoutes: RoutePlugin = (app, s) => {
-  app.post('/v1/competitions/:id/plays', { schema: postPlays, attachValidation: true, config: { product: 'source' } }, async (request, reply) => {
+export const postPlayRoutes: RoutePlugin<{ official: OfficialFeed }> = async (app, { official }) => {
+  // Official feeds post at play speed: warnings only, like ingestion.
+  app.post('/competitions/:id/plays', { schema: postPlays, attachValidation: true, logLevel: 'warn', config: { product: 'source' } }, async (request, reply) => {
     if (request.validationError && request.validationError.validationContext !== 'body') throw request.validationError;
     const raw: unknown = request.body;
     const batched = typeof raw === 'object' && raw !== null && 'plays' in raw;
     const plays = batched ? checkBody(PlayBatch, raw).plays : [checkBody(PlayInput, raw)];
-    const data = await s.live.official.append(principal(request), request.params.id, plays, batched);
+    const data = await official.append(principal(request), request.params.id, plays, batched);
     return reply.code(201).send({ data });
   });
 };

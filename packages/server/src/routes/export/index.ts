@@ -1,16 +1,15 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { pipeline, type Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Competition, EVENT_SCHEMA, Event, Play } from '@svc/schema';
-import { ExportCache, type ExportCacheKey } from '../../export/cache.js';
+import type { ExportCacheKey } from '../../export/cache.js';
+import type { Exports } from '../../export/index.js';
 import { acceptsGzip } from '../../export/encoding.js';
 import { competitionSource, eventSource, playSource, type Serialize } from '../../export/sources.js';
-import { exportStats } from '../../export/stats.js';
 import { NdjsonStream, type PageSource } from '../../export/stream.js';
-import { ExportRepo } from '../../store/export.js';
-import type { Services } from '../../services.js';
-import { principal, type RoutePlugin } from '../types.js';
+import type { ExportRepo } from '../../store/export.js';
+import type { CompetitionRepo } from '../../store/competitions.js';
+import { principal, type CompetitionDeps, type RoutePlugin } from '../types.js';
 import { planExport, type ExportPlan } from './plan.js';
 import { exportSchema } from './schema.js';
 
@@ -19,10 +18,10 @@ export const EXPORT_PAGE_ROWS = 1000;
 
 const RECORD_SCHEMA = { events: Event, plays: Play, competitions: Competition } as const;
 
-function sourceFor(plan: ExportPlan, s: Services, repo: ExportRepo, excluded: ReadonlySet<string>, serialize: Serialize): PageSource {
+function sourceFor(plan: ExportPlan, competitions: CompetitionRepo, repo: ExportRepo, excluded: ReadonlySet<string>, serialize: Serialize): PageSource {
   if (plan.entity === 'events') return eventSource(repo, plan.slice, plan.afterSeq, excluded, serialize);
   if (plan.entity === 'plays') return playSource(repo, plan.slice, plan.afterPlay, serialize);
-  return competitionSource(s.competitions, plan.scope, plan.slice, plan.afterCompetition, serialize);
+  return competitionSource(competitions, plan.scope, plan.slice, plan.afterCompetition, serialize);
 }
 
 /**
@@ -35,13 +34,10 @@ async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo, excluded: Readonly
   return { league: sl.league, seasonIds: sl.seasonIds, entity: 'events', head: await repo.head(sl.seasonIds), schema: EVENT_SCHEMA };
 }
 
-export const exportRoutes: RoutePlugin = (app, s) => {
-  const repo = new ExportRepo(s.db);
-  app.addHook('onClose', async () => repo.close());
-  const stats = exportStats(s);
-  const cache = new ExportCache(path.join(s.config.dataDir, 'export-cache'));
-  app.get('/v1/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
-    const plan = await planExport(s, repo, principal(request), request.query);
+export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports }> = async (app, deps) => {
+  const { repo, cache, stats } = deps.exports;
+  app.get('/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
+    const plan = await planExport(deps, repo, principal(request), request.query);
     // Read once: it decides the cache and filters the events (plays and competitions apply
     // eligibility per competition as they go).
     const excluded = plan.entity === 'events' ? await repo.excluded(plan.slice) : new Set<string>();
@@ -54,7 +50,7 @@ export const exportRoutes: RoutePlugin = (app, s) => {
     } else {
       // The serializer Fastify compiled for this record schema, the one REST responses use.
       const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
-      const rows = new NdjsonStream(sourceFor(plan, s, repo, excluded, serialize), EXPORT_PAGE_ROWS, stats);
+      const rows = new NdjsonStream(sourceFor(plan, deps.competitions, repo, excluded, serialize), EXPORT_PAGE_ROWS, stats);
       body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
       if (key) reply.header('x-svc-export-cache', 'miss');
     }

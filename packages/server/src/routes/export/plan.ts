@@ -4,7 +4,7 @@ import { invalid } from '../../domain/errors.js';
 import { badAfter, checkRange, parseAfter, parseBound, type After, type Entity } from '../../export/params.js';
 import type { ExportRepo, ExportSlice } from '../../store/export.js';
 import type { PlayStart } from '../../export/sources.js';
-import type { Services } from '../../services.js';
+import type { CompetitionDeps } from '../types.js';
 import type { ExportQuery } from '@svc/schema';
 
 /** Everything an export needs, validated and resolved before the first byte is sent. */
@@ -24,7 +24,7 @@ export interface ExportPlan {
  * turns `season` and `after` into database positions. Runs before streaming starts, so every
  * refusal is an ordinary JSON error response.
  */
-export async function planExport(s: Services, repo: ExportRepo, p: Principal, q: Static<typeof ExportQuery>): Promise<ExportPlan> {
+export async function planExport(s: CompetitionDeps, repo: ExportRepo, p: Principal, q: Static<typeof ExportQuery>): Promise<ExportPlan> {
   const entity: Entity = q.entity ?? 'events';
   const from = q.from !== undefined ? parseBound(q.from, 'from') : undefined;
   const to = q.to !== undefined ? parseBound(q.to, 'to') : undefined;
@@ -32,7 +32,7 @@ export async function planExport(s: Services, repo: ExportRepo, p: Principal, q:
   const after = q.after !== undefined ? parseAfter(q.after, entity) : undefined;
 
   // 400 for an unknown league, 403 sport_not_in_scope outside the key's sports/leagues.
-  const scope = await s.scope(p, undefined, q.league);
+  const scope = await s.leagues.scope(p, undefined, q.league);
   const seasonIds = await s.reference.resolveSeasonIds(q.season, q.league);
   if (seasonIds.length === 0) {
     throw invalid('invalid_parameter', `League '${q.league}' has no season '${q.season}'; GET /v1/seasons?league=${q.league} lists them.`, 'season');

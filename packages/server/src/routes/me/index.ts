@@ -2,9 +2,9 @@ import { Me, One } from '@svc/schema';
 import { errorResponses } from '../common.js';
 import { principal, type RoutePlugin } from '../types.js';
 
-export const meRoutes: RoutePlugin = (app) => {
+export const meRoutes: RoutePlugin = async (app) => {
   app.get(
-    '/v1/me',
+    '/me',
     { schema: { tags: ['account'], summary: 'The calling key: plan, products, scope and limits', response: { 200: One(Me), ...errorResponses } } },
     async (request) => {
       const p = principal(request);

@@ -1,16 +1,18 @@
-import type { App } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Metrics } from '../../metrics/index.js';
+import type { App, RoutePlugin } from '../types.js';
 
 /**
- * Prometheus metrics (docs/operations.md), for keys with the `admin` product. Every request is
- * timed under its route pattern: a URL would give a series per id and exhaust Prometheus.
+ * Times every request under its route pattern (a URL would give a series per id and exhaust
+ * Prometheus). Registered on the root instance, not in a plugin: it must see every route.
  */
-export function metricsRoutes(app: App, s: Services): void {
+export function registerRequestMetrics(app: App, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
-    s.metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  app.get('/metrics', { config: { product: 'admin' }, schema: { hide: true } }, async (_request, reply) =>
-    reply.type(s.metrics.contentType).send(await s.metrics.text()),
-  );
 }
+
+/** Prometheus metrics (docs/operations.md), for keys with the `admin` product. */
+export const metricsRoutes: RoutePlugin<{ metrics: Metrics }> = async (app, { metrics }) => {
+  app.get('/metrics', { config: { product: 'admin' }, schema: { hide: true } }, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
+};

@@ -1,10 +1,10 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal, type ReferenceDeps, type RoutePlugin } from '../types.js';
 import { listSeasons } from './schema.js';
 
-export const seasonRoutes: RoutePlugin = (app, s) => {
-  app.get('/v1/seasons', { schema: listSeasons }, async (request) => {
+export const seasonRoutes: RoutePlugin<ReferenceDeps> = async (app, { reference, leagues }) => {
+  app.get('/seasons', { schema: listSeasons, config: { cache: true } }, async (request) => {
     const { league, sport, limit = 100, cursor } = request.query;
-    const scope = await s.scope(principal(request), sport, league);
-    return s.reference.listSeasons(scope, { limit, cursor });
+    const scope = await leagues.scope(principal(request), sport, league);
+    return reference.listSeasons(scope, { limit, cursor });
   });
 };

@@ -1,4 +1,5 @@
 import { loadAsset, securePage } from '../web/index.js';
+import type { StatusService } from '../../status/service.js';
 import type { RoutePlugin } from '../types.js';
 import { getStatus } from './schema.js';
 
@@ -15,13 +16,13 @@ function statusPage(template: string, data: unknown): string {
 }
 
 /** Public status: no key, no scope — it shows the service's health, never data. The page is web/status/. */
-export const statusRoutes: RoutePlugin = (app, s) => {
+export const statusRoutes: RoutePlugin<{ status: StatusService }> = async (app, { status }) => {
   const template = loadAsset('status/index.html').body.toString('utf8');
   if (!template.includes(PLACEHOLDER)) throw new Error(`web/status/index.html lacks ${PLACEHOLDER}`);
-  app.get('/v1/status', { config: { public: true }, schema: getStatus }, async () => ({ data: await s.status.report() }));
+  app.get('/v1/status', { config: { public: true }, schema: getStatus }, async () => ({ data: await status.report() }));
   app.get('/status', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
     securePage(reply, 'text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
-      .send(statusPage(template, { data: await s.status.report() })),
+      .send(statusPage(template, { data: await status.report() })),
   );
 };

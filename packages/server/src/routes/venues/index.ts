@@ -1,17 +1,17 @@
 import { notFound } from '../../domain/errors.js';
 import { inScope, requireScope } from '../../domain/scopes.js';
-import { principal, type RoutePlugin } from '../types.js';
+import { principal, type ReferenceDeps, type RoutePlugin } from '../types.js';
 import { getVenue, listVenues } from './schema.js';
 
-export const venueRoutes: RoutePlugin = (app, s) => {
-  app.get('/v1/venues', { schema: listVenues }, async (request) => {
+export const venueRoutes: RoutePlugin<ReferenceDeps> = async (app, { reference, leagues }) => {
+  app.get('/venues', { schema: listVenues, config: { cache: true } }, async (request) => {
     const { sport, league, limit = 100, cursor } = request.query;
-    const scope = await s.scope(principal(request), sport, league);
-    return s.reference.listVenues(scope, { limit, cursor });
+    const scope = await leagues.scope(principal(request), sport, league);
+    return reference.listVenues(scope, { limit, cursor });
   });
 
-  app.get('/v1/venues/:id', { schema: getVenue }, async (request) => {
-    const found = await s.reference.venue(request.params.id);
+  app.get('/venues/:id', { schema: getVenue, config: { cache: true } }, async (request) => {
+    const found = await reference.venue(request.params.id);
     if (!found) throw notFound('venue', request.params.id, 'id');
     const p = principal(request);
     // A venue is visible when it hosts at least one competition the key may see.

@@ -66,7 +66,7 @@ export function securePage(reply: FastifyReply, type: string): FastifyReply {
 }
 
 /** The dashboard and the assets of both pages: public files (the data comes from the API, with the user's key). */
-export const webRoutes: RoutePlugin = (app) => {
+export const webRoutes: RoutePlugin = async (app) => {
   for (const [url, file] of Object.entries(PAGES)) {
     const asset = loadAsset(file);
     app.get(url, { config: { public: true }, schema: { hide: true } }, async (request, reply) => {

@@ -1,9 +1,10 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { listDeliveries } from './schema.js';
 
-export const listDeliveriesRoute: RoutePlugin = (app, s) => {
-  app.get('/v1/webhooks/:id/deliveries', { schema: listDeliveries, config: { product: 'live' } }, async (request) => {
+export const listDeliveriesRoute: WebhookRoute = (app, { manage }) => {
+  app.get('/:id/deliveries', { schema: listDeliveries, config: { product: 'live' } }, async (request) => {
     const { limit = 100, cursor, status } = request.query;
-    return s.webhooks.manage.deliveries(principal(request), request.params.id, status, { limit, cursor });
+    return manage.deliveries(principal(request), request.params.id, status, { limit, cursor });
   });
 };

@@ -1,8 +1,9 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { getDelivery } from './schema.js';
 
-export const getDeliveryRoute: RoutePlugin = (app, s) => {
-  app.get('/v1/webhooks/:id/deliveries/:delivery_id', { schema: getDelivery, config: { product: 'live' } }, async (request) => ({
-    data: await s.webhooks.manage.delivery(principal(request), request.params.id, request.params.delivery_id),
+export const getDeliveryRoute: WebhookRoute = (app, { manage }) => {
+  app.get('/:id/deliveries/:delivery_id', { schema: getDelivery, config: { product: 'live' } }, async (request) => ({
+    data: await manage.delivery(principal(request), request.params.id, request.params.delivery_id),
   }));
 };

@@ -1,8 +1,9 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { enableWebhook } from './schema.js';
 
-export const enableWebhookRoute: RoutePlugin = (app, s) => {
-  app.post('/v1/webhooks/:id/enable', { schema: enableWebhook, config: { product: 'live' } }, async (request) => ({
-    data: await s.webhooks.manage.enable(principal(request), request.params.id),
+export const enableWebhookRoute: WebhookRoute = (app, { manage }) => {
+  app.post('/:id/enable', { schema: enableWebhook, config: { product: 'live' } }, async (request) => ({
+    data: await manage.enable(principal(request), request.params.id),
   }));
 };

@@ -1,8 +1,9 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { getWebhook } from './schema.js';
 
-export const getWebhookRoute: RoutePlugin = (app, s) => {
-  app.get('/v1/webhooks/:id', { schema: getWebhook, config: { product: 'live' } }, async (request) => ({
-    data: await s.webhooks.manage.get(principal(request), request.params.id),
+export const getWebhookRoute: WebhookRoute = (app, { manage }) => {
+  app.get('/:id', { schema: getWebhook, config: { product: 'live' } }, async (request) => ({
+    data: await manage.get(principal(request), request.params.id),
   }));
 };

@@ -1,4 +1,5 @@
 import type { RoutePlugin } from '../types.js';
+import type { WebhookRouteDeps } from './route.js';
 import { createWebhookRoute } from './create.js';
 import { deleteWebhookRoute } from './delete.js';
 import { listDeliveriesRoute } from './deliveries.js';
@@ -12,7 +13,7 @@ import { testWebhookRoute } from './test.js';
 import { updateWebhookRoute } from './update.js';
 
 /** /v1/webhooks: product `live`; a key sees and changes only its own endpoints. */
-export const webhookRoutes: RoutePlugin = (app, s) => {
+export const webhookRoutes: RoutePlugin<WebhookRouteDeps> = async (app, deps) => {
   for (const route of [
     createWebhookRoute,
     listWebhooksRoute,
@@ -26,6 +27,6 @@ export const webhookRoutes: RoutePlugin = (app, s) => {
     rotateSecretRoute,
     testWebhookRoute,
   ]) {
-    route(app, s);
+    route(app, deps);
   }
 };

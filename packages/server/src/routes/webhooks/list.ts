@@ -1,9 +1,10 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { listWebhooks } from './schema.js';
 
-export const listWebhooksRoute: RoutePlugin = (app, s) => {
-  app.get('/v1/webhooks', { schema: listWebhooks, config: { product: 'live' } }, async (request) => {
+export const listWebhooksRoute: WebhookRoute = (app, { manage }) => {
+  app.get('', { schema: listWebhooks, config: { product: 'live' } }, async (request) => {
     const { limit = 100, cursor } = request.query;
-    return s.webhooks.manage.list(principal(request), { limit, cursor });
+    return manage.list(principal(request), { limit, cursor });
   });
 };

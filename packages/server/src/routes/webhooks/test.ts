@@ -1,8 +1,9 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { testWebhook } from './schema.js';
 
-export const testWebhookRoute: RoutePlugin = (app, s) => {
-  app.post('/v1/webhooks/:id/test', { schema: testWebhook, config: { product: 'live' } }, async (request) => ({
-    data: await s.webhooks.manage.sendTest(principal(request), request.params.id),
+export const testWebhookRoute: WebhookRoute = (app, { manage }) => {
+  app.post('/:id/test', { schema: testWebhook, config: { product: 'live' } }, async (request) => ({
+    data: await manage.sendTest(principal(request), request.params.id),
   }));
 };

@@ -1,8 +1,9 @@
-import { principal, type RoutePlugin } from '../types.js';
+import { principal } from '../types.js';
+import type { WebhookRoute } from './route.js';
 import { patchWebhook } from './schema.js';
 
-export const updateWebhookRoute: RoutePlugin = (app, s) => {
-  app.patch('/v1/webhooks/:id', { schema: patchWebhook, config: { product: 'live' } }, async (request) => ({
-    data: await s.webhooks.manage.update(principal(request), request.params.id, request.body),
+export const updateWebhookRoute: WebhookRoute = (app, { manage }) => {
+  app.patch('/:id', { schema: patchWebhook, config: { product: 'live' } }, async (request) => ({
+    data: await manage.update(principal(request), request.params.id, request.body),
   }));
 };
