@@ -115,17 +115,4 @@ export class StatusHistory {
       .limit(limit)
       .execute();
   }
-
-  /** Attempts of every endpoint since `since`, and how many of them got no 2xx. */
-  async webhookAttempts(since: number): Promise<{ attempts: number; failures: number }> {
-    const r = await this.db.kysely
-      .selectFrom('webhook_attempts')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('attempts'),
-        eb.fn.sum<number>(sql<number>`case when status_code >= 200 and status_code < 300 then 0 else 1 end`).as('failures'),
-      ])
-      .where('at', '>=', isoTime(since))
-      .executeTakeFirst();
-    return { attempts: Number(r?.attempts ?? 0), failures: Number(r?.failures ?? 0) };
-  }
 }

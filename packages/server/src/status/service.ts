@@ -1,3 +1,5 @@
+import { CompetitionRepo } from '../store/competitions.js';
+import { attemptTally } from '../webhooks/queue.js';
 import type { Redis } from 'ioredis';
 import { isoDate, isoTime, type Clock } from '../domain/clock.js';
 import type { Db } from '../store/db.js';
@@ -73,28 +75,24 @@ export class StatusService {
   readonly requests: RequestTally;
   private lastSampled = -1;
   private lastPruned = -1;
+  private readonly competitions: CompetitionRepo;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; health: FeedHealth; redis: Redis | null },
   ) {
     this.history = new StatusHistory(deps.db);
+    this.competitions = new CompetitionRepo(deps.db);
     this.requests = new RequestTally(deps.clock);
   }
 
-  async liveGames(): Promise<Map<string, number>> {
-    const rows = await this.deps.db.kysely
-      .selectFrom('competitions')
-      .select(['sport', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', '=', 'live')
-      .groupBy('sport')
-      .execute();
-    return new Map(rows.map((r) => [r.sport, Number(r.n)]));
+  liveGames(): Promise<Map<string, number>> {
+    return this.competitions.liveCountBySport();
   }
 
   private async channels(now: number): Promise<{ list: StatusReport['channels']; webhooksFailing: boolean }> {
     const redisDown = this.deps.redis !== null && this.deps.redis.status !== 'ready';
     const rest = this.requests.window();
-    const hooks = await this.history.webhookAttempts(now - WEBHOOK_WINDOW_MS);
+    const hooks = await attemptTally(this.deps.db, now - WEBHOOK_WINDOW_MS);
     const failing = webhooksFailing(hooks.attempts, hooks.failures);
     const state = (degraded: boolean): ChannelStatus => (degraded ? 'degraded' : 'operational');
     return {

@@ -161,6 +161,17 @@ export class CompetitionRepo {
     return out;
   }
 
+  /** How many competitions are live now, by sport (sports with none are absent). */
+  async liveCountBySport(): Promise<Map<string, number>> {
+    const rows = await this.db.kysely
+      .selectFrom('competitions')
+      .select(['sport', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'live')
+      .groupBy('sport')
+      .execute();
+    return new Map(rows.map((r) => [r.sport, Number(r.n)]));
+  }
+
   async plays(competitionId: string, page: PageRequest): Promise<Page<Play>> {
     const after = numberKey(page.cursor);
     const rows = await this.db.kysely

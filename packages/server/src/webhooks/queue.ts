@@ -114,3 +114,16 @@ export async function countPending(db: Db): Promise<number> {
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** Attempts of every endpoint since `since` (epoch ms), and how many of them got no 2xx: the status page's webhooks channel. */
+export async function attemptTally(db: Db, since: number): Promise<{ attempts: number; failures: number }> {
+  const r = await db.kysely
+    .selectFrom('webhook_attempts')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('attempts'),
+      eb.fn.sum<number>(sql<number>`case when status_code >= 200 and status_code < 300 then 0 else 1 end`).as('failures'),
+    ])
+    .where('at', '>=', new Date(since).toISOString())
+    .executeTakeFirst();
+  return { attempts: Number(r?.attempts ?? 0), failures: Number(r?.failures ?? 0) };
+}
