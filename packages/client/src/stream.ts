@@ -1,5 +1,5 @@
 import { buildQuery, sleep } from './core.js';
-import { APIConnectionError, APIError, RateLimitError, SchemaMismatchError, errorFromStatus, parseRetryAfter } from './errors.js';
+import { APIConnectionError, APIError, AuthenticationError, RateLimitError, SchemaMismatchError, errorFromStatus, parseRetryAfter } from './errors.js';
 import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type SubscribedFrame, type WireEvent } from './schema.js';
 
 type ListParam = 'sport' | 'league' | 'game';
@@ -94,7 +94,8 @@ export function compareEventIds(a: string, b: string): number {
  * `GET /v1/stream` as an async iterable of events. Control frames are handled here; the link
  * is re-established with `since=<last id>` after a drop, a restart, a 4008 or 2 × heartbeat of
  * silence, and events at or before the last one yielded are skipped, so each arrives once and in
- * order. 401/403 refusals and 4029 end the iteration with a typed error instead of a retry loop.
+ * order. 401/403 refusals, 4029 and 4401 end the iteration with a typed error instead of a retry
+ * loop; 4429 resumes after the `retry_after` the server sent.
  */
 export class EventStream implements AsyncIterable<WireEvent> {
   readonly #host: StreamHost;
@@ -206,6 +207,8 @@ export class EventStream implements AsyncIterable<WireEvent> {
     let opened = false;
     // A refused upgrade is followed by a close of the half-made socket; the refusal decides.
     let wasRefused = false;
+    // A `rate_limited` error frame precedes a 4429 close and says how long to wait.
+    let retryAfterS: number | undefined;
     const handlers: LinkHandlers = {
       open: () => {
         opened = true;
@@ -221,6 +224,7 @@ export class EventStream implements AsyncIterable<WireEvent> {
         }
         if (!isRecord(frame)) return;
         if (typeof frame.type === 'string' && CONTROL_TYPES.has(frame.type) && frame.schema === undefined) {
+          if (frame.type === 'error' && frame.code === 'rate_limited' && typeof frame.retry_after === 'number') retryAfterS = frame.retry_after;
           if (frame.type === 'subscribed') {
             subscribed = true;
             this.#reconnects = 0;
@@ -253,6 +257,15 @@ export class EventStream implements AsyncIterable<WireEvent> {
         clearTimeout(this.#deadTimer);
         if (code === STREAM_CLOSE_CODES.connection_limit) {
           this.#fail(new RateLimitError(undefined, { type: 'rate_limit_error', message: reason || 'connection limit of the plan reached' }, undefined, {}));
+          return;
+        }
+        if (code === STREAM_CLOSE_CODES.key_revoked) {
+          // The key itself is gone: reconnecting with it could only be refused.
+          this.#fail(new AuthenticationError(401, { type: 'authentication_error', code: 'invalid_api_key', message: 'The API key was revoked while the stream was open.', request_id: '' }, undefined, {}));
+          return;
+        }
+        if (code === STREAM_CLOSE_CODES.rate_limited) {
+          this.#reconnect(subscribed, retryAfterS ?? 1);
           return;
         }
         if (!opened && !this.#usesWs) {

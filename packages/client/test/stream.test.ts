@@ -132,6 +132,44 @@ describe('stream against stub WebSocket servers', () => {
     expect(stub.urls).toHaveLength(1);
   });
 
+  it('4401 (key revoked while connected) ends the stream with AuthenticationError without reconnecting', async () => {
+    const stub = await stubWs((socket) => socket.close(4401, 'key_revoked'));
+    closers.push(stub.close);
+    const err = await drain(new Svc({ apiKey: 'svc_test_x', baseUrl: stub.baseUrl }).stream(), []);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(err).toMatchObject({ status: 401, code: 'invalid_api_key' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(stub.urls).toHaveLength(1);
+  });
+
+  it('4429 after a rate_limited error frame resumes after its retry_after, with since', async () => {
+    let n = 0;
+    const stub = await stubWs((socket) => {
+      n++;
+      if (n === 1) {
+        socket.send(JSON.stringify({ type: 'subscribed', recovered: false, sports: [], leagues: [], games: [], tier: null }));
+        socket.send(JSON.stringify(evt(1)));
+        socket.send(JSON.stringify({ type: 'error', code: 'rate_limited', message: 'slow down', retry_after: 1 }));
+        socket.close(4429, 'rate_limited');
+        return;
+      }
+      socket.send(JSON.stringify({ type: 'subscribed', recovered: true, sports: [], leagues: [], games: [], tier: null }));
+      socket.send(JSON.stringify(evt(2)));
+    });
+    closers.push(stub.close);
+    const stream = new Svc({ apiKey: 'svc_test_x', baseUrl: stub.baseUrl }).stream();
+    const out: WireEvent[] = [];
+    const started = Date.now();
+    const done = drain(stream, out);
+    await until(() => out.length >= 2, 10_000, 'two events');
+    const waited = Date.now() - started;
+    stream.close();
+    await done;
+    expect(out.map((e) => e.id)).toEqual([evt(1).id, evt(2).id]);
+    expect(stub.urls[1].searchParams.get('since')).toBe(evt(1).id);
+    expect(waited).toBeGreaterThanOrEqual(900);
+  });
+
   it('a 401 refusal of the upgrade is AuthenticationError after one attempt; a 503 is retried', async () => {
     let attempts = 0;
     const server = http.createServer();
