@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from typing import Any, Dict, List
 
 import httpx
@@ -189,6 +190,40 @@ def test_a_4008_close_resumes_with_since_and_skips_a_replayed_duplicate() -> Non
         assert query_of(stub.paths[0]) == {"sport": "soccer", "since": "evt_000000000000"}
         assert query_of(stub.paths[1]) == {"sport": "soccer", "since": "evt_000000000002"}
         assert stub.headers[0]["authorization"] == "Bearer svc_test_" + "a" * 32
+
+
+def test_a_4429_close_waits_for_the_error_frames_retry_after_then_resumes() -> None:
+    times: List[float] = []
+
+    async def conversation(ws: Any, path: str, n: int) -> None:
+        times.append(time.monotonic())
+        await ws.send(SUBSCRIBED)
+        if n == 0:
+            await ws.send(event(1))
+            await ws.send(json.dumps({"type": "error", "code": "rate_limited", "message": "slow down", "retry_after": 1}))
+            await ws.close(4429, "rate_limited")
+        else:
+            await ws.send(event(2))
+            await asyncio.sleep(5)
+
+    with WsStub(conversation) as stub, Svc(api_key="svc_test_" + "a" * 32, base_url=stub.base_url) as svc:
+        with svc.stream(sport="soccer") as stream:
+            got = [next(stream)["id"] for _ in range(2)]
+        assert got == ["evt_000000000001", "evt_000000000002"]
+        assert query_of(stub.paths[1])["since"] == "evt_000000000001"
+        assert times[1] - times[0] >= 0.9
+
+
+def test_a_4401_close_is_an_authentication_error_without_reconnecting() -> None:
+    async def conversation(ws: Any, path: str, n: int) -> None:
+        await ws.send(SUBSCRIBED)
+        await ws.close(4401, "key_revoked")
+
+    with WsStub(conversation) as stub, Svc(api_key="svc_test_" + "a" * 32, base_url=stub.base_url) as svc:
+        with svc.stream(sport="soccer") as stream:
+            with pytest.raises(AuthenticationError):
+                next(stream)
+        assert len(stub.paths) == 1
 
 
 def test_two_heartbeats_of_silence_is_a_dead_link() -> None:

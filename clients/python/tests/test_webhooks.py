@@ -140,6 +140,22 @@ def test_a_header_made_by_the_server_verifies_and_tampering_does_not(server: Svc
             svc.webhooks.get(endpoint["id"])
 
 
+def test_a_test_send_from_the_real_server_reaches_the_receiver_signed(server: SvcProcess, keys: Keys) -> None:
+    with Receiver() as receiver, Svc(api_key=keys.admin, base_url=server.base_url) as svc:
+        endpoint = svc.webhooks.create(url=receiver.url, description="py client test send")
+        try:
+            result = svc.webhooks.test(endpoint["id"])
+            assert result["delivered"] is True and result["status_code"] == 200
+            got = receiver.wait_for(result["event_id"])[0]
+            assert got.headers["x-svc-topic"] == "event.test"
+            payload = json.loads(got.body)
+            assert payload["type"] == "test" and payload["schema"] == "svc.event.v1" and payload["id"] == result["event_id"]
+            # verify_webhook checks the signature, then returns the signed event.
+            assert verify_webhook(got.body, got.headers["x-svc-signature"], endpoint["secret"])["id"] == result["event_id"]
+        finally:
+            svc.webhooks.delete(endpoint["id"])
+
+
 def test_webhooks_test_sends_a_signed_test_event() -> None:
     """POST /v1/webhooks/{id}/test, answered by a stub (the client method's request shape)."""
     answer = {"data": {"event_id": "evt_test_1", "delivery_id": "dlv_1", "status": "delivered", "status_code": 200}}

@@ -41,8 +41,9 @@ CONTROL_FRAMES = frozenset({"subscribed", "heartbeat", "pong", "error"})
 _FATAL_CLOSE_CODES: Mapping[int, Tuple[Type[APIError], int]] = {
     4029: (RateLimitError, 429),  # over the plan's stream connections
     4401: (AuthenticationError, 401),  # key revoked while connected
-    4403: (PermissionDeniedError, 403),
 }
+# The key's request budget ran out during a resume replay: wait `retry_after`, then resume.
+_RATE_LIMITED_CLOSE = 4429
 # Handshake refusals that a retry cannot fix.
 _FATAL_HANDSHAKE = frozenset({400, 401, 403, 404, 429})
 
@@ -111,6 +112,7 @@ class _StreamCore:
         self._open_timeout = open_timeout
         self._ws: Optional[_Connection] = None
         self._failures = 0
+        self._retry_after: Optional[float] = None
         self._closed = False
 
     def url(self) -> str:
@@ -217,6 +219,12 @@ class _StreamCore:
                     reason = exc.rcvd.reason if exc.rcvd is not None else ""
                     self._closed = True
                     raise cls(f"stream closed by the server with {code}: {reason}", status=status, code=f"close_{code}") from None
+                if code == _RATE_LIMITED_CLOSE:
+                    # The key's budget ran out during a replay: the error frame before the close
+                    # said how long to wait; then resume from the last event as usual.
+                    wait, self._retry_after = self._retry_after or 1.0, None
+                    await asyncio.sleep(wait)
+                    continue
                 # 4008 (slow consumer), 1001 (server going away), 1006 (dropped): resume.
                 await self._backoff(exc)
                 continue
@@ -237,6 +245,10 @@ class _StreamCore:
             return None
         kind = frame.get("type")
         if kind in CONTROL_FRAMES and "schema" not in frame:
+            if kind == "error" and frame.get("code") == "rate_limited":
+                retry_after = frame.get("retry_after")
+                if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool):
+                    self._retry_after = float(retry_after)
             if kind == "subscribed":
                 recovered = frame.get("recovered")
                 self.recovered = recovered if isinstance(recovered, bool) else None
