@@ -1,7 +1,8 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { keysCommand, UsageError } from './cli/keys.js';
 import { systemClock } from './domain/clock.js';
-import { openDb } from './store/db.js';
+import { openStore } from './secrets/key.js';
+import { secretsCommand, SecretsUsageError } from './cli/secrets.js';
 import { KeyRepo } from './store/keys.js';
 import { keyPrefix } from './config.js';
 import { serve } from './serve.js';
@@ -15,7 +16,8 @@ usage: svc <command>
   import                 import the archive (idempotent)
   keys create|list|revoke  manage API keys
   simulate               run the live simulator against a running service
-  export                 write an NDJSON export to a file`;
+  export                 write an NDJSON export to a file
+  secrets rotate-key     re-encrypt webhook secrets under a new SVC_SECRET_KEY`;
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -34,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
       await serve(config);
       return -1;
     case 'import': {
-      const db = await openDb(config);
+      const { db } = await openStore(config);
       try {
         await runImport(db, systemClock, (l) => process.stdout.write(`${l}\n`));
       } finally {
@@ -43,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'keys': {
-      const db = await openDb(config);
+      const { db } = await openStore(config);
       try {
         const out = await keysCommand(rest, new KeyRepo(db, config.env, keyPrefix(config.env)), new Date());
         process.stdout.write(`${out}\n`);
@@ -70,6 +72,17 @@ async function main(argv: string[]): Promise<number> {
       }
     case 'export':
       return exportCommand(rest, config);
+    case 'secrets':
+      try {
+        process.stdout.write(`${await secretsCommand(rest, config, process.env)}\n`);
+        return 0;
+      } catch (e) {
+        if (e instanceof SecretsUsageError) {
+          process.stderr.write(`svc secrets: ${e.message}\n`);
+          return 2;
+        }
+        throw e;
+      }
     case undefined:
     case 'help':
     case '--help':
@@ -86,6 +99,11 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
+    // A configuration refused after the start began (SVC_SECRET_KEY missing or wrong): one line.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`svc: invalid configuration: ${err.message}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`svc: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },

@@ -3,16 +3,16 @@ import { buildApp } from './app.js';
 import { runImport } from './cli/import.js';
 import type { Config } from './config.js';
 import { systemClock } from './domain/clock.js';
-import { openDb } from './store/db.js';
+import { keyFilePath, openStore } from './secrets/key.js';
 import { RedisBus } from './bus/redis-bus.js';
 import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
 
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
-export async function serve(config: Config): Promise<void> {
+export async function serve(given: Config): Promise<void> {
   const clock = systemClock;
-  const db = await openDb({ ...config, backgroundCheckpoint: true });
+  const { db, config, keySource } = await openStore(given, { backgroundCheckpoint: true });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -37,6 +37,7 @@ svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster
   docs:                  ${base}/docs
   dashboard:             ${base}/dashboard
   status page:           ${base}/status
+  secret key:            ${keySource === 'env' ? 'SVC_SECRET_KEY' : `${keyFilePath(config.dataDir)}${keySource === 'generated' ? ' (generated now; keep it with the database)' : ''}`}
 
   curl -H "Authorization: Bearer ${demo}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
   curl -H "Authorization: Bearer ${demo}" "${base}/v1/games?date=today"

@@ -9,6 +9,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/ra
 import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
 import { IdempotencyRepo } from './store/idempotency.js';
+import { secretBoxOf } from './secrets/key.js';
 import { KeyRepo } from './store/keys.js';
 import { ReferenceRepo } from './store/reference.js';
 import { EventLog } from './store/events.js';
@@ -109,7 +110,7 @@ export function createServices(deps: AppDeps): Services {
     clock,
     db,
     keys,
-    idempotency: new IdempotencyRepo(db),
+    idempotency: new IdempotencyRepo(db, secretBoxOf(config)),
     reference,
     competitions: new CompetitionRepo(db),
     leagues,
