@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { keyFilePath, openStore } from './secrets/key.js';
 import { RedisBus } from './bus/redis-bus.js';
+import { redisKeys } from './bus/redis-keys.js';
 import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
@@ -17,7 +18,7 @@ export async function serve(given: Config): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
 
   await runImport(db, clock, (l) => print(`svc: ${l}`));
-  const bus = redis ? new RedisBus(redis, redis.duplicate()) : undefined;
+  const bus = redis ? new RedisBus(redis, redis.duplicate(), redisKeys(config.redisPrefix)) : undefined;
   const { app, services } = await buildApp(
     { config, db, clock, redis, bus },
     { log: { level: config.logLevel } },
@@ -32,7 +33,7 @@ export async function serve(given: Config): Promise<void> {
   const stopWorker = startBackground(config.role, services, app.log);
   const base = `http://${config.host}:${config.port}`;
   print(`
-svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
+svc is running on ${base} (${config.env}, ${db.engine}${redis ? `, redis cluster bus under '${config.redisPrefix}'` : ''})
   API key${config.bootstrapKey ? ':                ' : ' (shown once):  '}${demo}
   docs:                  ${base}/docs
   dashboard:             ${base}/dashboard

@@ -18,6 +18,7 @@ import { FeedHealth } from './status/feed-health.js';
 import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
+import { redisKeys } from './bus/redis-keys.js';
 import { createLive, type Live } from './live/index.js';
 import type { STREAM_LIMITS } from './stream/gateway.js';
 import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter } from './stream/connection-counter.js';
@@ -105,7 +106,7 @@ export function createServices(deps: AppDeps): Services {
     cache,
     live: createLive(db, events, bus, clock, () => cache.invalidate()),
     webhooks: createWebhooks({ db, config, clock, events }),
-    connections: redis ? new RedisConnectionCounter(redis, clock) : new MemoryConnectionCounter(),
+    connections: redis ? new RedisConnectionCounter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryConnectionCounter(),
     config,
     clock,
     db,
@@ -115,7 +116,7 @@ export function createServices(deps: AppDeps): Services {
     competitions: new CompetitionRepo(db),
     leagues,
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
-    limiter: redis ? new RedisRateLimiter(redis, clock) : new MemoryRateLimiter(clock),
+    limiter: redis ? new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryRateLimiter(clock),
     redis,
     today: () => isoDate(clock.now()),
     async scope(p, sport, league) {

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import { hashKey } from '../src/domain/keys.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../src/http/rate-limit.js';
+import { redisKeys } from '../src/bus/redis-keys.js';
 import { auth, ManualClock, testApp, type TestApp } from './helpers.js';
 import { expectError } from './contract.js';
 
@@ -94,7 +95,7 @@ describe('rate limiter implementations', () => {
     const clock = new ManualClock(Date.parse('2026-11-22T10:00:10.000Z'));
     const a = new Redis(url);
     const b = new Redis(url);
-    const ns = `svc-test-${Math.random().toString(36).slice(2)}`;
+    const ns = redisKeys(`svc-test-${Math.random().toString(36).slice(2)}:`);
     const nodeA = new RedisRateLimiter(a, clock, ns);
     const nodeB = new RedisRateLimiter(b, clock, ns);
     for (let i = 0; i < 5; i++) await (i % 2 ? nodeA : nodeB).hit('key1', 6);

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
+import { redisKeys } from '../src/bus/redis-keys.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { auth, freshDb, testConfig } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';
@@ -23,9 +24,11 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     for (let i = 0; i < 2; i++) {
       const db = i === 0 ? first.db : await openDb({ dataDir: first.dataDir, databaseUrl: first.databaseUrl, poolSize: 5 });
       const redis = new Redis(redisUrl);
-      const bus = new RedisBus(redis, redis.duplicate(), `svc-test:${first.databaseUrl}`);
+      // A prefix of its own: other test runs share this Redis (docs/operations.md).
+      const prefix = `svc-test:${first.databaseUrl?.split('/').pop() ?? ''}:`;
+      const bus = new RedisBus(redis, redis.duplicate(), redisKeys(prefix));
       await bus.whenReady();
-      const built = await buildApp({ config: testConfig(first.dataDir, { databaseUrl: first.databaseUrl }), db, clock: { now: () => Date.now() }, redis, bus });
+      const built = await buildApp({ config: testConfig(first.dataDir, { databaseUrl: first.databaseUrl, redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis, bus });
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       const addr = built.app.server.address();
       if (!addr || typeof addr === 'string') throw new Error('no address');

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
+import type { RedisKeys } from '../bus/redis-keys.js';
 
 export interface RateDecision {
   limit: number;
@@ -50,13 +51,13 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: Redis,
     private readonly clock: Clock,
-    private readonly namespace = 'svc',
+    private readonly keys: RedisKeys,
   ) {}
 
   async hit(keyId: string, limit: number, cost = 1): Promise<RateDecision> {
     const now = this.clock.now();
     const w = Math.floor(now / WINDOW_MS);
-    const k = `${this.namespace}:rl:${keyId}:${w}`;
+    const k = `${this.keys.rateLimit(keyId)}:${w}`;
     const [[, count]] = (await this.redis.multi().incrby(k, cost).pexpire(k, WINDOW_MS * 2).exec()) ?? [[null, 0]];
     return decide(Number(count), limit, now);
   }
