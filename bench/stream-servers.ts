@@ -17,7 +17,7 @@ import { buildApp } from '../packages/server/src/app.js';
 import { runImport } from '../packages/server/src/cli/import.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { systemClock } from '../packages/server/src/domain/clock.js';
-import { openDb } from '../packages/server/src/store/db.js';
+import { openStore } from '../packages/server/src/secrets/key.js';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
 import { textFrame, wireEvent } from '../packages/server/src/stream/frames.js';
 import { BENCH_DATA, BENCH_KEY } from './lib.js';
@@ -158,13 +158,14 @@ async function socketio(port: number): Promise<FanOut> {
 }
 
 async function harness(port: number): Promise<FanOut> {
-  const config = loadConfig({
-    SVC_DATA_DIR: BENCH_DATA,
-    SVC_SIMULATOR: 'off',
-    SVC_LOG_LEVEL: 'silent',
-    SVC_BOOTSTRAP_KEY: BENCH_KEY,
-  });
-  const db = await openDb(config);
+  const { db, config } = await openStore(
+    loadConfig({
+      SVC_DATA_DIR: BENCH_DATA,
+      SVC_SIMULATOR: 'off',
+      SVC_LOG_LEVEL: 'silent',
+      SVC_BOOTSTRAP_KEY: BENCH_KEY,
+    }),
+  );
   await runImport(db, systemClock, () => undefined);
   const { app, services, gateway } = await buildApp({ config, db, clock: systemClock });
   await services.keys.ensureBootstrap(BENCH_KEY, new Date());

@@ -4,6 +4,7 @@
 // Run: node --import tsx bench/webhooks.ts
 // Knobs: BENCH_DELIVERIES=20000  BENCH_ENDPOINTS=8  BENCH_PER_ENDPOINT=8 (concurrency = both
 // multiplied)  BENCH_ENQUEUE_EVENTS=500  BENCH_PG_URL=postgres://… (adds PostgreSQL rows).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -18,6 +19,9 @@ import { EventLog, type NewEvent } from '../packages/server/src/store/events.js'
 import { KeyRepo, principalOf } from '../packages/server/src/store/keys.js';
 import { createWebhooks } from '../packages/server/src/webhooks/index.js';
 import { fmt, startProcess, stop } from './lib.js';
+
+/** Endpoint secrets are sealed at rest; the bench's database lives only for the run. */
+const BENCH_SECRET_KEY = randomBytes(32).toString('hex');
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 8);
@@ -142,7 +146,7 @@ async function openStore(engine: 'sqlite' | 'postgres'): Promise<Setup> {
 async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promise<{ perS: number; delivered: number }> {
   const { db, close } = await openStore(engine);
   try {
-    const config = loadConfig({ SVC_DATA_DIR: os.tmpdir(), SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_LOG_LEVEL: 'silent' });
+    const config = loadConfig({ SVC_DATA_DIR: os.tmpdir(), SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: BENCH_SECRET_KEY });
     const events = new EventLog(db);
     const wh = createWebhooks({ db, config, clock: systemClock, events, dispatcher: { perEndpointConcurrency: PER_ENDPOINT, maxInFlight: CONCURRENCY } });
     const { record } = await new KeyRepo(db, config.env, 'svc_test_').create({ name: 'bench', plan: 'internal', products: ['live'] }, new Date());
@@ -169,7 +173,7 @@ async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promis
 async function enqueueCost(engine: 'sqlite' | 'postgres'): Promise<{ none: number; fanout: number }> {
   const { db, close } = await openStore(engine);
   try {
-    const config = loadConfig({ SVC_DATA_DIR: os.tmpdir(), SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_LOG_LEVEL: 'silent' });
+    const config = loadConfig({ SVC_DATA_DIR: os.tmpdir(), SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: BENCH_SECRET_KEY });
     const events = new EventLog(db);
     const wh = createWebhooks({ db, config, clock: systemClock, events });
     const time = async (n: number) => {

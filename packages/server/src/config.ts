@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseSecretKey, type SecretKey } from './domain/secrets/sealed.js';
 
 /** Typed configuration, read from the environment once at start and passed in from there. */
 export interface Config {
@@ -25,6 +26,13 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** A socket with no traffic either way for this long is closed (a stalled client mid-response). */
   connectionTimeoutMs: number;
+  /**
+   * SVC_SECRET_KEY: seals webhook secrets at rest (docs/operations.md "Secrets at rest"). Null when
+   * unset; the sandbox then keeps a generated one in the data dir, production refuses to start.
+   */
+  secretKey: SecretKey | null;
+  /** Every Redis key and channel starts with this, so deployments can share one Redis. */
+  redisPrefix: string;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +92,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`SVC_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SVC_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
+  const secretKeyRaw = env.SVC_SECRET_KEY;
+  let secretKey: SecretKey | null = null;
+  if (secretKeyRaw !== undefined && secretKeyRaw !== '') {
+    const parsed = parseSecretKey(secretKeyRaw);
+    // The value itself is never echoed: it is a secret.
+    if (!parsed.ok) throw new ConfigError(`SVC_SECRET_KEY must be 32 bytes written as 64 hex characters (openssl rand -hex 32), got ${secretKeyRaw.length} characters${parsed.reason === 'not_hex' ? ' with non-hex ones' : ''}`);
+    secretKey = parsed.key;
+  }
+  const redisPrefix = env.SVC_REDIS_PREFIX || 'svc:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) {
+    throw new ConfigError(`SVC_REDIS_PREFIX must be 1 to 64 letters, digits or ':_.-', got '${redisPrefix}'`);
+  }
   const config: Config = {
     port: int(env, 'SVC_PORT', 8080, 0, 65535),
     host: env.SVC_HOST || '127.0.0.1',
@@ -104,6 +124,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     headersTimeoutMs,
     keepAliveTimeoutMs: int(env, 'SVC_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
     connectionTimeoutMs: int(env, 'SVC_CONNECTION_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+    secretKey,
+    redisPrefix,
   };
   return { ...config, ...overrides };
 }

@@ -1,7 +1,8 @@
 import { ConfigError, keyPrefix, loadConfig, type Config } from './config.js';
 import { isKeysSubcommand, keysCommand, KEYS_USAGE } from './cli/keys.js';
 import { systemClock } from './domain/clock.js';
-import { openDb } from './store/db.js';
+import { openStore } from './secrets/key.js';
+import { secretsCommand, SecretsUsageError, SECRETS_USAGE } from './cli/secrets.js';
 import { KeyRepo } from './store/keys.js';
 import { serve } from './serve.js';
 import { runImport } from './cli/import.js';
@@ -18,6 +19,7 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   tail                     print live events from the stream
   simulate                 run the live simulator against a running service
   export                   write an NDJSON export to a file
+  secrets rotate-key       re-encrypt webhook secrets under a new SVC_SECRET_KEY
   help [command]           this text, or a command's
 Configuration comes from SVC_* environment variables (README, docs/operations.md).`;
 
@@ -34,6 +36,7 @@ changes nothing.`,
   tail: TAIL_USAGE,
   simulate: SIMULATE_USAGE,
   export: EXPORT_USAGE,
+  secrets: SECRETS_USAGE,
   help: 'usage: svc help [command]',
 };
 
@@ -82,7 +85,7 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
         return -1;
       case 'import': {
         parseOptions(rest, {});
-        const db = await openDb(config);
+        const { db } = await openStore(config);
         try {
           await runImport(db, systemClock, (l) => stdout.write(`${l}\n`));
         } finally {
@@ -92,7 +95,7 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
       }
       case 'keys': {
         if (!isKeysSubcommand(sub)) throw new UsageError(sub === undefined ? 'which subcommand? create, list or revoke' : `unknown subcommand '${sub}' (create, list or revoke)`);
-        const db = await openDb(config);
+        const { db } = await openStore(config);
         try {
           stdout.write(`${await keysCommand(rest, new KeyRepo(db, config.env, keyPrefix(config.env)), new Date())}\n`);
           return 0;
@@ -106,11 +109,14 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
         return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`));
       case 'export':
         return await exportCommand(rest, config);
+      case 'secrets':
+        stdout.write(`${await secretsCommand(rest, config, process.env)}\n`);
+        return 0;
       default:
         throw new UsageError(`unknown command '${cmd}'`);
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof SimulateUsageError) return usageError(stderr, name, e, hint);
+    if (e instanceof UsageError || e instanceof SimulateUsageError || e instanceof SecretsUsageError) return usageError(stderr, name, e, hint);
     throw e;
   }
 }
@@ -122,6 +128,11 @@ function usageError(stderr: Out, name: string, e: Error, hint: string): number {
 
 /** Anything else that goes wrong: one line, no stack (SVC_DEBUG=1 shows it), exit 1. */
 function failed(err: unknown): never {
+  // A configuration refused after the start began (SVC_SECRET_KEY missing or wrong): one line, exit 2.
+  if (err instanceof ConfigError) {
+    process.stderr.write(`svc: invalid configuration: ${err.message}\n`);
+    process.exit(2);
+  }
   const message = err instanceof Error ? err.message : String(err);
   const stack = process.env.SVC_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
   process.stderr.write(`svc: ${message.split('\n')[0]}${stack}\n`);

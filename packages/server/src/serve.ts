@@ -3,8 +3,9 @@ import { buildApp } from './app.js';
 import { runImport } from './cli/import.js';
 import type { Config } from './config.js';
 import { systemClock } from './domain/clock.js';
-import { openDb } from './store/db.js';
+import { keyFilePath, openStore } from './secrets/key.js';
 import { RedisBus } from './bus/redis-bus.js';
+import { redisKeys } from './bus/redis-keys.js';
 import { startBackground } from './worker.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
@@ -25,18 +26,18 @@ function keyLines(k: StartKey, env: Config['env']): string {
 }
 
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
-export async function serve(config: Config): Promise<void> {
+export async function serve(given: Config): Promise<void> {
   const clock = systemClock;
   // Signals are handled from the first moment: a SIGTERM during the start exits cleanly too.
   let drain: (() => Promise<void>) | null = null;
   let log: DrainLog = startLog;
   exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
-  const db = await openDb({ ...config, backgroundCheckpoint: true });
+  const { db, config, keySource } = await openStore(given, { backgroundCheckpoint: true });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const print = (line: string) => process.stderr.write(`${line}\n`);
 
   await runImport(db, clock, (l) => print(`svc: ${l}`));
-  const bus = redis ? new RedisBus(redis, redis.duplicate()) : undefined;
+  const bus = redis ? new RedisBus(redis, redis.duplicate(), redisKeys(config.redisPrefix)) : undefined;
   const { app, services } = await buildApp(
     { config, db, clock, redis, bus },
     { log: { level: config.logLevel } },
@@ -62,11 +63,12 @@ export async function serve(config: Config): Promise<void> {
   const base = localBaseUrl(config.host, port);
   const shown = key.kind === 'demo' ? key.key : '$SVC_API_KEY';
   print(`
-svc is running on ${base} (${config.env}, ${db.engine}${redis ? ', redis cluster bus' : ''})
+svc is running on ${base} (${config.env}, ${db.engine}${redis ? `, redis cluster bus under '${config.redisPrefix}'` : ''})
 ${keyLines(key, config.env)}
   docs:                  ${base}/docs
   dashboard:             ${base}/dashboard
   status page:           ${base}/status
+  secret key:            ${keySource === 'env' ? 'SVC_SECRET_KEY' : `${keyFilePath(config.dataDir)}${keySource === 'generated' ? ' (generated now; keep it with the database)' : ''}`}
 
   curl -H "Authorization: Bearer ${shown}" "${base}/v1/competitions?league=wc&season=2022&limit=3"
   curl -H "Authorization: Bearer ${shown}" "${base}/v1/games?date=today"

@@ -7,6 +7,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/ra
 import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
 import { IdempotencyRepo } from './store/idempotency.js';
+import { secretBoxOf } from './secrets/key.js';
 import { KeyRepo } from './store/keys.js';
 import { LeagueDirectory } from './store/league-directory.js';
 import { ReferenceRepo } from './store/reference.js';
@@ -16,6 +17,7 @@ import { FeedHealth } from './status/feed-health.js';
 import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
+import { redisKeys } from './bus/redis-keys.js';
 import { createLive, type Live } from './live/index.js';
 import type { STREAM_LIMITS } from './stream/gateway.js';
 import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter } from './stream/connection-counter.js';
@@ -91,17 +93,17 @@ export function createServices(deps: AppDeps): Services {
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
     metrics,
     lifecycle: new Lifecycle(),
-    connections: redis ? new RedisConnectionCounter(redis, clock) : new MemoryConnectionCounter(),
+    connections: redis ? new RedisConnectionCounter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryConnectionCounter(),
     config,
     clock,
     db,
     keys,
-    idempotency: new IdempotencyRepo(db),
+    idempotency: new IdempotencyRepo(db, secretBoxOf(config)),
     reference,
     competitions: new CompetitionRepo(db),
     leagues,
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
-    limiter: redis ? new RedisRateLimiter(redis, clock) : new MemoryRateLimiter(clock),
+    limiter: redis ? new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
     today: () => isoDate(clock.now()),

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import { hashKey } from '../src/domain/keys.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../src/http/rate-limit.js';
+import { redisKeys } from '../src/bus/redis-keys.js';
 import { auth, ManualClock, testApp, type TestApp } from './helpers.js';
 import { expectError } from './contract.js';
 
@@ -43,15 +44,23 @@ describe('keys, plans and rate limits', () => {
     let last = await get('/v1/me', auth(key));
     expect(last.headers['ratelimit-limit']).toBe('60');
     expect(last.headers['ratelimit-remaining']).toBe('59');
-    expect(last.headers['ratelimit-reset']).toBe('30');
+    // Sliding window: the request leaves it 60 s from now, whatever the minute on the clock.
+    expect(last.headers['ratelimit-reset']).toBe('60');
     for (let i = 0; i < 59; i++) last = await get('/v1/me', auth(key));
     expect(last.statusCode).toBe(200);
     expect(last.headers['ratelimit-remaining']).toBe('0');
     const limited = await get('/v1/me', auth(key));
     expectError(limited, 429, 'rate_limit_error', { code: 'rate_limited' });
-    expect(limited.headers['retry-after']).toBe('30');
+    expect(limited.headers['retry-after']).toBe('60');
+    // The clock minute ends (10:01:00): a fixed window would admit 60 more here.
     clock.advance(30_000);
-    expect((await get('/v1/me', auth(key))).statusCode).toBe(200);
+    const atEdge = await get('/v1/me', auth(key));
+    expectError(atEdge, 429, 'rate_limit_error', { code: 'rate_limited' });
+    expect(atEdge.headers['retry-after']).toBe('30');
+    clock.advance(30_000);
+    const after = await get('/v1/me', auth(key));
+    expect(after.statusCode).toBe(200);
+    expect(after.headers['ratelimit-remaining']).toBe('59');
   });
 
   it('counts each key on its own', async () => {
@@ -76,12 +85,16 @@ describe('keys, plans and rate limits', () => {
 });
 
 describe('rate limiter implementations', () => {
-  it('memory limiter resets at the window edge', async () => {
+  it('memory limiter frees a request 60 s after it, not at the minute edge', async () => {
     const clock = new ManualClock(Date.parse('2026-11-22T10:00:59.000Z'));
     const l = new MemoryRateLimiter(clock);
     expect((await l.hit('k', 1)).allowed).toBe(true);
     expect((await l.hit('k', 1)).allowed).toBe(false);
     clock.advance(1000);
+    expect((await l.hit('k', 1))).toMatchObject({ allowed: false, resetS: 59 });
+    clock.advance(58_999);
+    expect((await l.hit('k', 1)).allowed).toBe(false);
+    clock.advance(1);
     expect((await l.hit('k', 1)).allowed).toBe(true);
   });
 
@@ -94,12 +107,12 @@ describe('rate limiter implementations', () => {
     const clock = new ManualClock(Date.parse('2026-11-22T10:00:10.000Z'));
     const a = new Redis(url);
     const b = new Redis(url);
-    const ns = `svc-test-${Math.random().toString(36).slice(2)}`;
+    const ns = redisKeys(`svc-test-${Math.random().toString(36).slice(2)}:`);
     const nodeA = new RedisRateLimiter(a, clock, ns);
     const nodeB = new RedisRateLimiter(b, clock, ns);
     for (let i = 0; i < 5; i++) await (i % 2 ? nodeA : nodeB).hit('key1', 6);
     const sixth = await nodeA.hit('key1', 6);
-    expect(sixth).toMatchObject({ allowed: true, remaining: 0, resetS: 50 });
+    expect(sixth).toMatchObject({ allowed: true, remaining: 0, resetS: 60 });
     expect((await nodeB.hit('key1', 6)).allowed).toBe(false);
     a.disconnect();
     b.disconnect();

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,8 +41,11 @@ export async function freshDb(engine: EngineName = 'sqlite'): Promise<{ db: Db; 
   return { db: await openDb({ dataDir, databaseUrl, poolSize: 5 }), dataDir, databaseUrl };
 }
 
+/** One deployment key per test process: every app of a file can read what another sealed. */
+export const TEST_SECRET_KEY = crypto.randomBytes(32).toString('hex');
+
 export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
-  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'silent' }, overrides);
+  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: TEST_SECRET_KEY }, overrides);
 }
 
 export interface TestApp extends BuiltApp {

@@ -124,7 +124,7 @@ describe('stream hardening', () => {
   });
 
   describe('rate limits', () => {
-    // A clock that stays inside one rate-limit window for the whole test.
+    // A clock that never moves: nothing leaves the rate-limit window during the test.
     let metered: TestApp;
     let meteredWs: string;
     const meteredOpen: StreamClient[] = [];

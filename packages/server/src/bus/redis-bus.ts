@@ -1,17 +1,20 @@
 import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../store/events.js';
 import type { EventBus } from './bus.js';
+import type { RedisKeys } from './redis-keys.js';
 
-/** Redis pub/sub bus: one channel, JSON batches; the subscriber uses its own connection. */
+/** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
 export class RedisBus implements EventBus {
   private handlers = new Set<(events: StoredEvent[]) => void>();
   private ready: Promise<unknown>;
+  private readonly channel: string;
 
   constructor(
     private readonly pub: Redis,
     private readonly sub: Redis,
-    private readonly channel = 'svc:events',
+    keys: RedisKeys,
   ) {
+    this.channel = keys.events;
     this.sub.on('message', (ch: string, message: string) => {
       if (ch !== this.channel) return;
       const events: StoredEvent[] = JSON.parse(message);

@@ -144,9 +144,9 @@ const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: str
 const HEADERS: Json = {
   'X-Request-Id': { description: 'Identifies this request; error bodies quote it as `request_id`.', schema: { type: 'string', examples: ['req_Qx3vZ8kLm200000004'] } },
   'RateLimit-Limit': { description: 'Requests per minute the key’s plan allows.', schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests the key may still make now: the limit less what it spent in the last 60 s (a sliding window).', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the oldest request still counted leaves the 60 s window, so `RateLimit-Remaining` grows; on a 429, the same as `Retry-After`.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds after which this request would be admitted (if nothing else is spent meanwhile).', schema: { type: 'integer', minimum: 0 } },
   [REPLAYED_HEADER]: {
     description: `\`true\` when this is the recorded answer of an earlier request with the same ${IDEMPOTENCY_HEADER}; absent otherwise.`,
     schema: { type: 'string', enum: ['true'] },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { SecretBox } from '../domain/secrets/sealed.js';
 import type { Database } from './types.js';
 import { migrationProvider } from './migrations.js';
 import { CachedStatements } from './statement-cache.js';
@@ -31,6 +32,8 @@ export interface DbOptions {
   poolSize?: number;
   /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (see WalCheckpointer). */
   backgroundCheckpoint?: boolean;
+  /** Seals secrets a migration finds in plaintext (docs/operations.md "Secrets at rest"). */
+  secrets?: SecretBox | null;
 }
 
 export async function openDb(opts: DbOptions): Promise<Db> {
@@ -59,14 +62,19 @@ export async function openDb(opts: DbOptions): Promise<Db> {
       },
     };
   }
-  await migrate(db);
+  try {
+    await migrate(db, opts.secrets ?? null);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   return db;
 }
 
-export async function migrate(db: Db): Promise<void> {
+export async function migrate(db: Db, secrets: SecretBox | null = null): Promise<void> {
   // Migrations are numbered by the change that needs them and may land in any order; each one
   // only adds, so a database that ran a later one first still takes an earlier one.
-  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.engine), allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db: db.kysely, provider: migrationProvider(db.engine, secrets), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

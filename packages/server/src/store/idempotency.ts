@@ -1,4 +1,6 @@
 import { randomBase62 } from '../domain/keys.js';
+import type { SecretBox } from '../domain/secrets/sealed.js';
+import { recordedAnswerAad } from '../secrets/columns.js';
 import type { Db } from './db.js';
 import type { IdempotencyTable } from './idempotency-types.js';
 
@@ -17,9 +19,16 @@ export interface ClaimRequest {
   inFlightLeaseMs: number;
 }
 
-/** Rows of `idempotency_keys`: one per (API key, Idempotency-Key) while it is kept. */
+/**
+ * Rows of `idempotency_keys`: one per (API key, Idempotency-Key) while it is kept. Recorded
+ * answers are sealed (createWebhook and rotateWebhookSecret answers carry the endpoint secret):
+ * docs/operations.md "Secrets at rest".
+ */
 export class IdempotencyRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   /**
    * Inserts an in-flight row, or takes over one that expired or was abandoned; otherwise answers
@@ -56,7 +65,10 @@ export class IdempotencyRepo {
       if (!row) continue; // purged between the insert and the read
       const expired = Number(row.expires_at) <= r.now;
       const abandoned = row.state === 'in_flight' && Number(row.created_at) + r.inFlightLeaseMs <= r.now;
-      if (!expired && !abandoned) return { kind: 'existing', row: { ...row, created_at: Number(row.created_at), expires_at: Number(row.expires_at) } };
+      if (!expired && !abandoned) {
+        const body = row.body === null ? null : this.secrets.open(row.body, recordedAnswerAad(r.keyId, r.idempotencyKey), 'a recorded idempotent answer');
+        return { kind: 'existing', row: { ...row, body, created_at: Number(row.created_at), expires_at: Number(row.expires_at) } };
+      }
       const taken = await k
         .updateTable('idempotency_keys')
         .set(fresh)
@@ -73,7 +85,13 @@ export class IdempotencyRepo {
   async complete(keyId: string, idempotencyKey: string, token: string, response: { requestId: string; statusCode: number; contentType: string | null; body: string }): Promise<void> {
     await this.db.kysely
       .updateTable('idempotency_keys')
-      .set({ state: 'done', request_id: response.requestId, status_code: response.statusCode, content_type: response.contentType, body: response.body })
+      .set({
+        state: 'done',
+        request_id: response.requestId,
+        status_code: response.statusCode,
+        content_type: response.contentType,
+        body: this.secrets.seal(response.body, recordedAnswerAad(keyId, idempotencyKey)),
+      })
       .where('key_id', '=', keyId)
       .where('idempotency_key', '=', idempotencyKey)
       .where('claim_token', '=', token)

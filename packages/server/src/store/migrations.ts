@@ -1,5 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { SecretBox } from '../domain/secrets/sealed.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
+import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
 import { webhooksMigration } from './migrations-webhooks.js';
 
@@ -186,10 +188,17 @@ function initial(engine: Engine): Migration {
   };
 }
 
-export function migrationProvider(engine: Engine): MigrationProvider {
+/** `secrets` seals what 0005 finds in plaintext; only a database holding such rows needs it. */
+export function migrationProvider(engine: Engine, secrets: SecretBox | null = null): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine), '0003_idempotency': idempotencyMigration(engine), '0004_status_history': statusHistoryMigration() };
+      return {
+        '0001_initial': initial(engine),
+        '0002_webhooks': webhooksMigration(engine),
+        '0003_idempotency': idempotencyMigration(engine),
+        '0004_status_history': statusHistoryMigration(),
+        '0005_encrypted_secrets': encryptedSecretsMigration(secrets),
+      };
     },
   };
 }

@@ -27,6 +27,9 @@ export class WalCheckpointer {
   /** Lets a checkpoint in progress finish, then closes the thread's connection. */
   async stop(): Promise<void> {
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    // Held while it stops: an unref'd thread lets a process with nothing else left (a start
+    // refused after the database opened) exit silently, with code 0, before 'exit' fires.
+    this.worker.ref();
     this.worker.postMessage('stop');
     await exited;
   }

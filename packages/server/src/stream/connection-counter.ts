@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
+import type { RedisKeys } from '../bus/redis-keys.js';
 
 /** Counts a key's open stream connections, on one node or across the cluster. */
 export interface ConnectionCounter {
@@ -42,14 +43,14 @@ export class RedisConnectionCounter implements ConnectionCounter {
   constructor(
     private readonly redis: Redis,
     private readonly clock: Clock,
-    private readonly namespace = 'svc',
+    private readonly keys: RedisKeys,
   ) {
     this.timer = setInterval(() => void this.refresh(), TTL_MS / 3);
     this.timer.unref();
   }
 
   private k(keyId: string) {
-    return `${this.namespace}:conns:${keyId}`;
+    return this.keys.connections(keyId);
   }
 
   async acquire(keyId: string, limit: number): Promise<string | null> {

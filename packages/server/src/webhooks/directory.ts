@@ -1,6 +1,8 @@
 import { webhookTopic } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import { planOf } from '../domain/plans.js';
+import type { SecretBox } from '../domain/secrets/sealed.js';
+import { endpointSecretAad } from '../secrets/columns.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
 import { eventRecord } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
@@ -27,6 +29,18 @@ export function signingSecrets(ep: Pick<EndpointInfo, 'secret' | 'previousSecret
   return out;
 }
 
+/** An endpoint row's secrets in clear: the current one and, during a rotation, the previous one. */
+export function openEndpointSecrets(
+  box: SecretBox,
+  row: { id: string; secret: string; previous_secret: string | null },
+): { secret: string; previousSecret: string | null } {
+  const aad = endpointSecretAad(row.id);
+  return {
+    secret: box.open(row.secret, aad, `the secret of webhook endpoint ${row.id}`),
+    previousSecret: row.previous_secret === null ? null : box.open(row.previous_secret, aad, `the previous secret of webhook endpoint ${row.id}`),
+  };
+}
+
 /** Endpoints change rarely and are read for every claim: kept this long (Clock time) unless forgotten. */
 const ENDPOINT_TTL_MS = 1_000;
 const BODY_CACHE = 4_096;
@@ -47,6 +61,7 @@ export class DeliveryDirectory {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly secrets: SecretBox,
   ) {}
 
   forget(endpointId?: string): void {
@@ -86,8 +101,7 @@ export class DeliveryDirectory {
         keyId: r.key_id,
         url: r.url,
         status: r.status,
-        secret: r.secret,
-        previousSecret: r.previous_secret,
+        ...openEndpointSecrets(this.secrets, r),
         previousSecretUntil: r.previous_secret_until,
         maxAttempts,
         ownerProblem,

@@ -4,6 +4,7 @@ import { deliveryDecision } from '../domain/webhooks/schedule.js';
 import { signPayload } from '../domain/webhooks/signature.js';
 import type { Lookup } from './target-resolver.js';
 import type { Db } from '../store/db.js';
+import { secretBoxOf } from '../secrets/key.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.js';
 import { HealthMarks, recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
@@ -93,7 +94,7 @@ export class WebhookDispatcher {
     this.onOutcome = opts.onOutcome;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
     this.queue = new DeliveryQueue(deps.db);
-    this.directory = new DeliveryDirectory(deps.db, deps.clock);
+    this.directory = new DeliveryDirectory(deps.db, deps.clock, secretBoxOf(config));
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,

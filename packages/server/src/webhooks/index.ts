@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Lookup } from './target-resolver.js';
+import { secretBoxOf } from '../secrets/key.js';
 import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
 import { WebhookDispatcher, type DispatcherOptions, type OwnerMailer } from './dispatcher.js';
@@ -32,14 +33,15 @@ export interface WebhookDeps {
 
 /** Wires webhooks into the event log: confirmed events get their deliveries in the same transaction. */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
-  const repo = new WebhookRepo(deps.db);
+  const box = secretBoxOf(deps.config);
+  const repo = new WebhookRepo(deps.db, box);
   const dispatcher = new WebhookDispatcher(
     { db: deps.db, config: deps.config, clock: deps.clock, mailer: deps.mailer ?? null },
     { ...deps.dispatcher, lookup: deps.lookup ?? deps.dispatcher?.lookup },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
   const lookup = deps.lookup ?? deps.dispatcher?.lookup;
-  const tester = new WebhookTester(deps.clock, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });
+  const tester = new WebhookTester(deps.clock, box, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });
   const manage = new WebhookManager(
     repo,
     deps.config,

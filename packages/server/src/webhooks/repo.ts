@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { randomBase62 } from '../domain/keys.js';
+import type { SecretBox } from '../domain/secrets/sealed.js';
+import { endpointSecretAad } from '../secrets/columns.js';
 import type { Db } from '../store/db.js';
 import { dateIdKey, pageOf, type Page, type PageRequest } from '../store/page.js';
 import type { Database } from '../store/types.js';
@@ -100,16 +102,24 @@ export interface EndpointPatch {
   description?: string | null;
 }
 
-/** Storage of endpoints, deliveries and notifications, always scoped to the owning key. */
+/**
+ * Storage of endpoints, deliveries and notifications, always scoped to the owning key. Endpoint
+ * secrets are sealed on their way in (docs/operations.md "Secrets at rest"): rows read back
+ * carry them sealed, and `directory.ts` opens them where a request is signed.
+ */
 export class WebhookRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   private get k(): Kysely<Database> {
     return this.db.kysely;
   }
 
   async createEndpoint(row: Insertable<WebhookEndpointTable>): Promise<EndpointRow> {
-    return this.k.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow();
+    const sealed = { ...row, secret: this.secrets.seal(row.secret, endpointSecretAad(row.id)), previous_secret: null };
+    return this.k.insertInto('webhook_endpoints').values(sealed).returningAll().executeTakeFirstOrThrow();
   }
 
   async countEndpoints(keyId: string): Promise<number> {
@@ -175,7 +185,7 @@ export class WebhookRepo {
   async rotateSecret(keyId: string, id: string, secret: string, previousUntilIso: string, nowIso: string): Promise<EndpointRow | undefined> {
     return this.k
       .updateTable('webhook_endpoints')
-      .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: previousUntilIso, secret, updated_at: nowIso }))
+      .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: previousUntilIso, secret: this.secrets.seal(secret, endpointSecretAad(id)), updated_at: nowIso }))
       .where('id', '=', id)
       .where('key_id', '=', keyId)
       .returningAll()

@@ -5,7 +5,8 @@ import { randomBase62 } from '../domain/keys.js';
 import { signPayload } from '../domain/webhooks/signature.js';
 import type { Lookup } from './target-resolver.js';
 import { USER_AGENT } from './dispatcher.js';
-import { signingSecrets } from './directory.js';
+import type { SecretBox } from '../domain/secrets/sealed.js';
+import { openEndpointSecrets, signingSecrets } from './directory.js';
 import type { EndpointRow } from './records.js';
 import { newDeliveryIds } from './repo.js';
 import { WebhookSender } from './sender.js';
@@ -29,6 +30,7 @@ export class WebhookTester {
 
   constructor(
     private readonly clock: Clock,
+    private readonly box: SecretBox,
     opts: { timeoutMs: number; allowPrivate: boolean; lookup?: Lookup },
   ) {
     this.sender = new WebhookSender({ ...opts, connectionsPerEndpoint: 1 });
@@ -42,7 +44,7 @@ export class WebhookTester {
       const event: WebhookTestEvent = { id: newTestEventId(), type: 'test', ts: isoTime(at), schema: EVENT_SCHEMA };
       const [deliveryId] = newDeliveryIds(1, at);
       const body = JSON.stringify(event);
-      const secrets = signingSecrets({ secret: ep.secret, previousSecret: ep.previous_secret, previousSecretUntil: ep.previous_secret_until }, isoTime(at));
+      const secrets = signingSecrets({ ...openEndpointSecrets(this.box, ep), previousSecretUntil: ep.previous_secret_until }, isoTime(at));
       const r = await this.sender.send({
         endpointId: ep.id,
         url: ep.url,

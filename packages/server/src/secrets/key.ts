@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, type Config } from '../config.js';
+import { generateSecretKey, openSealed, parseSecretKey, SecretBox, sealedKeyId, type SecretKey } from '../domain/secrets/sealed.js';
+import { openDb, type Db } from '../store/db.js';
+import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from './columns.js';
+
+/** The sandbox's generated key, in the data dir beside svc.db (docs/operations.md "Secrets at rest"). */
+export const KEY_FILE = 'secret.key';
+
+export type KeySource = 'env' | 'file' | 'generated';
+
+export const keyFilePath = (dataDir: string): string => path.join(dataDir, KEY_FILE);
+
+function readKeyFile(file: string): SecretKey {
+  const parsed = parseSecretKey(fs.readFileSync(file, 'utf8'));
+  if (!parsed.ok) throw new ConfigError(`${file} must hold the sandbox's SVC_SECRET_KEY as 64 hex characters; restore it or set SVC_SECRET_KEY`);
+  return parsed.key;
+}
+
+/**
+ * The deployment key: SVC_SECRET_KEY when set. Without it production refuses to start; the
+ * sandbox uses the key it generated into the data dir on its first start (mode 0600), or
+ * generates it now. Returns the config with the key filled in.
+ */
+export function resolveSecretKey(config: Config): { config: Config; source: KeySource } {
+  if (config.secretKey) return { config, source: 'env' };
+  if (config.env === 'production') {
+    throw new ConfigError('SVC_SECRET_KEY is required in production: 32 bytes as 64 hex characters (openssl rand -hex 32); it encrypts webhook secrets at rest');
+  }
+  const file = keyFilePath(config.dataDir);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    const key = generateSecretKey();
+    // 'wx': two processes starting at once on a fresh data dir keep one key, the first written.
+    fs.writeFileSync(file, `${key.toHex()}\n`, { flag: 'wx', mode: 0o600 });
+    return { config: { ...config, secretKey: key }, source: 'generated' };
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
+  }
+  return { config: { ...config, secretKey: readKeyFile(file) }, source: 'file' };
+}
+
+/** Writes a new sandbox key file in place of the old one, atomically (after a key rotation). */
+export function replaceKeyFile(dataDir: string, key: SecretKey): void {
+  const file = keyFilePath(dataDir);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${key.toHex()}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** The sealing of this deployment; the config must carry its key (resolveSecretKey, or SVC_SECRET_KEY in tests). */
+export function secretBoxOf(config: Pick<Config, 'secretKey'>): SecretBox {
+  if (!config.secretKey) throw new Error('no secret key configured: call resolveSecretKey first (docs/operations.md "Secrets at rest")');
+  return new SecretBox(config.secretKey);
+}
+
+export class WrongSecretKeyError extends ConfigError {}
+
+/**
+ * Refuses a key that is not the one the database's secrets were sealed under: a wrong key would
+ * otherwise start, then fail every delivery. The first start with a key records a sealed check
+ * value; every sealed endpoint secret must name this key too.
+ */
+export async function verifySecretKey(db: Db, box: SecretBox): Promise<void> {
+  const k = db.kysely;
+  const row = await k.selectFrom('meta').select('value').where('key', '=', KEY_CHECK_META).executeTakeFirst();
+  if (row) {
+    const opened = openSealed(box.keys, row.value, KEY_CHECK_AAD);
+    if (!opened.ok || opened.plaintext !== KEY_CHECK_PLAINTEXT) {
+      throw new WrongSecretKeyError(
+        `SVC_SECRET_KEY (key id ${box.current.id}) is not the key this database's secrets are encrypted with (key id ${sealedKeyId(row.value) ?? 'unknown'}); start with that key, or change keys with svc secrets rotate-key`,
+      );
+    }
+  } else {
+    await k
+      .insertInto('meta')
+      .values({ key: KEY_CHECK_META, value: box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD) })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+  }
+  const known = new Set(box.keys.map((key) => key.id));
+  const rows = await k.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).execute();
+  const foreign = rows.flatMap((r) => [r.secret, r.previous_secret]).filter((v): v is string => v !== null && !known.has(sealedKeyId(v) ?? ''));
+  if (foreign.length > 0) {
+    throw new WrongSecretKeyError(
+      `${foreign.length} webhook secret(s) are encrypted under key id ${sealedKeyId(foreign[0]) ?? 'unknown'}, not SVC_SECRET_KEY (key id ${box.current.id}); start with that key, or change keys with svc secrets rotate-key`,
+    );
+  }
+}
+
+/**
+ * Opens the store of a command that reads or writes secrets (serve, import, keys, secrets): the
+ * key resolved, plaintext rows from before encryption sealed, and the key checked.
+ */
+export async function openStore(config: Config, opts: { backgroundCheckpoint?: boolean } = {}): Promise<{ db: Db; config: Config; box: SecretBox; keySource: KeySource }> {
+  const resolved = resolveSecretKey(config);
+  const box = secretBoxOf(resolved.config);
+  const db = await openDb({ ...resolved.config, ...opts, secrets: box });
+  try {
+    await verifySecretKey(db, box);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return { db, config: resolved.config, box, keySource: resolved.source };
+}
