@@ -7,6 +7,7 @@ const layer = (files, { paths = [], patterns = [] }) => ({
 });
 
 const DRIVERS = ['kysely', 'pg', 'better-sqlite3', 'ioredis'].map((name) => ({ name, message: 'Database and Redis access lives in store/ or a feature repository.' }));
+const SQL_DRIVERS = ['kysely', 'pg', 'better-sqlite3'].map((name) => ({ name, message: "SQL on a table lives in its owner's repository (docs/architecture.md, \"Persistence\")." }));
 const HTTP_FRAMEWORK = ['fastify', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/type-provider-typebox'].map((name) => ({ name, message: 'Fastify belongs to http/, routes/ and app.ts.' }));
 const NETWORK = ['node:net', 'node:dns', 'node:http', 'node:https', 'node:tls', 'undici', 'ws', 'node:fs', 'node:child_process'].map((name) => ({
   name,
@@ -49,5 +50,10 @@ export default tseslint.config(
       { group: ['**/store/db.js'], message: 'Routes get repositories, not the database handle.' },
       { group: ['**/services.js'], message: 'A route plugin declares the parts it uses and app.ts hands them over (docs/architecture.md).' },
     ],
+  }),
+  // SQL on a table is written only in its owner's repository (docs/architecture.md, "Persistence"):
+  // the simulator and the status service read and write through repositories.
+  layer(['packages/server/src/sim/**/*.ts', 'packages/server/src/status/service.ts'], {
+    paths: SQL_DRIVERS,
   }),
 );

@@ -4,7 +4,9 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.js';
+import { CompetitionRepo } from '../src/store/competitions.js';
 import { ExportRepo, type ExportSlice } from '../src/store/export.js';
+import { MetaRepo } from '../src/store/meta.js';
 import { CachedStatements } from '../src/store/statement-cache.js';
 import { engines, freshDb, sleep, tmpDir } from './helpers.js';
 
@@ -96,6 +98,50 @@ describe.each(engines())('bulk export event pages (%s)', (engine) => {
       expect(await repo.events(slice(), 0, 10)).toHaveLength(3);
     } finally {
       await repo.close();
+      await db.close();
+    }
+  });
+});
+
+describe.each(engines())('repositories the simulator reads and claims through (%s)', (engine) => {
+  it('meta: the first writer of a key wins, a released key can be claimed again', async () => {
+    const { db } = await freshDb(engine);
+    const meta = new MetaRepo(db);
+    try {
+      expect(await meta.claim('test:a', 'one')).toBe(true);
+      expect(await meta.claim('test:a', 'two')).toBe(false);
+      expect(await meta.get('test:a')).toBe('one');
+      expect(await meta.getMany(['test:a', 'test:b'])).toEqual([{ key: 'test:a', value: 'one' }]);
+      expect(await meta.getMany([])).toEqual([]);
+      await meta.release('test:a');
+      expect(await meta.get('test:a')).toBeUndefined();
+      expect(await meta.claim('test:a', 'three')).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('live games with plays from a source: the prefix is literal, LIKE wildcards in it match nothing else', async () => {
+    const { db } = await freshDb(engine);
+    try {
+      const game = await db.kysely
+        .selectFrom('competitions as c')
+        .innerJoin('competitors as k', (j) => j.onRef('k.competition_id', '=', 'c.id').on('k.role', '=', 'home'))
+        .innerJoin('plays as p', 'p.competition_id', 'c.id')
+        .select(['c.id', 'c.sport', 'k.entity_id', 'p.seq'])
+        .where('c.sport', '=', 'soccer')
+        .orderBy('c.id')
+        .orderBy('p.seq')
+        .executeTakeFirstOrThrow();
+      await db.kysely.updateTable('competitions').set({ status: 'live' }).where('id', '=', game.id).execute();
+      await db.kysely.updateTable('plays').set({ source: 'aXb:1' }).where('competition_id', '=', game.id).where('seq', '=', game.seq).execute();
+      const repo = new CompetitionRepo(db);
+      const found = (prefix: string) => repo.liveWithPlaysFrom(['soccer'], prefix).then((rows) => rows.filter((r) => r.competitionId === game.id));
+      expect(await found('aXb:')).toEqual([{ competitionId: game.id, home: game.entity_id }]);
+      expect(await found('a_b:')).toEqual([]);
+      expect(await found('a%')).toEqual([]);
+      expect(await repo.liveWithPlaysFrom(['basketball'], 'aXb:')).toEqual([]);
+    } finally {
       await db.close();
     }
   });

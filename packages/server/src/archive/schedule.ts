@@ -1,12 +1,10 @@
 import { sql, type Kysely } from 'kysely';
+import { SCHEDULE_LOCK } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
 import type { Database, SeasonTable } from '../store/types.js';
 import { hashSeed, Prng } from './prng.js';
 import { emptyRows, writeRows, type Rows } from './rows.js';
 import { addDays, at, competitorRows, hhmm, syntheticCompetition } from './synthetic-common.js';
-
-/** Held (PostgreSQL) while the schedule is checked and written, so nodes starting together do not race. */
-export const SCHEDULE_LOCK = 727_001;
 
 interface Pools {
   soccer: string[];

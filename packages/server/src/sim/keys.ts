@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { keyPrefix, type Config } from '../config.js';
 import type { Db } from '../store/db.js';
 import { KeyRepo } from '../store/keys.js';
+import { MetaRepo } from '../store/meta.js';
 
 const SECRET_KEY = 'sim_secret';
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -23,18 +24,14 @@ export interface SimKeys {
  * so no plaintext key is ever printed or stored: only their hashes, like any other key.
  */
 export async function simSecret(db: Db): Promise<string> {
-  const read = () => db.kysely.selectFrom('meta').select('value').where('key', '=', SECRET_KEY).executeTakeFirst();
-  const found = await read();
-  if (found) return found.value;
+  const meta = new MetaRepo(db);
+  const found = await meta.get(SECRET_KEY);
+  if (found !== undefined) return found;
   // Two processes starting together: the first insert wins and both read its value.
-  await db.kysely
-    .insertInto('meta')
-    .values({ key: SECRET_KEY, value: crypto.randomBytes(32).toString('hex') })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await read();
-  if (!row) throw new Error('simulator secret could not be stored');
-  return row.value;
+  await meta.claim(SECRET_KEY, crypto.randomBytes(32).toString('hex'));
+  const stored = await meta.get(SECRET_KEY);
+  if (stored === undefined) throw new Error('simulator secret could not be stored');
+  return stored;
 }
 
 export function base62(bytes: Buffer): string {

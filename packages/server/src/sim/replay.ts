@@ -1,4 +1,6 @@
+import { CompetitionRepo } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
+import { ReferenceRepo } from '../store/reference.js';
 import { hashSeed } from './random.js';
 import { gameTimes, type PeriodRef, type SimSport } from './timeline.js';
 
@@ -48,16 +50,8 @@ export interface Replay {
 const SOURCE_LEAGUE: Record<SimSport, string> = { soccer: 'wc', basketball: 'sbl' };
 
 export async function sourcePool(db: Db, sport: SimSport): Promise<string[]> {
-  const rows = await db.kysely
-    .selectFrom('competitions as c')
-    .select('c.id')
-    .where('c.league', '=', SOURCE_LEAGUE[sport])
-    .where('c.status', '=', 'final')
-    // A 0-0 replay would show nothing; a replay is there to be watched.
-    .where((eb) => eb.exists(eb.selectFrom('plays as p').select('p.seq').whereRef('p.competition_id', '=', 'c.id').where('p.points', '>', 0)))
-    .orderBy('c.n')
-    .execute();
-  return rows.map((r) => r.id);
+  // A 0-0 replay would show nothing; a replay is there to be watched.
+  return new CompetitionRepo(db).finalsWithScoring(SOURCE_LEAGUE[sport]);
 }
 
 /** The same target always replays the same source, whatever the order games are started in. */
@@ -68,23 +62,15 @@ export function pickSource(pool: readonly string[], targetCompetitionId: string)
 const teamCode = (entityId: string): string => entityId.slice(entityId.lastIndexOf(':') + 1);
 
 export async function loadTarget(db: Db, competitionId: string): Promise<TargetGame | undefined> {
-  const c = await db.kysely.selectFrom('competitions').select(['id', 'sport', 'n', 'date']).where('id', '=', competitionId).executeTakeFirst();
+  const competitions = new CompetitionRepo(db);
+  const c = await competitions.row(competitionId);
   if (!c || (c.sport !== 'soccer' && c.sport !== 'basketball')) return undefined;
-  const competitors = await db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
+  const competitors = await competitions.competitorRows(competitionId);
   const home = competitors.find((x) => x.role === 'home' && x.entity_type === 'team');
   const away = competitors.find((x) => x.role === 'away' && x.entity_type === 'team');
   if (!home || !away || competitors.length !== 2) return undefined;
-  const roster = await db.kysely
-    .selectFrom('rosters')
-    .select(['team_id', 'player_id', 'season_id'])
-    .where('team_id', 'in', [home.entity_id, away.entity_id])
-    .orderBy('season_id', 'desc')
-    .orderBy('player_id')
-    .execute();
-  const players = (teamId: string): string[] => {
-    const own = roster.filter((r) => r.team_id === teamId);
-    return own.filter((r) => r.season_id === own[0]?.season_id).map((r) => r.player_id);
-  };
+  const rosters = await new ReferenceRepo(db).latestRosters([home.entity_id, away.entity_id]);
+  const players = (teamId: string): string[] => rosters.get(teamId) ?? [];
   const side = (entityId: string): TeamSide => ({ entityId, code: teamCode(entityId), players: players(entityId) });
   return {
     competitionId: c.id,
@@ -102,9 +88,9 @@ export async function loadTarget(db: Db, competitionId: string): Promise<TargetG
  * the target's roster stands in, chosen by a hash of the original so the choice is stable.
  */
 export async function loadReplay(db: Db, target: TargetGame, sourceId: string): Promise<Replay> {
-  const competitors = await db.kysely.selectFrom('competitors').select(['entity_id', 'role']).where('competition_id', '=', sourceId).execute();
-  const roleOf = new Map(competitors.map((c) => [c.entity_id, c.role]));
-  const rows = await db.kysely.selectFrom('plays').selectAll().where('competition_id', '=', sourceId).orderBy('seq').execute();
+  const competitions = new CompetitionRepo(db);
+  const roleOf = new Map((await competitions.competitorRows(sourceId)).map((c) => [c.entity_id, c.role]));
+  const rows = await competitions.allPlays(sourceId);
   const usable = rows.filter((r) => {
     const role = roleOf.get(r.competitor_id);
     return role === 'home' || role === 'away';

@@ -2,12 +2,24 @@ import type { Competition, Competitor, Event, Play } from '@svc/schema';
 import { EVENT_SCHEMA, PLAY_SCHEMA, eventId } from '@svc/schema';
 import { sql } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
+import { coverSeason } from './reference.js';
 import type { Db } from './db.js';
 import { bool } from './db.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
 import { scopeSql } from './scope-sql.js';
 import type { Selectable } from 'kysely';
-import type { CompetitionTable, EventTable, PlayTable } from './types.js';
+import type { CompetitionTable, CompetitorTable, EventTable, PlayTable, SeasonTable } from './types.js';
+
+/** Held (PostgreSQL) while games are numbered and written, so schedulers on several nodes do not race. */
+export const SCHEDULE_LOCK = 727_001;
+
+/** A new game's rows, built once its number (max(n) + 1 within the sport) is known. */
+export interface ScheduledGame {
+  competition: CompetitionTable;
+  competitors: CompetitorTable[];
+  /** Created when missing; an existing season is widened to cover the game's date. */
+  season: SeasonTable;
+}
 
 export interface CompetitionFilter {
   sports?: readonly string[];
@@ -197,5 +209,93 @@ export class CompetitionRepo {
       .limit(page.limit + 1)
       .execute();
     return pageOf(rows, page.limit, (r) => [r.seq], eventRecord);
+  }
+
+  /** A sport's `scheduled` games on a date, earliest start first (no start time last, then by number). */
+  async scheduledOn(sport: string, date: string): Promise<string[]> {
+    const rows = await this.db.kysely
+      .selectFrom('competitions')
+      .select(['id', 'n', 'start_time'])
+      .where('sport', '=', sport)
+      .where('date', '=', date)
+      .where('status', '=', 'scheduled')
+      .execute();
+    // Sorted here, not in SQL: the engines disagree on where NULL start times go.
+    return rows.sort((a, b) => (a.start_time ?? '~').localeCompare(b.start_time ?? '~') || a.n - b.n).map((r) => r.id);
+  }
+
+  /** The teams and players competing in a sport's games on a date. */
+  async competingOn(sport: string, date: string): Promise<string[]> {
+    const rows = await this.db.kysely
+      .selectFrom('competitors as p')
+      .innerJoin('competitions as c', 'c.id', 'p.competition_id')
+      .select('p.entity_id')
+      .where('c.sport', '=', sport)
+      .where('c.date', '=', date)
+      .execute();
+    return rows.map((r) => r.entity_id);
+  }
+
+  /**
+   * Writes a new game numbered max(n) + 1 within its sport, with its competitors and season, in
+   * one transaction. The archive's schedule numbers games under the same lock. Returns its id.
+   */
+  async scheduleGame(sport: string, build: (n: number) => ScheduledGame): Promise<string> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${SCHEDULE_LOCK})`.execute(trx);
+      const max = await trx.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', sport).executeTakeFirst();
+      const game = build(Number(max?.n ?? 0) + 1);
+      await trx.insertInto('competitions').values(game.competition).execute();
+      await trx.insertInto('competitors').values(game.competitors).execute();
+      await coverSeason(trx, game.season, game.competition.date);
+      return game.competition.id;
+    });
+  }
+
+  /**
+   * Live games of these sports with at least one play whose `source` starts with
+   * `sourcePrefix` (taken literally, no wildcards), each with its home competitor.
+   */
+  async liveWithPlaysFrom(sports: readonly string[], sourcePrefix: string): Promise<{ competitionId: string; home: string }[]> {
+    const pattern = `${sourcePrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.db.kysely
+      .selectFrom('competitions as c')
+      .innerJoin('competitors as k', (j) => j.onRef('k.competition_id', '=', 'c.id').on('k.role', '=', 'home'))
+      .select(['c.id', 'k.entity_id'])
+      .where('c.status', '=', 'live')
+      .where('c.sport', 'in', [...sports])
+      .where((eb) =>
+        eb.exists(eb.selectFrom('plays as p').select('p.seq').whereRef('p.competition_id', '=', 'c.id').where(sql<boolean>`p.source like ${pattern} escape '\\'`)),
+      )
+      .execute();
+    return rows.map((r) => ({ competitionId: r.id, home: r.entity_id }));
+  }
+
+  /** A league's final games with at least one scoring play, by number. */
+  async finalsWithScoring(league: string): Promise<string[]> {
+    const rows = await this.db.kysely
+      .selectFrom('competitions as c')
+      .select('c.id')
+      .where('c.league', '=', league)
+      .where('c.status', '=', 'final')
+      .where((eb) => eb.exists(eb.selectFrom('plays as p').select('p.seq').whereRef('p.competition_id', '=', 'c.id').where('p.points', '>', 0)))
+      .orderBy('c.n')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** A competition's identity as stored, without its season or competitors. */
+  async row(id: string): Promise<Pick<CompetitionTable, 'id' | 'sport' | 'n' | 'date'> | undefined> {
+    return this.db.kysely.selectFrom('competitions').select(['id', 'sport', 'n', 'date']).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A competition's competitor rows, by position. */
+  async competitorRows(competitionId: string): Promise<CompetitorTable[]> {
+    return this.db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
+  }
+
+  /** Every play of a competition as stored, in order. */
+  async allPlays(competitionId: string): Promise<PlayTable[]> {
+    return this.db.kysely.selectFrom('plays').selectAll().where('competition_id', '=', competitionId).orderBy('seq').execute();
   }
 }

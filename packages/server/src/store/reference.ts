@@ -1,11 +1,11 @@
 import type { Player, RosterEntry, Season, Team, Venue } from '@svc/schema';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import type { Db } from './db.js';
 import { bool } from './db.js';
 import { pageOf, stringKey, type Page, type PageRequest } from './page.js';
 import { scopeSql } from './scope-sql.js';
-import type { PlayerTable, SeasonTable, TeamTable, VenueTable } from './types.js';
+import type { Database, PlayerTable, SeasonTable, TeamTable, VenueTable } from './types.js';
 
 export const teamRecord = (r: TeamTable): Team => ({
   id: r.id,
@@ -51,6 +51,23 @@ export const seasonRecord = (r: SeasonRow): Season => ({
   competitions: Number(r.competitions),
   events: Number(r.events),
 });
+
+/**
+ * Inside a transaction that schedules a game on `date`: creates its season when missing, or
+ * widens the season's dates to cover `date`.
+ */
+export async function coverSeason(trx: Transaction<Database>, season: SeasonTable, date: string): Promise<void> {
+  const found = await trx.selectFrom('seasons').selectAll().where('id', '=', season.id).executeTakeFirst();
+  if (!found) {
+    await trx.insertInto('seasons').values(season).execute();
+  } else if (found.end_date < date || found.start_date > date) {
+    await trx
+      .updateTable('seasons')
+      .set({ start_date: found.start_date > date ? date : found.start_date, end_date: found.end_date < date ? date : found.end_date })
+      .where('id', '=', season.id)
+      .execute();
+  }
+}
 
 /** Folds accents and case so `search=muller` finds "Müller". */
 export function searchName(name: string): string {
@@ -229,5 +246,33 @@ export class ReferenceRepo {
 
   async leagues(): Promise<{ id: string; sport: string; name: string; synthetic: number }[]> {
     return this.db.kysely.selectFrom('leagues').selectAll().orderBy('id').execute();
+  }
+
+  /** A league's teams, by id. */
+  async teamsOfLeague(league: string): Promise<{ id: string; code: string; venue_id: string | null }[]> {
+    return this.db.kysely.selectFrom('teams').select(['id', 'code', 'venue_id']).where('league', '=', league).orderBy('id').execute();
+  }
+
+  /** Each team's players in its latest season on record, by player id (a team without a roster is absent). */
+  async latestRosters(teamIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (teamIds.length === 0) return out;
+    const rows = await this.db.kysely
+      .selectFrom('rosters')
+      .select(['team_id', 'player_id', 'season_id'])
+      .where('team_id', 'in', [...teamIds])
+      .orderBy('season_id', 'desc')
+      .orderBy('player_id')
+      .execute();
+    const latest = new Map<string, string>();
+    for (const r of rows) {
+      const season = latest.get(r.team_id) ?? r.season_id;
+      latest.set(r.team_id, season);
+      if (r.season_id !== season) continue;
+      const list = out.get(r.team_id) ?? [];
+      list.push(r.player_id);
+      out.set(r.team_id, list);
+    }
+    return out;
   }
 }
