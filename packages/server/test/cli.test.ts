@@ -181,7 +181,7 @@ describe('svc serve: the start key (real processes)', () => {
 
   it('production never creates a key by itself', async () => {
     const dir = seededDataDir();
-    const p = await startAndStop({ SVC_DATA_DIR: dir, SVC_ENV: 'production' });
+    const p = await startAndStop({ SVC_DATA_DIR: dir, SVC_ENV: 'production', SVC_SECRET_KEY: '0f'.repeat(32) });
     expect(p.stderr.join('\n')).toMatch(/API key:\s+none created in production/);
     expect(p.stderr.join('\n')).not.toMatch(/svc_live_/);
     expect(fs.existsSync(path.join(dir, 'demo-key'))).toBe(false);
