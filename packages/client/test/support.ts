@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { listen, testApp, tmpDir, type TestApp } from '../../server/test/helpers.js';
 import { Svc, type ClientOptions } from '../src/index.js';
+import { freePort } from '../../server/test/svc-process.js';
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const CLIENT_DIR = path.join(ROOT, 'packages/client');
@@ -29,16 +31,6 @@ export async function liveSvc(config: Parameters<typeof testApp>[0] = {}): Promi
   return { t, baseUrl: http, key, svc: client(), client, close: () => t.close() };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => (addr && typeof addr !== 'string' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** `svc serve` as its own process on a copy of the test archive; SIGKILL-able and restartable. */
 export class SvcProcess {

@@ -5,22 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { tmpDir, until } from './helpers.js';
+import { freePort } from './svc-process.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY = `svc_test_${'Log0Leak1Probe2Key3'.padEnd(32, 'q')}`;
 /** The random part: finding any 12 characters of it in the output is a leak. */
 const KEY_BODY = KEY.slice('svc_test_'.length);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => (addr && typeof addr !== 'string' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Sends raw bytes and resolves with whatever the server answers before closing. */
 function raw(port: number, bytes: string): Promise<string> {

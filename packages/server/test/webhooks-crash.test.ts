@@ -1,26 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { tmpDir } from './helpers.js';
+import { freePort } from './svc-process.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY = `svc_test_${'Crash0Test1Key2'.padEnd(32, 'x')}`;
 const EVENTS = 1000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => (addr && typeof addr !== 'string' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 describe('webhook delivery survives a SIGKILL', () => {
   let rx: Receiver;
