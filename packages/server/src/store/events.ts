@@ -114,3 +114,33 @@ export class EventLog {
     return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) };
   }
 }
+
+/** Events by sequence number, in no particular order (the webhook dispatcher's bodies). */
+export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ seq: number; event: Event }[]> {
+  if (seqs.length === 0) return [];
+  const rows = await db.kysely.selectFrom('events').selectAll().where('seq', 'in', [...seqs]).execute();
+  return rows.map((r) => ({ seq: r.seq, event: eventRecord(r) }));
+}
+
+/** Sequence numbers of confirmed score events with ts in [from, to) that the filter admits, in order; at most `max` + 1. */
+export async function confirmedScoreSeqs(
+  db: Db,
+  filter: { sports: readonly string[] | null; leagues: readonly string[] | null },
+  fromIso: string,
+  toIso: string,
+  max: number,
+): Promise<number[]> {
+  const rows = await db.kysely
+    .selectFrom('events')
+    .select('seq')
+    .where('tier', '=', 'confirmed')
+    .where('type', '=', 'score')
+    .where('ts', '>=', fromIso)
+    .where('ts', '<', toIso)
+    .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
+    .$if(filter.leagues !== null, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
+    .orderBy('seq')
+    .limit(max + 1)
+    .execute();
+  return rows.map((r) => r.seq);
+}

@@ -4,7 +4,7 @@ import { planOf } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { endpointSecretAad } from '../secrets/columns.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
-import { eventRecord } from '../store/competitions.js';
+import { eventsBySeq } from '../store/events.js';
 import type { Db } from '../store/db.js';
 import { wireEvent } from '../stream/frames.js';
 
@@ -123,12 +123,10 @@ export class DeliveryDirectory {
       else missing.add(seq);
     }
     if (missing.size === 0) return out;
-    const rows = await this.db.kysely.selectFrom('events').selectAll().where('seq', 'in', [...missing]).execute();
-    for (const r of rows) {
-      const e = eventRecord(r);
-      const body = { text: JSON.stringify(wireEvent(e)), topic: webhookTopic(e.type) };
-      out.set(r.seq, body);
-      this.bodies.set(r.seq, body);
+    for (const { seq, event } of await eventsBySeq(this.db, [...missing])) {
+      const body = { text: JSON.stringify(wireEvent(event)), topic: webhookTopic(event.type) };
+      out.set(seq, body);
+      this.bodies.set(seq, body);
     }
     while (this.bodies.size > BODY_CACHE) {
       const [oldest] = this.bodies.keys();

@@ -3,6 +3,7 @@ import { randomBase62 } from '../domain/keys.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { endpointSecretAad } from '../secrets/columns.js';
 import type { Db } from '../store/db.js';
+import { confirmedScoreSeqs } from '../store/events.js';
 import { dateIdKey, pageOf, type Page, type PageRequest } from '../store/page.js';
 import type { Database } from '../store/types.js';
 import type { WebhookDeliveryTable, WebhookEndpointTable } from '../store/webhook-types.js';
@@ -214,26 +215,9 @@ export class WebhookRepo {
     return { delivery: deliveryRecord(row), seq: row.event_seq, attempts: attempts.map(attemptRecord) };
   }
 
-  /** Confirmed score events with ts in [from, to) that the filter admits, by sequence; at most `max` + 1. */
-  async replayableEvents(
-    filter: { sports: readonly string[] | null; leagues: readonly string[] | null },
-    fromIso: string,
-    toIso: string,
-    max: number,
-  ): Promise<number[]> {
-    const rows = await this.k
-      .selectFrom('events')
-      .select('seq')
-      .where('tier', '=', 'confirmed')
-      .where('type', '=', 'score')
-      .where('ts', '>=', fromIso)
-      .where('ts', '<', toIso)
-      .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
-      .$if(filter.leagues !== null, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
-      .orderBy('seq')
-      .limit(max + 1)
-      .execute();
-    return rows.map((r) => r.seq);
+  /** Confirmed score events with ts in [from, to) that the filter admits, by sequence; at most `max` + 1 (read from the event log). */
+  replayableEvents(filter: { sports: readonly string[] | null; leagues: readonly string[] | null }, fromIso: string, toIso: string, max: number): Promise<number[]> {
+    return confirmedScoreSeqs(this.db, filter, fromIso, toIso, max);
   }
 
   async addDeliveries(rows: NewDelivery[]): Promise<void> {
