@@ -156,6 +156,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     await gateway.close();
   });
   app.addHook('onClose', async () => {
+    await services.live.ingest.close();
     await services.connections.close();
     await services.webhooks.tester.close();
   });

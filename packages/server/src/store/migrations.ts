@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { consensusStateMigration } from './migrations-consensus.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
 import { statusHistoryMigration } from './migrations-status.js';
 import { webhooksMigration } from './migrations-webhooks.js';
@@ -189,7 +190,10 @@ function initial(engine: Engine): Migration {
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine), '0003_idempotency': idempotencyMigration(engine), '0004_status_history': statusHistoryMigration() };
+      return {
+        '0001_initial': initial(engine), '0002_webhooks': webhooksMigration(engine), '0003_idempotency': idempotencyMigration(engine), '0004_status_history': statusHistoryMigration(),
+        '0006_consensus_state': consensusStateMigration(engine),
+      };
     },
   };
 }

@@ -39,6 +39,11 @@ export class ReporterWeights {
     e.weight = laplace(e.agreed, e.disagreed);
   }
 
+  /** Sets a reporter's record as stored (a node taking a game over, or a record moved by another node). */
+  load(reporterId: string, r: TrackRecord): void {
+    this.entries.set(reporterId, { agreed: r.agreed, disagreed: r.disagreed, weight: laplace(r.agreed, r.disagreed) });
+  }
+
   snapshot(): Record<string, { agreed: number; disagreed: number; weight: number }> {
     const out: Record<string, { agreed: number; disagreed: number; weight: number }> = {};
     for (const [id, e] of this.entries) out[id] = { agreed: e.agreed, disagreed: e.disagreed, weight: e.weight };
