@@ -27,6 +27,8 @@ export interface LiveOptions {
   /** Reaches the other nodes; null on a single node (it owns every game). */
   router?: OwnerRouter | null;
   consensus?: Partial<ConsensusOptions>;
+  /** How long a report may wait for its game's owner (default: the lease TTL and 5 s). */
+  routeWaitMs?: number;
 }
 
 /**
@@ -43,6 +45,6 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const games = new GameDirectory(db);
   const engine = new ConsensusEngine(clock, opts.consensus);
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
-  const ingest = new LiveIngest(db, games, log, bus, engine, clock, leases, router, onWrite);
+  const ingest = new LiveIngest(db, games, log, bus, engine, clock, leases, router, onWrite, opts.routeWaitMs);
   return { games, engine, ingest, leases, official: new OfficialFeed(db, games, ingest, clock, onWrite) };
 }

@@ -55,6 +55,8 @@ export class LiveIngest {
     private readonly leases: GameLeases,
     private readonly router: OwnerRouter | null,
     private readonly onWrite: () => void = () => undefined,
+    /** How long a report may wait for its game's owner; by default a dead owner's lease has lapsed by then. */
+    private readonly routeWaitMs = leases.ttlMs + 5 * ROUTE_TIMEOUT_MS,
   ) {
     this.state = new ConsensusStore(db);
     engine.trackChanges();
@@ -155,7 +157,7 @@ export class LiveIngest {
 
   /** Runs `local` when this node owns the game, else sends `req` to the owner; retries across a handover. */
   private async onOwner(gameId: string, local: () => Promise<ReportResult[]>, req: OwnerRequest): Promise<ReportResult[]> {
-    const deadline = Date.now() + this.leases.ttlMs + 5 * ROUTE_TIMEOUT_MS;
+    const deadline = Date.now() + this.routeWaitMs;
     for (let attempt = 0; ; attempt++) {
       const claim = await this.leases.claim(gameId);
       if (claim.owned) {
@@ -182,7 +184,8 @@ export class LiveIngest {
 
   /** A request from another node for a game this node owns (else `notOwner`, and the sender asks again). */
   private async handle(req: OwnerRequest): Promise<OwnerReply> {
-    if (this.leases.token(req.gameId) === undefined) return { ok: false, notOwner: true };
+    // The sender read this node's name on the lease: take the game back if it was dropped after a failed write.
+    if (!(await this.leases.claim(req.gameId)).owned) return { ok: false, notOwner: true };
     try {
       if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.principal, req.gameId, req.reports)) };
       if (req.kind === 'official') await this.serial.run(() => this.officialOwned(req.gameId, req.play));
