@@ -90,7 +90,7 @@ describe('a hard crash leaves no provisional unresolved', () => {
     expect(mine.map((e) => e.id)).toEqual([first.event_id, third.event_id]);
     expect(resolutionsOf(onB.frames, first.event_id)).toHaveLength(1);
     expect(resolutionsOf(onB.frames, first.event_id)[0]).toMatchObject({ tier: 'confirmed', confidence: { reporters: 3 } });
-  });
+  }, 120_000);
 
   it.runIf(cluster)('two nodes: a provisional left open by a SIGKILLed owner is retracted once by the other node, with no new report', async () => {
     const { db, dataDir, databaseUrl } = await freshDb('postgres');
@@ -114,7 +114,7 @@ describe('a hard crash leaves no provisional unresolved', () => {
     const marker = await report(b.base, reporter, { game_id: game.id, team: game.away, points: 1 });
     await settle(onB, marker.event_id);
     expect(resolutionsOf(onB.frames, provisional).map((f) => f.type)).toEqual(['score_retracted']);
-  });
+  }, 120_000);
 
   it('one SQLite node: SIGKILL and restart, then the open provisional is retracted once', async () => {
     const dataDir = tmpDir();
@@ -136,5 +136,5 @@ describe('a hard crash leaves no provisional unresolved', () => {
     const marker = await report(again.base, reporter, { game_id: game.id, team: game.home, points: 1 });
     await settle(client, marker.event_id);
     expect(resolutionsOf(client.frames, provisional).map((f) => f.type)).toEqual(['score_retracted']);
-  });
+  }, 120_000);
 });

@@ -103,7 +103,7 @@ export class LiveIngest {
     });
     for (const [gameId, idx] of byGame) {
       const part = idx.map((i) => reports[i]);
-      const out = await this.onOwner(gameId, () => this.processOwned(p, gameId, part), { kind: 'reports', gameId, principal: p, reports: part });
+      const out = await this.onOwner(gameId, () => this.processOwned(p.keyId, gameId, part), { kind: 'reports', gameId, reporterId: p.keyId, reports: part });
       idx.forEach((i, k) => (results[i] = out[k]));
     }
     for (const [i, first] of sameAs) results[i] = results[first];
@@ -187,7 +187,7 @@ export class LiveIngest {
     // The sender read this node's name on the lease: take the game back if it was dropped after a failed write.
     if (!(await this.leases.claim(req.gameId)).owned) return { ok: false, notOwner: true };
     try {
-      if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.principal, req.gameId, req.reports)) };
+      if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.reporterId, req.gameId, req.reports)) };
       if (req.kind === 'official') await this.serial.run(() => this.officialOwned(req.gameId, req.play));
       else await this.serial.run(() => this.forgetOwned(req.gameId));
       return { ok: true, results: [] };
@@ -221,10 +221,10 @@ export class LiveIngest {
     this.leases.forget(gameId);
   }
 
-  private async processOwned(p: Principal, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
+  private async processOwned(reporterId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
     // Track records move on every node that owns a game the reporter votes in: take the stored one.
-    for (const [id, r] of await this.state.records([p.keyId])) this.engine.weights.load(id, r);
+    for (const [id, r] of await this.state.records([reporterId])) this.engine.weights.load(id, r);
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
@@ -236,7 +236,7 @@ export class LiveIngest {
       const prior = await this.db.kysely
         .selectFrom('reports')
         .select(['id', 'ref', 'event_id', 'tier'])
-        .where('key_id', '=', p.keyId)
+        .where('key_id', '=', reporterId)
         .where('ref', 'in', refs)
         .execute();
       for (const r of prior) if (r.ref) known.set(r.ref, { id: r.id, event_id: r.event_id, tier: r.tier === 'confirmed' ? 'confirmed' : 'provisional' });
@@ -249,7 +249,7 @@ export class LiveIngest {
       }
       const observedAt = r.observed_at !== undefined ? Math.min(Date.parse(r.observed_at), now) : now;
       const out = this.engine.submit({
-        reporterId: p.keyId,
+        reporterId,
         gameId,
         team: r.team,
         points: r.points,
@@ -274,7 +274,7 @@ export class LiveIngest {
         }
         return {
           id: res.id,
-          key_id: p.keyId,
+          key_id: reporterId,
           ref: row.report.ref ?? null,
           game_id: gameId,
           team: row.report.team,

@@ -1,29 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { ERROR_CODES, type ErrorCode, type ReportInput, type ReportResult } from '@svc/schema';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ERROR_CODES, ReportInput, ReportResult, type ErrorCode } from '@svc/schema';
 import { SvcError } from '../domain/errors.js';
-import type { Principal } from '../domain/scopes.js';
 
 /** An official scoring play, as the owner's engine takes it. */
-export interface OfficialPlay {
-  team: string;
-  points: number;
-  eventType: string;
-  clock?: string;
-  observedAt: number;
-}
+const OfficialPlay = Type.Object({ team: Type.String(), points: Type.Number(), eventType: Type.String(), clock: Type.Optional(Type.String()), observedAt: Type.Number() });
+export type OfficialPlay = Static<typeof OfficialPlay>;
 
-/** Work on one game's consensus, sent to the node that owns the game. */
-export type OwnerRequest =
-  | { kind: 'reports'; gameId: string; principal: Principal; reports: ReportInput[] }
-  | { kind: 'official'; gameId: string; play: OfficialPlay }
-  | { kind: 'forget'; gameId: string };
+/**
+ * Work on one game's consensus, sent to the node that owns the game. Reports arrive validated
+ * and authorised by the node that took them; the owner needs only the reporter's key id.
+ */
+const OwnerRequest = Type.Union([
+  Type.Object({ kind: Type.Literal('reports'), gameId: Type.String(), reporterId: Type.String(), reports: Type.Array(ReportInput) }),
+  Type.Object({ kind: Type.Literal('official'), gameId: Type.String(), play: OfficialPlay }),
+  Type.Object({ kind: Type.Literal('forget'), gameId: Type.String() }),
+]);
+export type OwnerRequest = Static<typeof OwnerRequest>;
 
-/** `not_owner`: the node no longer owns the game; the sender asks the store again. */
-export type OwnerReply =
-  | { ok: true; results: ReportResult[] }
-  | { ok: false; notOwner: true }
-  | { ok: false; notOwner: false; error: { code: string; message: string; param?: string } };
+/** `notOwner`: the node no longer owns the game; the sender asks the store again. */
+const OwnerReply = Type.Union([
+  Type.Object({ ok: Type.Literal(true), results: Type.Array(ReportResult) }),
+  Type.Object({ ok: Type.Literal(false), notOwner: Type.Literal(true) }),
+  Type.Object({ ok: Type.Literal(false), notOwner: Type.Literal(false), error: Type.Object({ code: Type.String(), message: Type.String(), param: Type.Optional(Type.String()) }) }),
+]);
+export type OwnerReply = Static<typeof OwnerReply>;
 
 /** No answer in time: the owner may be dead (its lease lapses within the TTL) or gone. */
 export class RouteFailed extends Error {
@@ -53,22 +56,20 @@ export function errorReply(err: unknown): OwnerReply {
   return { ok: false, notOwner: false, error: { code: 'internal_error', message: err instanceof Error ? err.message : String(err) } };
 }
 
-interface Wire {
-  t: 'req' | 'res';
-  id: string;
-  from: string;
-  req?: OwnerRequest;
-  reply?: OwnerReply;
-}
+const Wire = Type.Union([
+  Type.Object({ t: Type.Literal('req'), id: Type.String(), from: Type.String(), req: OwnerRequest }),
+  Type.Object({ t: Type.Literal('res'), id: Type.String(), from: Type.String(), reply: OwnerReply }),
+]);
+type Wire = Static<typeof Wire>;
 
+/** A message from another node; anything else on the channel is ignored. */
 function parseWire(message: string): Wire | null {
-  const m: unknown = JSON.parse(message);
-  if (typeof m !== 'object' || m === null || !('t' in m) || !('id' in m) || !('from' in m)) return null;
-  const { t, id, from } = m;
-  if ((t !== 'req' && t !== 'res') || typeof id !== 'string' || typeof from !== 'string') return null;
-  const req = 'req' in m && typeof m.req === 'object' && m.req !== null && 'kind' in m.req && 'gameId' in m.req ? (m.req as OwnerRequest) : undefined;
-  const reply = 'reply' in m && typeof m.reply === 'object' && m.reply !== null && 'ok' in m.reply ? (m.reply as OwnerReply) : undefined;
-  return { t, id, from, req, reply };
+  try {
+    const m: unknown = JSON.parse(message);
+    return Value.Check(Wire, m) ? m : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -92,13 +93,13 @@ export class RedisRouter implements OwnerRouter {
       if (ch !== this.channel(this.nodeId)) return;
       const w = parseWire(message);
       if (!w) return;
-      if (w.t === 'res' && w.reply) {
+      if (w.t === 'res') {
         const p = this.pending.get(w.id);
         if (!p) return;
         this.pending.delete(w.id);
         clearTimeout(p.timer);
         p.resolve(w.reply);
-      } else if (w.t === 'req' && w.req) {
+      } else {
         void this.answer(w.from, w.id, w.req);
       }
     });
@@ -173,9 +174,12 @@ export class InProcessNetwork {
       send: async (owner, req) => {
         const h = this.nodes.get(owner);
         if (!h) throw new RouteFailed(owner);
-        // Through JSON, as over the wire.
-        const reply = await h(JSON.parse(JSON.stringify(req)));
-        return JSON.parse(JSON.stringify(reply));
+        // Through the wire format, as between processes.
+        const sent = parseWire(JSON.stringify({ t: 'req', id: '0', from: nodeId, req }));
+        if (sent?.t !== 'req') throw new Error('request does not match the wire format');
+        const back = parseWire(JSON.stringify({ t: 'res', id: '0', from: owner, reply: await h(sent.req) }));
+        if (back?.t !== 'res') throw new Error('reply does not match the wire format');
+        return back.reply;
       },
       serve: (handler) => {
         this.nodes.set(nodeId, handler);
