@@ -140,10 +140,11 @@ export class LiveIngest {
     const idle = this.leases.heldGames().filter((g) => !live.has(g));
     if (idle.length) {
       await this.serial.run(async () => {
-        for (const g of idle) this.loaded.delete(g);
         // Re-checked inside the queue: a report may have opened state for one meanwhile.
-        const stillIdle = new Set(this.engine.gameIds());
-        await this.leases.release(idle.filter((g) => !stillIdle.has(g)));
+        const busy = new Set(this.engine.gameIds());
+        const released = idle.filter((g) => !busy.has(g));
+        for (const g of released) this.loaded.delete(g);
+        await this.leases.release(released);
       });
     }
     return stored;
@@ -223,8 +224,12 @@ export class LiveIngest {
 
   private async processOwned(reporterId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
-    // Track records move on every node that owns a game the reporter votes in: take the stored one.
-    for (const [id, r] of await this.state.records([reporterId])) this.engine.weights.load(id, r);
+    // In a cluster, track records move on every node owning a game the reporter votes in: take the
+    // stored one. A single node writes them all itself, so its memory is current once loaded.
+    if (this.router !== null || !this.engine.weights.has(reporterId)) {
+      const stored = await this.state.records([reporterId]);
+      this.engine.weights.load(reporterId, stored.get(reporterId) ?? { agreed: 0, disagreed: 0 });
+    }
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
