@@ -93,6 +93,7 @@ export const ERROR_CODES = spec({
   rate_limited: { type: 'rate_limit_error', status: 429, description: 'The plan’s requests per minute are used up; see Retry-After.' },
   // 503
   draining: { type: 'unavailable', status: 503, description: 'This node is shutting down; retry, and the next connection reaches another node.' },
+  consensus_unavailable: { type: 'unavailable', status: 503, description: 'No node could take the game’s consensus in time (a handover is under way); retry shortly.' },
   not_ready: { type: 'unavailable', status: 503, description: 'A dependency (database, Redis, migrations) is not ready.' },
   // 500
   internal_error: { type: 'api_error', status: 500, description: 'A failure on the service’s side; quote the request id.' },

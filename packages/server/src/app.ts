@@ -174,6 +174,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   });
   app.addHook('onClose', async () => {
     await services.exports.close();
+    await services.live.ingest.close();
     await services.connections.close();
     await services.webhooks.tester.close();
   });

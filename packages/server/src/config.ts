@@ -33,6 +33,12 @@ export interface Config {
   secretKey: SecretKey | null;
   /** Every Redis key and channel starts with this, so deployments can share one Redis. */
   redisPrefix: string;
+  /** A game's consensus lease lapses this long after its owner's last renewal (docs/consensus.md, "Cluster"). */
+  consensusLeaseMs: number;
+  /** An unconfirmed provisional is retracted this long after its first report (docs/consensus.md). */
+  consensusRetractMs: number;
+  /** This node's name on consensus leases; null: `single` without Redis, else unique per process. */
+  nodeId: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +73,13 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 
 export function keyPrefix(env: Config['env']): string {
   return env === 'production' ? 'svc_live_' : 'svc_test_';
+}
+
+function nodeId(env: Env): string | null {
+  const raw = env.SVC_NODE_ID;
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) throw new ConfigError(`SVC_NODE_ID must be 1-64 letters, digits, '.', '_' or '-', got '${raw}'`);
+  return raw;
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
@@ -126,6 +139,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     connectionTimeoutMs: int(env, 'SVC_CONNECTION_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     secretKey,
     redisPrefix,
+    consensusLeaseMs: int(env, 'SVC_CONSENSUS_LEASE_MS', 8000, 300, 60_000),
+    consensusRetractMs: int(env, 'SVC_CONSENSUS_RETRACT_MS', 90_000, 1000, 3_600_000),
+    nodeId: nodeId(env),
   };
   return { ...config, ...overrides };
 }

@@ -18,7 +18,8 @@ import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
 import { redisKeys } from './bus/redis-keys.js';
-import { createLive, type Live } from './live/index.js';
+import { createLive, defaultNodeId, type Live } from './live/index.js';
+import { RedisRouter, type OwnerRouter } from './live/router.js';
 import type { STREAM_LIMITS } from './stream/gateway.js';
 import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter } from './stream/connection-counter.js';
 import { Lifecycle } from './lifecycle.js';
@@ -33,6 +34,10 @@ export interface AppDeps {
   redis?: Redis | null;
   /** Defaults to the in-process bus; cluster mode passes the Redis bus. */
   bus?: EventBus;
+  /** Consensus routing between nodes; defaults to Redis request/reply when `redis` is given. */
+  router?: OwnerRouter;
+  /** This node's name on consensus leases (tests run several nodes in one process). */
+  nodeId?: string;
   /** Tests shorten heartbeats and pings. */
   streamLimits?: Partial<typeof STREAM_LIMITS>;
 }
@@ -82,6 +87,9 @@ export function createServices(deps: AppDeps): Services {
   });
   metrics.readFrom({ webhookPending: () => countPending(db) });
   const health = new FeedHealth(clock);
+  // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
+  const nodeId = deps.nodeId ?? config.nodeId ?? defaultNodeId(redis !== null || deps.router !== undefined);
+  const router = deps.router ?? (redis ? new RedisRouter(nodeId, redis, redis.duplicate(), redisKeys(config.redisPrefix)) : null);
   bus.subscribe((batch) => health.observe(batch));
   return {
     health,
@@ -89,7 +97,19 @@ export function createServices(deps: AppDeps): Services {
     events,
     bus,
     cache,
-    live: createLive(db, events, bus, clock, () => cache.invalidate()),
+    live: createLive(
+      db,
+      events,
+      bus,
+      clock,
+      {
+        leaseMs: config.consensusLeaseMs,
+        nodeId,
+        router,
+        consensus: { retractAfterMs: config.consensusRetractMs },
+      },
+      () => cache.invalidate(),
+    ),
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
     metrics,
     lifecycle: new Lifecycle(),

@@ -4,10 +4,11 @@ import type { Services } from './services.js';
 import { startStatusSampler } from './status/sampler.js';
 
 /**
- * Background duties of a node, by role. Every node ticks its own ConsensusEngine (retractions,
- * agreement re-checks): consensus state lives in the process that took the reports, so a node
- * that ingests must also time them out — with ticks only on worker nodes, candidates opened on
- * api nodes were never retracted. Webhook deliveries run on worker (and all-in-one) nodes only.
+ * Background duties of a node, by role. Every node ticks its consensus (docs/consensus.md,
+ * "Cluster"): it renews the leases of the games it owns, takes over games whose owner died, and
+ * runs their retractions and re-checks — any node may own games, api nodes included, since a
+ * game goes to the node its first report reached. Webhook deliveries run on worker (and
+ * all-in-one) nodes only.
  * Every node also samples the status history each minute (the first node to record a minute
  * wins), so the history keeps going while any node is up.
  * Returns a stop function that resolves once in-flight deliveries have finished, or, given a

@@ -67,6 +67,39 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     expect((await fetch(`${b.http}/v1/me`, { headers: auth(admin) })).status).toBe(200);
   });
 
+  it.runIf(available)('reports of one play alternating between the nodes make one provisional and one confirmation, seen on both', async () => {
+    const [a, b] = nodes;
+    const { key: admin } = await a.built.services.keys.create({ name: 'watch', plan: 'internal', products: ['live', 'report'] }, new Date());
+    const reporters = await Promise.all([1, 2, 3].map(async (i) => (await a.built.services.keys.create({ name: `r${i}`, plan: 'internal', products: ['report'] }, new Date())).key));
+    const games = (await (await fetch(`${a.http}/v1/games?date=today&sport=basketball`, { headers: auth(admin) })).json()).data;
+    const game = games[1];
+    const [home, away] = game.competitors.map((c: { entity_id: string }) => c.entity_id.split(':').pop());
+    const watchers = [await connect(`${a.ws}/v1/stream?game=${game.id}`, admin), await connect(`${b.ws}/v1/stream?game=${game.id}`, admin)];
+    clients.push(...watchers);
+    for (const w of watchers) await w.until((c) => c.frames.some((f) => f.type === 'subscribed'), 5000, 'subscribed');
+    const post = async (node: (typeof nodes)[number], key: string, team: string) => {
+      const res = await fetch(`${node.http}/v1/reports`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: JSON.stringify({ game_id: game.id, team, points: 3 }) });
+      expect(res.status).toBe(202);
+      return (await res.json()).data[0];
+    };
+    // A, B, A: the second report reaches the node that does not own the game.
+    const first = await post(a, reporters[0], home);
+    const second = await post(b, reporters[1], home);
+    const third = await post(a, reporters[2], home);
+    expect(first.tier).toBe('provisional');
+    expect(second).toMatchObject({ tier: 'provisional', event_id: first.event_id });
+    expect(third.tier).toBe('confirmed');
+    // A later play of the same game marks the end: events arrive in order, so nothing of the first play can follow it.
+    const marker = await post(b, reporters[0], away);
+    for (const w of watchers) await w.until((c) => c.events().some((e) => e.id === marker.event_id), 5000, 'the marker play');
+    for (const w of watchers) {
+      const play = w.events().filter((e) => e.team === home);
+      expect(play.map((e) => e.tier)).toEqual(['provisional', 'confirmed']);
+      expect(play[0].id).toBe(first.event_id);
+      expect(play[1]).toMatchObject({ id: third.event_id, provisional_id: first.event_id, confidence: { reporters: 3 } });
+    }
+  });
+
   it.runIf(available)('counts a key’s stream connections across both nodes', async () => {
     const [a, b] = nodes;
     const { key } = await a.built.services.keys.create({ name: 'free', plan: 'free', products: ['live'] }, new Date());

@@ -92,7 +92,7 @@ describe('repeats, second plays and windows', () => {
     const first = report('spam');
     for (let i = 0; i < 9; i++) {
       clock.advance(100);
-      expect(report('spam', { observedAt: T0 })).toEqual({ candidateId: null, duplicate: true, tier: 'provisional', outcomes: [] });
+      expect(report('spam', { observedAt: T0 })).toEqual({ candidateId: null, duplicate: true, repeatOf: first.candidateId, tier: 'provisional', outcomes: [] });
     }
     expect(engine.openCandidates()).toBe(1);
     clock.advance(90_000);

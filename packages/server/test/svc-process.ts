@@ -19,6 +19,8 @@ export interface SvcProcess {
   base: string;
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL: a hard crash, no shutdown work at all. */
+  kill(): Promise<void>;
 }
 
 /** A real `svc serve` on SQLite in `dataDir`, started as `npm start` would, listening on a free port. */
@@ -62,8 +64,14 @@ export async function startSvc(dataDir: string, env: Record<string, string>): Pr
   return {
     base,
     output: () => output,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -11,6 +11,8 @@ export interface RedisKeys {
   rateLimit(keyId: string): string;
   /** Open stream connections of one API key. */
   connections(keyId: string): string;
+  /** Request/reply channel of one node's consensus (reports routed to a game's owner). */
+  consensus(nodeId: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -19,5 +21,6 @@ export function redisKeys(prefix: string): RedisKeys {
     events: `${prefix}events`,
     rateLimit: (keyId) => `${prefix}rl:${keyId}`,
     connections: (keyId) => `${prefix}conns:${keyId}`,
+    consensus: (nodeId) => `${prefix}consensus:${nodeId}`,
   };
 }

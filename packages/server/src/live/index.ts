@@ -1,23 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
-import { ConsensusEngine } from '../domain/consensus/engine.js';
+import { ConsensusEngine, type ConsensusOptions } from '../domain/consensus/engine.js';
 import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
 import { GameDirectory } from './games.js';
 import { LiveIngest } from './ingest.js';
+import { GameLeases } from './leases.js';
 import { OfficialFeed } from './official.js';
+import type { OwnerRouter } from './router.js';
 
 export interface Live {
   games: GameDirectory;
   engine: ConsensusEngine;
   ingest: LiveIngest;
   official: OfficialFeed;
+  leases: GameLeases;
+}
+
+export interface LiveOptions {
+  /** Lease TTL of a game's consensus (docs/consensus.md, "Cluster"). */
+  leaseMs: number;
+  /** This node's name on leases; defaults as `defaultNodeId`. */
+  nodeId?: string | null;
+  /** Reaches the other nodes; null on a single node (it owns every game). */
+  router?: OwnerRouter | null;
+  consensus?: Partial<ConsensusOptions>;
+  /** How long a report may wait for its game's owner (default: the lease TTL and 5 s). */
+  routeWaitMs?: number;
+}
+
+/**
+ * A single node keeps one stable name, so after a restart it takes its own leases back at once;
+ * nodes of a cluster each get a name of their own, so a restarted one never mistakes another's.
+ */
+export function defaultNodeId(clustered: boolean): string {
+  return clustered ? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` : 'single';
 }
 
 /** `onWrite` runs after every committed change of competitions, so read caches drop them. */
-export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, onWrite: () => void = () => undefined): Live {
+export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, opts: LiveOptions, onWrite: () => void = () => undefined): Live {
+  const router = opts.router ?? null;
   const games = new GameDirectory(db);
-  const engine = new ConsensusEngine(clock);
-  const ingest = new LiveIngest(db, games, log, bus, engine, clock, onWrite);
-  return { games, engine, ingest, official: new OfficialFeed(db, games, ingest, clock, onWrite) };
+  const engine = new ConsensusEngine(clock, opts.consensus);
+  const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
+  const ingest = new LiveIngest(db, games, log, bus, engine, clock, leases, router, onWrite, opts.routeWaitMs);
+  return { games, engine, ingest, leases, official: new OfficialFeed(db, games, ingest, clock, onWrite) };
 }

@@ -39,22 +39,28 @@ export class EventLog {
     this.hooks.push(hook);
   }
 
-  async append(rows: NewEvent[]): Promise<StoredEvent[]> {
-    if (rows.length === 0) return [];
+  /**
+   * `before` runs first in the transaction (a fence that may refuse the write), `within` after the
+   * rows (writes that must commit with them); with either, the transaction runs even without rows.
+   */
+  async append(rows: NewEvent[], opts: { before?: (trx: Transaction<Database>) => Promise<void>; within?: (trx: Transaction<Database>, stored: StoredEvent[]) => Promise<void> } = {}): Promise<StoredEvent[]> {
+    if (rows.length === 0 && !opts.before && !opts.within) return [];
     const stored = await this.db.kysely.transaction().execute(async (trx) => {
+      await opts.before?.(trx);
       // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume
       // reading "after N" could skip a late-committing lower seq; one lock keeps them in order.
-      if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(7301)`.execute(trx);
+      if (this.db.engine === 'postgres' && rows.length > 0) await sql`select pg_advisory_xact_lock(7301)`.execute(trx);
       const stored: StoredEvent[] = [];
       for (const { provisionalIndex, ...row } of rows) {
         if (provisionalIndex !== undefined) row.provisional_id = stored[provisionalIndex]?.event.id ?? row.provisional_id;
         const r = await trx.insertInto('events').values(row).returningAll().executeTakeFirstOrThrow();
         stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) });
       }
-      for (const hook of this.hooks) await hook(trx, stored);
+      if (stored.length > 0) for (const hook of this.hooks) await hook(trx, stored);
+      await opts.within?.(trx, stored);
       return stored;
     });
-    for (const listener of this.committed) listener(stored);
+    if (stored.length > 0) for (const listener of this.committed) listener(stored);
     return stored;
   }
 

@@ -2,6 +2,7 @@ import type { Generated } from 'kysely';
 import type { StatusDatabase } from './status-types.js';
 import type { WebhookDatabase } from './webhook-types.js';
 import type { IdempotencyTable } from './idempotency-types.js';
+import type { ConsensusDatabase } from './consensus-types.js';
 
 /** Table shapes as stored. JSON columns are text; booleans are 0/1 integers on both engines. */
 export interface ApiKeyTable {
@@ -142,13 +143,15 @@ export interface ReportTable {
   received_at: string;
   event_id: string | null;
   tier: string;
+  /** The consensus candidate the report voted for or repeated; null when it started nothing. */
+  candidate_id: string | null;
 }
 export interface MetaTable {
   key: string;
   value: string;
 }
 
-export interface Database extends WebhookDatabase, StatusDatabase {
+export interface Database extends WebhookDatabase, StatusDatabase, ConsensusDatabase {
   idempotency_keys: IdempotencyTable;
   api_keys: ApiKeyTable;
   leagues: LeagueTable;

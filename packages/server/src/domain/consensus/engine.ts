@@ -3,10 +3,10 @@ import type { Clock } from '../clock.js';
 import { Candidate, GameState, bucketKey, nearestForOfficial, round3 } from './candidate.js';
 import { Deadlines } from './deadlines.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
-import type { ConsensusOptions, EngineSize, OfficialIn, Outcome, ReportIn, SubmitResult } from './types.js';
+import type { CandidateChange, CandidateSnapshot, ConsensusOptions, EngineSize, GameSnapshot, OfficialIn, Outcome, ReportIn, SubmitResult } from './types.js';
 import { ReporterWeights } from './weights.js';
 
-export type { ConsensusOptions, Confidence, EngineSize, OfficialIn, Outcome, ReportIn, SubmitResult } from './types.js';
+export type { CandidateChange, CandidateSnapshot, ConsensusOptions, Confidence, EngineSize, GameSnapshot, OfficialIn, Outcome, ReportIn, SubmitResult } from './types.js';
 export { ReporterWeights } from './weights.js';
 
 /** Weighted sums are compared with a tolerance so 1.5 / 2.5 counts as 0.6 whatever the rounding. */
@@ -29,6 +29,10 @@ export class ConsensusEngine {
   /** Unique per engine instance so ids from a restarted process never collide with old ones. */
   private readonly idPrefix = `cand_${randomBytes(4).toString('hex')}_`;
   private seq = 0;
+  /** Candidates changed since the last takeChanges(), and those of them that closed meanwhile. */
+  private readonly changed = new Set<Candidate>();
+  private readonly closedSince = new Set<Candidate>();
+  private tracking = false;
 
   constructor(
     private readonly clock: Clock,
@@ -62,7 +66,8 @@ export class ConsensusEngine {
         // A reporter repeating itself counts once; the span grows so a steady stream of repeats stays one vote.
         v.first = Math.min(v.first, r.observedAt);
         v.last = Math.max(v.last, r.observedAt);
-        return { candidateId: null, duplicate: true, tier: x.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes: [] };
+        this.mark(x);
+        return { candidateId: null, duplicate: true, repeatOf: x.id, tier: x.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes: [] };
       }
       const gap = Math.abs(r.observedAt - x.firstObservedAt);
       if (gap <= windowMs && gap < bestGap && x.state !== 'retracted') {
@@ -80,6 +85,7 @@ export class ConsensusEngine {
     }
     c.votes.set(r.reporterId, { first: r.observedAt, last: r.observedAt });
     c.fill(r.eventType, r.clock);
+    this.mark(c);
     // A confirmed candidate takes late votes silently: no second event, no credit (they add no information).
     if (c.state === 'open') this.evaluate(c, g, now, outcomes);
     return { candidateId: c.id, duplicate: false, tier: c.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes };
@@ -96,12 +102,14 @@ export class ConsensusEngine {
     if (match && match.state === 'confirmed') {
       // The crowd was first: the official play is the same play, not a new event.
       match.official = true;
+      this.mark(match);
       return [];
     }
     const c = match ?? this.create(g, list, key, play.gameId, play.team, play.points, play.observedAt, now, null, null, null);
     // The official source is authoritative for the details of its own play.
     c.eventType = play.eventType;
     if (play.clock !== undefined) c.clock = play.clock;
+    this.mark(c);
     const outcomes: Outcome[] = [];
     this.confirm(c, g, 1, now, true, outcomes);
     return outcomes;
@@ -160,6 +168,74 @@ export class ConsensusEngine {
     return outcomes;
   }
 
+  /** From now on, record changed candidates for takeChanges() (a caller that stores the state). */
+  trackChanges(): void {
+    this.tracking = true;
+  }
+
+  /**
+   * Candidates changed since the last call (new votes, published, closed), for the caller to
+   * store; `closed` marks those confirmed or retracted in between (their voters' track records moved).
+   */
+  takeChanges(): CandidateChange[] {
+    const out: CandidateChange[] = [];
+    for (const c of this.changed) out.push({ candidate: snapshotOf(c), closed: this.closedSince.has(c) });
+    this.changed.clear();
+    this.closedSince.clear();
+    return out;
+  }
+
+  /** Games this engine holds state for. */
+  gameIds(): string[] {
+    return [...this.games.keys()];
+  }
+
+  /**
+   * Takes a game over from a stored snapshot (after a restart or from another node): replaces
+   * whatever this engine held for it. Open candidates keep their retraction deadline (from their
+   * first receipt, so one already due is retracted by the next tick); closed ones stay to absorb
+   * late reports until they would have been dropped. Quorate open candidates are re-checked by
+   * the next tick, as track records may have moved meanwhile.
+   */
+  restoreGame(snapshot: GameSnapshot): void {
+    this.dropGame(snapshot.gameId);
+    const now = this.clock.now();
+    const { retractAfterMs, windowMs, quorum } = this.options;
+    const g = this.game(snapshot.gameId);
+    for (const a of snapshot.active) g.touch(a.reporterId, a.receivedAt);
+    for (const s of snapshot.candidates) {
+      const dropAt = s.firstReceivedAt + retractAfterMs + windowMs;
+      if (s.state !== 'open' && dropAt <= now) continue;
+      const key = bucketKey(s.team, s.points);
+      const c = new Candidate(s.id, key, s.gameId, s.team, s.points, s.firstObservedAt, s.firstReceivedAt, s.eventType, s.clock, s.starter);
+      c.state = s.state;
+      c.published = s.published;
+      c.official = s.official;
+      for (const v of s.votes) c.votes.set(v.reporterId, { first: v.first, last: v.last });
+      g.bucket(key).push(c);
+      if (s.state === 'open') {
+        g.open += 1;
+        if (c.votes.size >= quorum) g.quorate.add(c);
+        this.deadlines.push(s.firstReceivedAt + retractAfterMs, c);
+      } else this.deadlines.push(dropAt, c);
+    }
+    g.dirty = g.quorate.size > 0;
+  }
+
+  /** Drops a game's state without outcomes: another node owns it now (its pending deadlines go void). */
+  dropGame(gameId: string): void {
+    const g = this.games.get(gameId);
+    if (!g) return;
+    for (const list of g.buckets.values()) {
+      for (const c of list) {
+        c.forgotten = true;
+        this.changed.delete(c);
+        this.closedSince.delete(c);
+      }
+    }
+    this.games.delete(gameId);
+  }
+
   size(): EngineSize {
     let candidates = 0;
     let activeReporters = 0;
@@ -168,6 +244,11 @@ export class ConsensusEngine {
       activeReporters += g.active.size;
     }
     return { games: this.games.size, candidates, activeReporters };
+  }
+
+  /** Only a caller that stores the state asks for changes; the others must not pay for them in memory. */
+  private mark(c: Candidate): void {
+    if (this.tracking) this.changed.add(c);
   }
 
   private game(gameId: string): GameState {
@@ -233,6 +314,7 @@ export class ConsensusEngine {
 
   private publish(c: Candidate, agreement: number, now: number, out: Outcome[]): void {
     c.published = true;
+    this.mark(c);
     const { id: candidateId, gameId, team, points } = c;
     const confidence = { agreement: round3(agreement), reporters: c.votes.size, latency_ms: Math.max(0, now - c.firstReceivedAt) };
     out.push({ kind: 'provisional', candidateId, gameId, team, points, eventType: c.eventType ?? 'score', clock: c.clock, at: now, confidence });
@@ -258,8 +340,28 @@ export class ConsensusEngine {
   private close(c: Candidate, g: GameState, state: 'confirmed' | 'retracted'): void {
     c.state = state;
     g.open -= 1;
+    this.mark(c);
+    if (this.tracking) this.closedSince.add(c);
     g.quorate.delete(c);
     g.dirty = true;
     for (const id of c.votes.keys()) this.weights.record(id, state === 'confirmed');
   }
+}
+
+function snapshotOf(c: Candidate): CandidateSnapshot {
+  return {
+    id: c.id,
+    gameId: c.gameId,
+    team: c.team,
+    points: c.points,
+    firstObservedAt: c.firstObservedAt,
+    firstReceivedAt: c.firstReceivedAt,
+    eventType: c.eventType,
+    clock: c.clock,
+    starter: c.starter,
+    state: c.state,
+    published: c.published,
+    official: c.official,
+    votes: [...c.votes].map(([reporterId, v]) => ({ reporterId, first: v.first, last: v.last })),
+  };
 }

@@ -61,6 +61,8 @@ export interface SubmitResult {
   /** The candidate the report joined or started; null when it was ignored as a repeat or absorbed. */
   candidateId: string | null;
   duplicate: boolean;
+  /** A repeat: the candidate holding the reporter's earlier vote (its span grew). */
+  repeatOf?: string;
   /** It would have started a candidate beyond maxOpenStartedPerReporter: no candidate, no outcome. */
   absorbed?: boolean;
   tier: 'provisional' | 'confirmed';
@@ -72,4 +74,37 @@ export interface EngineSize {
   games: number;
   candidates: number;
   activeReporters: number;
+}
+
+/**
+ * A candidate as the store keeps it, so another engine can take the game over (engine
+ * `restoreGame`). Votes: each reporter's observed-time span.
+ */
+export interface CandidateSnapshot {
+  id: string;
+  gameId: string;
+  team: string;
+  points: number;
+  firstObservedAt: number;
+  firstReceivedAt: number;
+  eventType: string | null;
+  clock: string | null;
+  starter: string | null;
+  state: 'open' | 'confirmed' | 'retracted';
+  published: boolean;
+  official: boolean;
+  votes: { reporterId: string; first: number; last: number }[];
+}
+
+/** What changed since the last `takeChanges()`: `closed` when it was confirmed or retracted in between. */
+export interface CandidateChange {
+  candidate: CandidateSnapshot;
+  closed: boolean;
+}
+
+/** One game's consensus state: its candidates still held and its reporters' latest receipts. */
+export interface GameSnapshot {
+  gameId: string;
+  candidates: CandidateSnapshot[];
+  active: { reporterId: string; receivedAt: number }[];
 }

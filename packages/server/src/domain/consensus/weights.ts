@@ -39,6 +39,16 @@ export class ReporterWeights {
     e.weight = laplace(e.agreed, e.disagreed);
   }
 
+  /** Whether a record is held for this reporter (else it counts as a newcomer). */
+  has(reporterId: string): boolean {
+    return this.entries.has(reporterId);
+  }
+
+  /** Sets a reporter's record as stored (a node taking a game over, or a record moved by another node). */
+  load(reporterId: string, r: TrackRecord): void {
+    this.entries.set(reporterId, { agreed: r.agreed, disagreed: r.disagreed, weight: laplace(r.agreed, r.disagreed) });
+  }
+
   snapshot(): Record<string, { agreed: number; disagreed: number; weight: number }> {
     const out: Record<string, { agreed: number; disagreed: number; weight: number }> = {};
     for (const [id, e] of this.entries) out[id] = { agreed: e.agreed, disagreed: e.disagreed, weight: e.weight };

@@ -1,0 +1,146 @@
+// bench/consensus-owner: what owning each game's consensus on one node costs a report.
+// Times POST /v1/reports sent → the provisional event's frame received on a stream client, one
+// report at a time (5 ms apart), each report opening a new candidate, on real `svc serve`
+// processes:
+//   single   one node on SQLite (the default deployment);
+//   owner    two nodes on PostgreSQL + Redis, reports posted to the node that owns the games;
+//   forward  the same two nodes, reports posted to the other node (routed to the owner).
+// The stream client is connected to the node the reports are posted to.
+// Run: node --import tsx bench/consensus-owner.ts   (BENCH_MODES=single,owner,forward
+//   BENCH_LATENCY_SAMPLES=400; PostgreSQL and Redis from SVC_TEST_PG_URL / SVC_TEST_REDIS_URL or
+//   the local defaults)
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { request } from 'undici';
+import WebSocket from 'ws';
+import { keyPrefix, loadConfig } from '../packages/server/src/config.js';
+import { openDb } from '../packages/server/src/store/db.js';
+import { KeyRepo } from '../packages/server/src/store/keys.js';
+import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, startSvc, stop } from './lib.js';
+import { now, percentile } from './stream-common.js';
+import { todaysBuckets, type Bucket } from './today.js';
+
+const MODES = new Set((process.env.BENCH_MODES ?? 'single,owner,forward').split(','));
+const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 400);
+const WARMUP = 50;
+const KEYS = 16;
+const PG_ADMIN = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const log = (s: string) => process.stdout.write(`${s}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function makeKeys(databaseUrl: string | null): Promise<string[]> {
+  const config = loadConfig({ SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off', SVC_DATABASE_URL: databaseUrl ?? '' });
+  const db = await openDb(config);
+  try {
+    const repo = new KeyRepo(db, config.env, keyPrefix(config.env));
+    const keys: string[] = [];
+    for (let i = 0; i < KEYS; i++) keys.push((await repo.create({ name: `bench owner ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
+    return keys;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Each report opens a new candidate: buckets in turn, observed times 31 s apart, keys in turn. */
+function plan(buckets: Bucket[], keys: string[]): () => { key: string; bucket: Bucket; body: string } {
+  let k = 0;
+  const base = Date.now() - 1000;
+  return () => {
+    const bucket = buckets[k % buckets.length];
+    const slot = Math.floor(k / buckets.length);
+    k += 1;
+    const body = JSON.stringify({ ...bucket, observed_at: new Date(base - slot * 31_000).toISOString() });
+    return { key: keys[(k + slot) % keys.length], bucket, body };
+  };
+}
+
+async function measure(post: string, stream: string, next: ReturnType<typeof plan>): Promise<{ p50: number; p99: number; max: number }> {
+  const ws = new WebSocket(`${stream}/v1/stream`, { headers: { authorization: `Bearer ${BENCH_KEY}` }, perMessageDeflate: false });
+  let onFrame: ((e: Record<string, unknown>) => void) | null = null;
+  await new Promise<void>((resolve, reject) => {
+    ws.on('message', (data: WebSocket.RawData) => {
+      const m: Record<string, unknown> = JSON.parse(String(data));
+      if ('id' in m) onFrame?.(m);
+      else resolve();
+    });
+    ws.once('error', reject);
+  });
+  const lat: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const r = next();
+    // Only this report's provisional counts (a shared Redis may carry others' events).
+    const arrived = new Promise<number>((resolve) => {
+      onFrame = (e) => {
+        if (e.tier === 'provisional' && e.game_id === r.bucket.game_id && e.team === r.bucket.team && e.points === r.bucket.points) resolve(now());
+      };
+    });
+    const t0 = now();
+    const res = await request(`${post}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${r.key}`, 'content-type': 'application/json' }, body: r.body });
+    const text = await res.body.text();
+    if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
+    const t = await arrived;
+    if (i >= WARMUP) lat.push(t - t0);
+    await sleep(5);
+  }
+  ws.terminate();
+  const sorted = Float64Array.from(lat).sort();
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+}
+
+function row(what: string, r: { p50: number; p99: number; max: number }): void {
+  log(`| ${what} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.max, 2)} |`);
+}
+
+async function single(): Promise<void> {
+  await resetBenchData();
+  const keys = await makeKeys(null);
+  const port = 18611;
+  const svc = await startSvc(port);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const r = await measure(base, `ws://127.0.0.1:${port}`, plan(await todaysBuckets(base), keys));
+    row('single node, SQLite', r);
+  } finally {
+    await stop(svc);
+  }
+}
+
+async function cluster(): Promise<void> {
+  const name = `svc_bench_owner_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const nodes: ChildProcess[] = [];
+  try {
+    const env = { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: REDIS };
+    nodes.push(await startSvc(18621, env));
+    nodes.push(await startSvc(18622, env));
+    const keys = await makeKeys(databaseUrl);
+    const a = 'http://127.0.0.1:18621';
+    const b = 'http://127.0.0.1:18622';
+    const buckets = await todaysBuckets(a);
+    const next = plan(buckets, keys);
+    // Node A takes every game first, so it owns them all for the rest of the run.
+    for (const bucket of buckets) {
+      const res = await request(`${a}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...bucket, observed_at: new Date(Date.now() - 3_600_000).toISOString() }) });
+      await res.body.text();
+    }
+    if (MODES.has('owner')) row('two nodes, PostgreSQL + Redis, posted to the owner', await measure(a, 'ws://127.0.0.1:18621', next));
+    if (MODES.has('forward')) row('two nodes, PostgreSQL + Redis, posted to the non-owner', await measure(b, 'ws://127.0.0.1:18622', next));
+  } finally {
+    for (const n of nodes) await stop(n);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+log(`bench/consensus-owner: ${SAMPLES} reports per row after ${WARMUP} warm-up, 5 ms apart; ms from POST sent to the provisional frame`);
+log('| path | p50 ms | p99 ms | max ms |');
+log('|---|---|---|---|');
+if (MODES.has('single')) await single();
+if (MODES.has('owner') || MODES.has('forward')) await cluster();

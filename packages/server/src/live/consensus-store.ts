@@ -1,0 +1,163 @@
+import { sql, type Transaction } from 'kysely';
+import { isoTime } from '../domain/clock.js';
+import type { CandidateChange, CandidateSnapshot, GameSnapshot } from '../domain/consensus/types.js';
+import type { ResolvedOptions } from '../domain/consensus/options.js';
+import type { TrackRecord } from '../domain/consensus/weights.js';
+import type { Db } from '../store/db.js';
+import type { Database } from '../store/types.js';
+
+/** A game's stored consensus state, with the events its candidates published. */
+export interface StoredGame {
+  snapshot: GameSnapshot;
+  provisionalOf: Map<string, string>;
+  confirmedOf: Map<string, string>;
+}
+
+const isState = (s: string): s is CandidateSnapshot['state'] => s === 'open' || s === 'confirmed' || s === 'retracted';
+
+/**
+ * Reads and writes the consensus state that lets any node rebuild a game (docs/consensus.md,
+ * "Cluster"): candidates, the votes their reports carry, and reporters' track records. Writes
+ * run inside the caller's transaction, beside the events they produced.
+ */
+export class ConsensusStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The game as an engine needs it at `now`: open candidates, closed ones still absorbing late
+   * reports, their votes (each reporter's observed span over the reports that voted or repeated),
+   * and reporters active within the window (by receipt).
+   */
+  async loadGame(gameId: string, now: number, o: ResolvedOptions): Promise<StoredGame> {
+    const keepSince = now - (o.retractAfterMs + o.windowMs);
+    const rows = await this.db.kysely
+      .selectFrom('consensus_candidates')
+      .selectAll()
+      .where('game_id', '=', gameId)
+      .where((eb) => eb.or([eb('state', '=', 'open'), eb('first_received_at', '>', keepSince)]))
+      .execute();
+    const candidates = new Map<string, CandidateSnapshot>();
+    const provisionalOf = new Map<string, string>();
+    const confirmedOf = new Map<string, string>();
+    for (const r of rows) {
+      if (!isState(r.state)) continue;
+      candidates.set(r.id, {
+        id: r.id,
+        gameId: r.game_id,
+        team: r.team,
+        points: r.points,
+        firstObservedAt: Number(r.first_observed_at),
+        firstReceivedAt: Number(r.first_received_at),
+        eventType: r.event_type,
+        clock: r.clock,
+        starter: r.starter,
+        state: r.state,
+        published: r.published === 1,
+        official: r.official === 1,
+        votes: [],
+      });
+      if (r.provisional_event_id) provisionalOf.set(r.id, r.provisional_event_id);
+      if (r.confirmed_event_id) confirmedOf.set(r.id, r.confirmed_event_id);
+    }
+    const ids = [...candidates.keys()];
+    for (let i = 0; i < ids.length; i += 500) {
+      const votes = await this.db.kysely
+        .selectFrom('reports')
+        .select((eb) => ['candidate_id', 'key_id', eb.fn.min('observed_at').as('first'), eb.fn.max('observed_at').as('last')])
+        .where('candidate_id', 'in', ids.slice(i, i + 500))
+        .groupBy(['candidate_id', 'key_id'])
+        .execute();
+      for (const v of votes) {
+        const c = v.candidate_id ? candidates.get(v.candidate_id) : undefined;
+        if (c) c.votes.push({ reporterId: v.key_id, first: Date.parse(String(v.first)), last: Date.parse(String(v.last)) });
+      }
+    }
+    const active = await this.db.kysely
+      .selectFrom('reports')
+      .select((eb) => ['key_id', eb.fn.max('received_at').as('at')])
+      .where('game_id', '=', gameId)
+      .where('received_at', '>=', isoTime(now - o.activeWindowMs))
+      .groupBy('key_id')
+      .execute();
+    return {
+      snapshot: {
+        gameId,
+        candidates: [...candidates.values()],
+        active: active.map((a) => ({ reporterId: a.key_id, receivedAt: Date.parse(String(a.at)) })),
+      },
+      provisionalOf,
+      confirmedOf,
+    };
+  }
+
+  /** Stored track records of these reporters (absent: a newcomer). */
+  async records(reporterIds: readonly string[]): Promise<Map<string, TrackRecord>> {
+    const out = new Map<string, TrackRecord>();
+    const ids = [...new Set(reporterIds)];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.kysely.selectFrom('reporter_records').selectAll().where('key_id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows) out.set(r.key_id, { agreed: r.agreed, disagreed: r.disagreed });
+    }
+    return out;
+  }
+
+  /** Stores changed candidates and, for those that closed, their voters' new track records. */
+  async write(trx: Transaction<Database>, changes: CandidateChange[], eventsOf: (candidateId: string) => { provisional: string | null; confirmed: string | null }): Promise<void> {
+    for (const { candidate: c } of changes) {
+      const ev = eventsOf(c.id);
+      const row = {
+        id: c.id,
+        game_id: c.gameId,
+        team: c.team,
+        points: c.points,
+        first_observed_at: c.firstObservedAt,
+        first_received_at: c.firstReceivedAt,
+        event_type: c.eventType,
+        clock: c.clock,
+        starter: c.starter,
+        state: c.state,
+        published: c.published ? 1 : 0,
+        official: c.official ? 1 : 0,
+        provisional_event_id: ev.provisional,
+        confirmed_event_id: ev.confirmed,
+      };
+      await trx
+        .insertInto('consensus_candidates')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet({
+            event_type: row.event_type,
+            clock: row.clock,
+            state: row.state,
+            published: row.published,
+            official: row.official,
+            provisional_event_id: row.provisional_event_id,
+            confirmed_event_id: row.confirmed_event_id,
+          }),
+        )
+        .execute();
+    }
+    const moved = new Map<string, TrackRecord>();
+    for (const { candidate: c, closed } of changes) {
+      if (!closed) continue;
+      for (const v of c.votes) {
+        const m = moved.get(v.reporterId) ?? { agreed: 0, disagreed: 0 };
+        if (c.state === 'confirmed') m.agreed += 1;
+        else m.disagreed += 1;
+        moved.set(v.reporterId, m);
+      }
+    }
+    for (const [keyId, m] of moved) {
+      await trx
+        .insertInto('reporter_records')
+        .values({ key_id: keyId, agreed: m.agreed, disagreed: m.disagreed })
+        .onConflict((oc) =>
+          oc.column('key_id').doUpdateSet({
+            agreed: sql<number>`reporter_records.agreed + ${m.agreed}`,
+            disagreed: sql<number>`reporter_records.disagreed + ${m.disagreed}`,
+          }),
+        )
+        .execute();
+    }
+  }
+}
