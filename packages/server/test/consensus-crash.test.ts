@@ -16,6 +16,7 @@ import { connect, type Frame, type StreamClient } from './ws-client.js';
  */
 const ADMIN = 'svc_test_CrashCrashCrashCrashCrash0001';
 const FAST = { SVC_CONSENSUS_LEASE_MS: '1500', SVC_CONSENSUS_RETRACT_MS: '4000', SVC_BOOTSTRAP_KEY: ADMIN };
+const CLUSTER_SECRET_KEY = '5e'.repeat(32);
 
 const procs: SvcProcess[] = [];
 const clients: StreamClient[] = [];
@@ -87,7 +88,8 @@ describe('a hard crash leaves no provisional unresolved', () => {
     const { db, dataDir, databaseUrl } = await freshDb('postgres');
     dbs.push(db);
     if (!databaseUrl || !redisUrl) throw new Error('unreachable');
-    const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl };
+    // Nodes of one cluster share the deployment key (docs/operations.md "Secrets at rest").
+    const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl, SVC_SECRET_KEY: CLUSTER_SECRET_KEY };
     const a = await startSvc(dataDir, env);
     procs.push(a);
     const b = await startSvc(tmpDir(), env);
@@ -112,7 +114,8 @@ describe('a hard crash leaves no provisional unresolved', () => {
     const { db, dataDir, databaseUrl } = await freshDb('postgres');
     dbs.push(db);
     if (!databaseUrl || !redisUrl) throw new Error('unreachable');
-    const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl };
+    // Nodes of one cluster share the deployment key (docs/operations.md "Secrets at rest").
+    const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl, SVC_SECRET_KEY: CLUSTER_SECRET_KEY };
     const a = await startSvc(dataDir, env);
     procs.push(a);
     const b = await startSvc(tmpDir(), env);
