@@ -52,8 +52,9 @@ export default tseslint.config(
     ],
   }),
   // SQL on a table is written only in its owner's repository (docs/architecture.md, "Persistence"):
-  // the simulator and the status service read and write through repositories.
-  layer(['packages/server/src/sim/**/*.ts', 'packages/server/src/status/service.ts'], {
+  // the simulator, the status service and live/'s game directory and official feed read and write
+  // through repositories.
+  layer(['packages/server/src/sim/**/*.ts', 'packages/server/src/status/service.ts', 'packages/server/src/live/games.ts', 'packages/server/src/live/official.ts'], {
     paths: SQL_DRIVERS,
   }),
 );

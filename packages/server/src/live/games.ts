@@ -1,5 +1,5 @@
 import { parseGameId } from '@svc/schema';
-import type { Db } from '../store/db.js';
+import type { CompetitionRepo } from '../store/competitions.js';
 
 /** What ingestion needs to know about a game, cached so a report costs no extra query. */
 export interface GameInfo {
@@ -16,7 +16,7 @@ export interface GameInfo {
 
 export class GameDirectory {
   private cache = new Map<string, GameInfo | null>();
-  constructor(private readonly db: Db) {}
+  constructor(private readonly competitions: CompetitionRepo) {}
 
   async byGameId(gameId: string): Promise<GameInfo | undefined> {
     const hit = this.cache.get(gameId);
@@ -32,6 +32,11 @@ export class GameDirectory {
     return this.load({ id });
   }
 
+  /** Scheduled competitions among `ids` become live in the store (callers then setStatus). */
+  markLive(ids: readonly string[]): Promise<void> {
+    return this.competitions.markLive(ids);
+  }
+
   /** Ingestion changes status; keep the cache in step without a re-read. */
   setStatus(gameId: string, status: string): void {
     const info = this.cache.get(gameId);
@@ -39,10 +44,9 @@ export class GameDirectory {
   }
 
   private async load(by: { id: string } | { sport: string; n: number }): Promise<GameInfo | undefined> {
-    const q = this.db.kysely.selectFrom('competitions').select(['id', 'sport', 'league', 'season_id', 'date', 'status', 'n']);
-    const row = await ('id' in by ? q.where('id', '=', by.id) : q.where('sport', '=', by.sport).where('n', '=', by.n)).executeTakeFirst();
-    if (!row) return undefined;
-    const competitors = await this.db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', row.id).orderBy('idx').execute();
+    const found = await this.competitions.header(by);
+    if (!found) return undefined;
+    const { competition: row, competitors } = found;
     const teams = new Map<string, { entityId: string; role: string; idx: number }>();
     for (const c of competitors) {
       const code = c.entity_type === 'team' ? c.entity_id.split(':').pop() : undefined;

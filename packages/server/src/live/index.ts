@@ -1,3 +1,4 @@
+import { CompetitionRepo } from '../store/competitions.js';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { EventBus } from '../bus/bus.js';
@@ -42,9 +43,10 @@ export function defaultNodeId(clustered: boolean): string {
 /** `onWrite` runs after every committed change of competitions, so read caches drop them. */
 export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, opts: LiveOptions, onWrite: () => void = () => undefined): Live {
   const router = opts.router ?? null;
-  const games = new GameDirectory(db);
+  const competitions = new CompetitionRepo(db);
+  const games = new GameDirectory(competitions);
   const engine = new ConsensusEngine(clock, opts.consensus);
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
   const ingest = new LiveIngest(db, games, log, bus, engine, clock, leases, router, onWrite, opts.routeWaitMs);
-  return { games, engine, ingest, leases, official: new OfficialFeed(db, games, ingest, clock, onWrite) };
+  return { games, engine, ingest, leases, official: new OfficialFeed(competitions, games, ingest, clock, onWrite) };
 }

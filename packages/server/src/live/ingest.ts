@@ -425,7 +425,7 @@ export class LiveIngest {
   private async markLive(games: GameInfo[]): Promise<void> {
     const ids = [...new Set(games.filter((g) => g.status === 'scheduled').map((g) => g.competitionId))];
     if (ids.length === 0) return;
-    await this.db.kysely.updateTable('competitions').set({ status: 'live' }).where('id', 'in', ids).where('status', '=', 'scheduled').execute();
+    await this.games.markLive(ids);
     this.onWrite();
     for (const g of games) {
       g.status = 'live';

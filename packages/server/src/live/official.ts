@@ -2,8 +2,7 @@ import { PLAY_SCHEMA, TEAM_SPORTS, type Play, type PlayInput } from '@svc/schema
 import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { requireScope, type Principal } from '../domain/scopes.js';
-import { playRecord } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
+import { playRecord, type CompetitionRepo } from '../store/competitions.js';
 import type { GameDirectory } from './games.js';
 import type { LiveIngest } from './ingest.js';
 import { pointsAllowed } from './sport-rules.js';
@@ -15,7 +14,7 @@ import { pointsAllowed } from './sport-rules.js';
  */
 export class OfficialFeed {
   constructor(
-    private readonly db: Db,
+    private readonly competitions: CompetitionRepo,
     private readonly games: GameDirectory,
     private readonly ingest: LiveIngest,
     private readonly clock: Clock,
@@ -30,9 +29,7 @@ export class OfficialFeed {
     const teamSport = TEAM_SPORTS.some((s) => s === game.sport);
     const now = this.clock.now();
 
-    const inserted = await this.db.kysely.transaction().execute(async (trx) => {
-      const competitors = await trx.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
-      const last = await trx.selectFrom('plays').select(['seq', 'state']).where('competition_id', '=', competitionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    const inserted = await this.competitions.appendPlays(competitionId, (competitors, last) => {
       const state: Record<string, number> = last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
       let seq = last?.seq ?? 0;
       let final = false;
@@ -64,16 +61,9 @@ export class OfficialFeed {
           ts: play.ts !== undefined ? new Date(play.ts).toISOString() : isoTime(now),
         };
       });
-      if (rows.length) await trx.insertInto('plays').values(rows).execute();
-      for (const c of competitors) {
-        const score = state[c.role] ?? c.score;
-        if (score !== c.score) {
-          await trx.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', c.idx).execute();
-        }
-      }
-      const status = final ? 'final' : 'live';
-      await trx.updateTable('competitions').set({ status }).where('id', '=', competitionId).execute();
-      return { rows, status };
+      const scores = competitors.filter((c) => (state[c.role] ?? c.score) !== c.score).map((c) => ({ idx: c.idx, score: state[c.role] ?? c.score }));
+      const status: 'live' | 'final' = final ? 'final' : 'live';
+      return { rows, scores, status };
     });
     this.onWrite();
     this.games.setStatus(game.gameId, inserted.status);

@@ -173,6 +173,43 @@ export class CompetitionRepo {
     return out;
   }
 
+  /** A competition's own row and its competitors in order, by competition id or by game (sport and n): what ingestion routes by. */
+  async header(by: { id: string } | { sport: string; n: number }): Promise<{ competition: Pick<CompetitionTable, 'id' | 'sport' | 'league' | 'season_id' | 'date' | 'status' | 'n'>; competitors: CompetitorTable[] } | undefined> {
+    const q = this.db.kysely.selectFrom('competitions').select(['id', 'sport', 'league', 'season_id', 'date', 'status', 'n']);
+    const competition = await ('id' in by ? q.where('id', '=', by.id) : q.where('sport', '=', by.sport).where('n', '=', by.n)).executeTakeFirst();
+    if (!competition) return undefined;
+    const competitors = await this.db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', competition.id).orderBy('idx').execute();
+    return { competition, competitors };
+  }
+
+  /** Scheduled competitions among `ids` become live (the first report or play of a game). */
+  async markLive(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.kysely.updateTable('competitions').set({ status: 'live' }).where('id', 'in', [...ids]).where('status', '=', 'scheduled').execute();
+  }
+
+  /**
+   * Appends official plays in one transaction: `build` sees the competitors and the last play as
+   * they are inside it and returns the rows, the competitors' new scores and the competition's
+   * status (it may throw to refuse the batch, and nothing is written).
+   */
+  async appendPlays<T extends { rows: PlayTable[]; scores: { idx: number; score: number }[]; status: 'live' | 'final' }>(
+    competitionId: string,
+    build: (competitors: CompetitorTable[], last: { seq: number; state: string } | undefined) => T,
+  ): Promise<T> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const competitors = await trx.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
+      const last = await trx.selectFrom('plays').select(['seq', 'state']).where('competition_id', '=', competitionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      const out = build(competitors, last);
+      if (out.rows.length) await trx.insertInto('plays').values(out.rows).execute();
+      for (const { idx, score } of out.scores) {
+        await trx.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', idx).execute();
+      }
+      await trx.updateTable('competitions').set({ status: out.status }).where('id', '=', competitionId).execute();
+      return out;
+    });
+  }
+
   /** How many competitions are live now, by sport (sports with none are absent). */
   async liveCountBySport(): Promise<Map<string, number>> {
     const rows = await this.db.kysely
