@@ -82,7 +82,8 @@ function parseWire(message: string): Wire | null {
 export class RedisRouter implements OwnerRouter {
   private readonly pending = new Map<string, { resolve: (r: OwnerReply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private handler: ((req: OwnerRequest) => Promise<OwnerReply>) | null = null;
-  private readonly ready: Promise<unknown>;
+  /** Resolves once subscribed; to the error when the subscription failed (Redis down), never rejects. */
+  private readonly ready: Promise<Error | null>;
 
   constructor(
     private readonly nodeId: string,
@@ -104,7 +105,13 @@ export class RedisRouter implements OwnerRouter {
         void this.answer(w.from, w.id, w.req);
       }
     });
-    this.ready = this.sub.subscribe(this.channel(this.nodeId));
+    // ioredis reconnects by itself; while it cannot, requests fail as RouteFailed and callers
+    // fall back on the lease. The listener keeps a refused connection from being an unhandled event.
+    this.sub.on('error', () => undefined);
+    this.ready = this.sub.subscribe(this.channel(this.nodeId)).then(
+      () => null,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   private channel(node: string): string {
@@ -123,7 +130,8 @@ export class RedisRouter implements OwnerRouter {
   }
 
   async send(owner: string, req: OwnerRequest, timeoutMs: number): Promise<OwnerReply> {
-    await this.ready;
+    // Without our own channel no reply could reach us: the caller waits for the lease instead.
+    if ((await this.ready) !== null) throw new RouteFailed(owner);
     const id = randomBytes(8).toString('hex');
     const w: Wire = { t: 'req', id, from: this.nodeId, req };
     const answered = new Promise<OwnerReply>((resolve, reject) => {
@@ -151,7 +159,8 @@ export class RedisRouter implements OwnerRouter {
   }
 
   async whenReady(): Promise<void> {
-    await this.ready;
+    const failed = await this.ready;
+    if (failed) throw failed;
   }
 
   async close(): Promise<void> {
