@@ -15,10 +15,9 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
       out += b.toString();
       if (ready.test(out)) resolve(child);
     };
+    // svc serve prints its banner on stderr, the bench's own servers on stdout.
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (b: Buffer) => {
-      out += b.toString();
-    });
+    child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`process exited ${code}: ${out.slice(-2000)}`)));
   });
 }
@@ -57,6 +56,9 @@ export async function resetBenchData(): Promise<void> {
   fs.rmSync(BENCH_DATA, { recursive: true, force: true });
   fs.mkdirSync(BENCH_DATA, { recursive: true });
   fs.copyFileSync(pristine, path.join(BENCH_DATA, 'svc.db'));
+  // The sandbox key the import sealed the database's secrets with: svc refuses to start without it.
+  const key = path.join(PRISTINE, 'secret.key');
+  if (fs.existsSync(key)) fs.copyFileSync(key, path.join(BENCH_DATA, 'secret.key'));
 }
 
 /** Starts `svc serve` with the bench's data dir and bootstrap key (`nodeArgs` go before the script). */
