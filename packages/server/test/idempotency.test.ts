@@ -124,6 +124,19 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
     expect(ok.headers['idempotent-replayed']).toBeUndefined();
   });
 
+  it('records nothing for a body its schema refused on routes that check the body themselves (attachValidation)', async () => {
+    const mine = await t.key({ products: ['live'] });
+    const ep = (await post('/v1/webhooks', mine, undefined, { url: `${PUBLIC}/8`, tier: 'confirmed' })).json().data;
+    const idem = fresh();
+    expectError(await post(`/v1/webhooks/${String(ep.id)}/replay`, mine, idem, { delivery_id: 42 }), 400, 'invalid_request');
+    const fixed = await post(`/v1/webhooks/${String(ep.id)}/replay`, mine, idem, {
+      from: new Date(clock.now() - 3_600_000).toISOString(),
+      to: new Date(clock.now()).toISOString(),
+    });
+    expect(fixed.statusCode).toBe(202);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+  });
+
   it('answers a duplicate of a request still in flight with a 409, and lets a dead one be taken over', async () => {
     const idem = fresh();
     const body = { url: `${PUBLIC}/7`, tier: 'confirmed' };

@@ -76,6 +76,12 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepo,
   app.addHook('preHandler', async (request, reply) => {
     const held = request.idempotency;
     if (!held) return;
+    // Routes that check their body themselves (attachValidation) reach here with a refused body:
+    // it records nothing either, so the client may fix the body and retry with the same key.
+    if (request.validationError) {
+      request.idempotency = null;
+      return;
+    }
     const now = clock.now();
     if (now - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = now;
