@@ -307,6 +307,11 @@ describe('deployment key of a real svc process', () => {
       expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/);
     }
     expect(fs.readFileSync(keyFilePath(dir), 'utf8')).toBe(keyHex);
+    // A key given without --new-key is a usage error that never repeats the key.
+    const stray = generateSecretKey().toHex();
+    const strayRun = await svc(['secrets', 'rotate-key', stray], { SVC_DATA_DIR: dir });
+    expect(strayRun.code).toBe(2);
+    expect(strayRun.stderr).not.toContain(stray);
 
     const next = generateSecretKey();
     const rotated = await svc(['secrets', 'rotate-key', '--new-key', next.toHex()], { SVC_DATA_DIR: dir });

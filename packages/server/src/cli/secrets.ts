@@ -20,8 +20,9 @@ export async function secretsCommand(argv: string[], config: Config, env: Record
   let values: { 'new-key'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({ args: rest, options: { 'new-key': { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (e) {
-    throw new SecretsUsageError(e instanceof Error ? e.message.split('\n')[0] : String(e));
+  } catch {
+    // parseArgs' own message quotes the offending argument, which may be a key: name the options instead.
+    throw new SecretsUsageError('unexpected argument; rotate-key takes --new-key <64 hex> (or SVC_NEW_SECRET_KEY), generate-key takes none');
   }
   if (values.help) return SECRETS_USAGE;
   if (sub === 'generate-key') return generateSecretKey().toHex();
