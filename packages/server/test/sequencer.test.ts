@@ -15,6 +15,26 @@ const event = (seq: number): StoredEvent => ({
 });
 
 describe('Sequencer', () => {
+  it('drops events held before start that are at or below the starting seq, and never goes back', async () => {
+    const emitted: number[] = [];
+    const reads: [number, number][] = [];
+    const s = new Sequencer(
+      (events) => emitted.push(...events.map((e) => e.seq)),
+      async (after, before) => {
+        reads.push([after, before]);
+        return [];
+      },
+      1,
+    );
+    s.push([event(4), event(5)]);
+    s.start(5);
+    s.push([event(6)]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(emitted).toEqual([6]);
+    expect(reads).toEqual([]);
+    s.close();
+  });
+
   it('emits every stored event once, in seq order, whatever order, repeats and losses the bus has', async () => {
     await fc.assert(
       fc.asyncProperty(

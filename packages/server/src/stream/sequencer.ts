@@ -30,6 +30,9 @@ export class Sequencer {
   start(lastSeq: number): void {
     if (this.last !== null) return;
     this.last = lastSeq;
+    // What the bus carried before the starting point was known and is already in the store is
+    // not live any more: the starting point is past it.
+    for (const seq of [...this.held.keys()]) if (seq <= lastSeq) this.held.delete(seq);
     this.release([]);
   }
 
@@ -96,6 +99,13 @@ export class Sequencer {
     this.filling = true;
     const from = this.last;
     const upTo = Math.max(...this.held.keys());
+    // Only what lies ahead is read: the sequence never goes back.
+    if (upTo <= from) {
+      for (const seq of [...this.held.keys()]) if (seq <= from) this.held.delete(seq);
+      this.filling = false;
+      this.release([]);
+      return;
+    }
     let found: StoredEvent[] = [];
     try {
       found = await this.readGap(from, upTo);
