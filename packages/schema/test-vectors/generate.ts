@@ -46,7 +46,7 @@ const SECRET = 'whsec_' + Buffer.from(Array.from({ length: 32 }, (_, i) => i)).t
 const OLD_SECRET = 'whsec_' + Buffer.from(Array.from({ length: 32 }, (_, i) => 255 - i)).toString('base64url');
 const T = 1_700_000_000;
 
-interface WebhookVector {
+export interface WebhookVector {
   name: string;
   /** Raw body exactly as sent (UTF-8). */
   body: string;

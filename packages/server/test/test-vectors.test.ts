@@ -3,22 +3,12 @@ import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { Event } from '@svc/schema';
 import { describe, expect, it } from 'vitest';
-import { buildVectors } from '../../schema/test-vectors/generate.js';
+import { buildVectors, type WebhookVector } from '../../schema/test-vectors/generate.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
 
 const dir = path.resolve(import.meta.dirname, '../../schema/test-vectors');
 const read = (file: string): unknown => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
 
-interface WebhookVector {
-  name: string;
-  body: string;
-  header: string;
-  secret: string;
-  now: number;
-  tolerance_s: number;
-  valid: boolean;
-  reason: string | null;
-}
 
 describe('cross-language test vectors (packages/schema/test-vectors)', () => {
   it('are what the server produces today (regenerate with generate.ts when this fails on purpose)', async () => {
