@@ -4,9 +4,9 @@ import type { Clock } from '../domain/clock.js';
 import type { ReferenceRepo } from './reference.js';
 
 /**
- * Which leagues exist and their sport, read through from the reference data: reloaded when asked
- * about a league it has not seen (at most once a second), so a new league is known at once and an
- * unknown one costs no query per request.
+ * Which leagues exist and their sport, read through from the reference data. A league it has not
+ * seen reloads the whole list (at most once a second) or, between reloads, is looked up alone, so a
+ * league imported while the service runs is known at once and an unknown one costs one indexed read.
  */
 export class LeagueDirectory {
   private bySport = new Map<string, string>();
@@ -17,12 +17,17 @@ export class LeagueDirectory {
   ) {}
 
   async sportOf(league: string): Promise<string | undefined> {
-    if (!this.bySport.has(league) && this.clock.now() - this.loadedAt > 1000) {
+    const known = this.bySport.get(league);
+    if (known !== undefined) return known;
+    if (this.clock.now() - this.loadedAt > 1000) {
       const rows = await this.reference.leagues();
       this.bySport = new Map(rows.map((r) => [r.id, r.sport]));
       this.loadedAt = this.clock.now();
+      return this.bySport.get(league);
     }
-    return this.bySport.get(league);
+    const sport = await this.reference.leagueSport(league);
+    if (sport !== undefined) this.bySport.set(league, sport);
+    return sport;
   }
 
   /** 400 for a league that does not exist, else the league's sport. */

@@ -248,6 +248,11 @@ export class ReferenceRepo {
     return this.db.kysely.selectFrom('leagues').selectAll().orderBy('id').execute();
   }
 
+  /** One league's sport, or undefined when there is no such league. */
+  async leagueSport(id: string): Promise<string | undefined> {
+    return (await this.db.kysely.selectFrom('leagues').select('sport').where('id', '=', id).executeTakeFirst())?.sport;
+  }
+
   /** A league's teams, by id. */
   async teamsOfLeague(league: string): Promise<{ id: string; code: string; venue_id: string | null }[]> {
     return this.db.kysely.selectFrom('teams').select(['id', 'code', 'venue_id']).where('league', '=', league).orderBy('id').execute();
