@@ -7,62 +7,36 @@ import socket
 import threading
 import time
 from datetime import datetime, timedelta, timezone
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import httpx
 import pytest
 
 from conftest import GamePool, Keys, SvcProcess, team_code
-from stubs import HttpStub, error_body
+from stubs import HttpStub, Seen, error_body
 from svc_client import ConflictError, NotFoundError, Svc, WebhookVerificationError, verify_webhook
 
 
-@dataclass
-class Delivery:
-    headers: Dict[str, str]
-    body: bytes
+class Receiver(HttpStub):
+    """A webhook receiver: answers every POST with 200 and keeps what it got (an HttpStub that always says ok)."""
 
-
-@dataclass
-class Receiver:
-    deliveries: List[Delivery] = field(default_factory=list)
-    server: Optional[ThreadingHTTPServer] = None
+    def __init__(self) -> None:
+        super().__init__(steps=[(200, {}, b"ok")])
 
     @property
     def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        return f"{self.base_url}/hook"
+
+    @property
+    def deliveries(self) -> List[Seen]:
+        return [r for r in self.seen if r.method == "POST"]
 
     def __enter__(self) -> "Receiver":
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                receiver.deliveries.append(Delivery({k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        assert self.server is not None
-        self.server.shutdown()
-        self.server.server_close()
-
-    def wait_for(self, event_id: str, count: int = 1, timeout: float = 30.0) -> List[Delivery]:
+    def wait_for(self, event_id: str, count: int = 1, timeout: float = 30.0) -> List[Seen]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = [d for d in self.deliveries if d.headers.get("x-svc-event-id") == event_id]

@@ -1,13 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { tmpDir, until } from './helpers.js';
-import { freePort } from './svc-process.js';
+import { startSvc, type SvcProcess } from './svc-process.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY = `svc_test_${'Log0Leak1Probe2Key3'.padEnd(32, 'q')}`;
 /** The random part: finding any 12 characters of it in the output is a leak. */
 const KEY_BODY = KEY.slice('svc_test_'.length);
@@ -25,45 +22,23 @@ function raw(port: number, bytes: string): Promise<string> {
 }
 
 describe('logs of a running server', () => {
-  let child: ChildProcess | null = null;
-  afterAll(() => {
-    child?.kill('SIGKILL');
+  let svc: SvcProcess | null = null;
+  afterAll(async () => {
+    await svc?.kill();
   });
 
   it('never carry an API key or a webhook secret: not in URLs, the banner, client errors or failures', { timeout: 120_000 }, async () => {
     const dataDir = tmpDir('svc-logs-');
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
-    const port = await freePort();
-    let output = '';
-    child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts', 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        SVC_DATA_DIR: dataDir,
-        SVC_PORT: String(port),
-        SVC_HOST: '127.0.0.1',
-        SVC_SIMULATOR: 'off',
-        SVC_BOOTSTRAP_KEY: KEY,
-        // The most talkative level: every line the server can write is in play.
-        SVC_LOG_LEVEL: 'trace',
-        SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
-        SVC_DATABASE_URL: '',
-        SVC_REDIS_URL: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    svc = await startSvc(dataDir, {
+      SVC_BOOTSTRAP_KEY: KEY,
+      // The most talkative level: every line the server can write is in play.
+      SVC_LOG_LEVEL: 'trace',
+      SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
     });
-    const proc = child;
-    proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const base = `http://127.0.0.1:${port}`;
-    await until(
-      async () => {
-        if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}:\n${output}`);
-        return fetch(`${base}/healthz`).then((r) => r.ok, () => false);
-      },
-      90_000,
-      'the server to listen',
-    );
+    const { base } = svc;
+    const port = Number(new URL(base).port);
+    const output = svc.output;
     const bearer = { authorization: `Bearer ${KEY}` };
     const encoded = KEY.replace(/_/g, '%5F');
 
@@ -101,13 +76,13 @@ describe('logs of a running server', () => {
 
     // The requests above were logged (the check below would pass on an empty log otherwise).
     await (await fetch(`${base}/healthz?marker=end`)).arrayBuffer();
-    await until(() => output.includes('marker=end'), 10_000, 'the last request in the log');
-    expect(output.includes('/v1/teams?league=wc&access_token=[redacted]&limit=2'), 'the redacted URL is logged').toBe(true);
+    await until(() => output().includes('marker=end'), 10_000, 'the last request in the log');
+    expect(output().includes('/v1/teams?league=wc&access_token=[redacted]&limit=2'), 'the redacted URL is logged').toBe(true);
     // Node's parse errors carry the raw request bytes (headers included) as a Buffer.
-    expect(output.includes('rawPacket'), 'raw request bytes are logged').toBe(false);
+    expect(output().includes('rawPacket'), 'raw request bytes are logged').toBe(false);
     for (const secret of [KEY, KEY_BODY.slice(0, 12), endpoint.secret, newSecret, endpoint.secret.slice(6, 18), newSecret.slice(6, 18)]) {
-      const at = output.indexOf(secret);
-      expect(at, `secret found in the log: …${output.slice(Math.max(0, at - 200), at + 60)}…`).toBe(-1);
+      const at = output().indexOf(secret);
+      expect(at, `secret found in the log: …${output().slice(Math.max(0, at - 200), at + 60)}…`).toBe(-1);
     }
   });
 });

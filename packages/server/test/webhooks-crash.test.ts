@@ -1,72 +1,38 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { tmpDir } from './helpers.js';
-import { freePort } from './svc-process.js';
+import { startSvc, type SvcProcess } from './svc-process.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY = `svc_test_${'Crash0Test1Key2'.padEnd(32, 'x')}`;
 const EVENTS = 1000;
 
 
 describe('webhook delivery survives a SIGKILL', () => {
   let rx: Receiver;
-  let child: ChildProcess | null = null;
-  let output = '';
+  let svc: SvcProcess | null = null;
   afterAll(async () => {
-    child?.kill('SIGKILL');
+    await svc?.kill();
     await rx?.close();
   });
 
-  function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts', 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        SVC_DATA_DIR: dataDir,
-        SVC_PORT: String(port),
-        SVC_HOST: '127.0.0.1',
-        SVC_SIMULATOR: 'off',
-        SVC_BOOTSTRAP_KEY: KEY,
-        SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
-        // A short timeout keeps the lease short: rows held by the killed process return sooner.
-        SVC_WEBHOOK_TIMEOUT_MS: '1000',
-        SVC_LOG_LEVEL: 'warn',
-        SVC_DATABASE_URL: '',
-        SVC_REDIS_URL: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const startServer = (dataDir: string) =>
+    startSvc(dataDir, {
+      SVC_BOOTSTRAP_KEY: KEY,
+      SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
+      // A short timeout keeps the lease short: rows held by the killed process return sooner.
+      SVC_WEBHOOK_TIMEOUT_MS: '1000',
     });
-    p.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    p.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    return new Promise((resolve, reject) => {
-      const end = Date.now() + 90_000;
-      const poll = async () => {
-        if (p.exitCode !== null) return reject(new Error(`server exited ${p.exitCode}:\n${output}`));
-        try {
-          const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-          if (res.ok) return resolve(p);
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > end) return reject(new Error(`server did not start:\n${output}`));
-        setTimeout(poll, 100);
-      };
-      void poll();
-    });
-  }
 
   it('delivers every one of 1,000 events after the server is killed mid-delivery', { timeout: 240_000 }, async () => {
     const dataDir = tmpDir('svc-crash-');
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
     rx = await startReceiver();
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
+    const first = await startServer(dataDir);
+    svc = first;
+    const { base } = first;
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-    child = await startServer(dataDir, port);
 
     const ep = await fetch(`${base}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: `${rx.url}/slow/20/crash`, tier: 'confirmed' }) });
     expect(ep.status).toBe(201);
@@ -99,20 +65,20 @@ describe('webhook delivery survives a SIGKILL', () => {
 
     const distinct = () => new Set(rx.header('x-svc-event-id').filter(Boolean)).size;
     await rx.waitFor(() => distinct() >= 100, 30_000, '100 deliveries before the kill');
-    child.kill('SIGKILL');
-    await new Promise((r) => child?.once('exit', r));
+    await first.kill();
     const beforeRestart = distinct();
     expect(beforeRestart).toBeLessThan(EVENTS);
 
-    child = await startServer(dataDir, port);
+    // The restarted node listens elsewhere; only the receiver is watched from here on.
+    const second = await startServer(dataDir);
+    svc = second;
     await rx.waitFor(() => distinct() >= EVENTS, 120_000, 'every event after the restart');
     const seen = new Set(rx.header('x-svc-event-id'));
     for (const id of expected) expect(seen.has(id), id).toBe(true);
     // At least once: a few attempts in flight at the kill may arrive twice, and that is allowed.
     expect(rx.requests.length).toBeGreaterThanOrEqual(EVENTS);
-    child.kill('SIGTERM');
-    await new Promise((r) => child?.once('exit', r));
-    child = null;
+    await second.stop();
+    svc = null;
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });

@@ -272,11 +272,8 @@ class _StreamCore:
         await self._drop()
 
 
-class AsyncStream:
-    """Events of ``GET /v1/stream`` for ``async for`` (from :meth:`AsyncSvc.stream`).
-
-    Yields events only (``score``, ``score_retracted``, and kinds a newer server adds: ignore
-    the ones you do not know). Reconnects on its own with ``since=<last id>``.
+class _StreamState:
+    """What both stream flavours report about their connection.
 
     Attributes:
         last_id: the id of the last event yielded (pass it as ``since`` to resume later).
@@ -300,6 +297,15 @@ class AsyncStream:
     def connections(self) -> int:
         return self._core.connections
 
+
+class AsyncStream(_StreamState):
+    """Events of ``GET /v1/stream`` for ``async for`` (from :meth:`AsyncSvc.stream`).
+
+    Yields events only (``score``, ``score_retracted``, and kinds a newer server adds: ignore
+    the ones you do not know). Reconnects on its own with ``since=<last id>``; ``last_id``,
+    ``recovered`` and ``connections`` describe the connection.
+    """
+
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         return self
 
@@ -317,7 +323,7 @@ class AsyncStream:
         await self.close()
 
 
-class Stream:
+class Stream(_StreamState):
     """Events of ``GET /v1/stream`` as a blocking iterator (from :meth:`Svc.stream`).
 
     Runs its own asyncio loop while ``next()`` waits, so it must not be used from inside a
@@ -327,20 +333,8 @@ class Stream:
     """
 
     def __init__(self, core: _StreamCore) -> None:
-        self._core = core
+        super().__init__(core)
         self._loop = asyncio.new_event_loop()
-
-    @property
-    def last_id(self) -> Optional[str]:
-        return self._core.last_id
-
-    @property
-    def recovered(self) -> Optional[bool]:
-        return self._core.recovered
-
-    @property
-    def connections(self) -> int:
-        return self._core.connections
 
     def __iter__(self) -> Iterator[StreamEvent]:
         return self
