@@ -5,6 +5,7 @@
 //   to its key (cache misses), against a bare node:http + better-sqlite3 floor and a bare
 //   same-bytes ceiling. BENCH_WALK_DURATION (s, default 8), BENCH_WALK_KEYS (default 8: one
 //   connection per key), BENCH_CPU_PROF=1 (V8 profile of svc into bench/.out/prof).
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -14,7 +15,7 @@ import { loadConfig, keyPrefix } from '../packages/server/src/config.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import { KeyRepo } from '../packages/server/src/store/keys.js';
 import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, startProcess, stop } from './lib.js';
-import { startSvcForBench } from './stream-common.js';
+import { cpuTimes, startSvcForBench } from './stream-common.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -61,6 +62,9 @@ function walkUrls(): string[] {
 
 interface WalkResult {
   rps: number;
+  /** The server's CPU time (user, kernel) per answered request, in µs: steadier than req/s on a shared machine. */
+  cpuUser: number;
+  cpuSystem: number;
   p50: number;
   p99: number;
   /** The most times any key came back to a URL it had already asked for. */
@@ -72,8 +76,9 @@ interface WalkResult {
  * list, so no two keys ask for the same page at the same moment and, unless a key gets through
  * the whole archive within the run, no key asks for a URL twice.
  */
-async function walk(port: number, keys: string[], urls: string[], seconds: number): Promise<WalkResult> {
+async function walk(port: number, keys: string[], urls: string[], seconds: number, server?: ChildProcess): Promise<WalkResult> {
   const latencies: number[] = [];
+  const cpu0 = cpuTimes(server?.pid);
   let laps = 0;
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
@@ -100,9 +105,11 @@ async function walk(port: number, keys: string[], urls: string[], seconds: numbe
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpu1 = cpuTimes(server?.pid);
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
-  return { rps: latencies.length / elapsed, p50: at(50), p99: at(99), laps };
+  const perRequest = (s: number) => (s * 1e6) / latencies.length;
+  return { rps: latencies.length / elapsed, p50: at(50), p99: at(99), laps, cpuUser: perRequest(cpu1.user - cpu0.user), cpuSystem: perRequest(cpu1.system - cpu0.system) };
 }
 
 /** svc and the floor must answer every walk URL with the same bytes, or the comparison means nothing. */
@@ -120,7 +127,7 @@ async function checkSameBytes(urls: string[], svcPort: number, floorPort: number
   }
 }
 
-async function walkRows(svcPort: number, keys: string[]): Promise<string[]> {
+async function walkRows(svcPort: number, svcProcess: ChildProcess, keys: string[]): Promise<string[]> {
   const urls = walkUrls();
   const db = path.join(BENCH_DATA, 'svc.db');
   const floor = await startProcess(['bench/rest-floor-server.ts', db, '18082'], {}, /ready/);
@@ -132,17 +139,17 @@ async function walkRows(svcPort: number, keys: string[]): Promise<string[]> {
     // Warm-ups use URLs from the far end of the list the measured walk starts from: svc's
     // response cache keeps answers 1 s, and a warm-up key is not a walking key anyway.
     await walk(18082, ['-'], urls, 2);
-    results.push({ name: 'floor: bare node:http + better-sqlite3, same keyset query', r: await walk(18082, keys, urls, WALK_DURATION) });
+    results.push({ name: 'floor: bare node:http + better-sqlite3, same keyset query', r: await walk(18082, keys, urls, WALK_DURATION, floor) });
   } finally {
     await stop(floor);
   }
   process.stderr.write('walk: svc\n');
-  results.unshift({ name: 'svc, every request a cache miss', r: await walk(svcPort, keys, urls, WALK_DURATION) });
+  results.unshift({ name: 'svc, every request a cache miss', r: await walk(svcPort, keys, urls, WALK_DURATION, svcProcess) });
   process.stderr.write('walk: ceiling\n');
   const ceiling = await startProcess(['bench/rest-floor-server.ts', db, '18083', 'ceiling'], {}, /ready/);
   try {
     await walk(18083, ['-'], urls, 2);
-    results.push({ name: 'ceiling: bare node:http, same bytes from memory', r: await walk(18083, keys, urls, WALK_DURATION) });
+    results.push({ name: 'ceiling: bare node:http, same bytes from memory', r: await walk(18083, keys, urls, WALK_DURATION, ceiling) });
   } finally {
     await stop(ceiling);
   }
@@ -150,9 +157,9 @@ async function walkRows(svcPort: number, keys: string[]): Promise<string[]> {
   const [floorR, ceilingR] = [results[1].r, results[2].r];
   return [
     `walk — ${urls.length} dates (one page each), ${keys.length} keys × 1 keep-alive connection, ${WALK_DURATION} s per server; svc answers verified byte-equal to the floor's for every URL`,
-    '| server | req/s | p50 ms | p99 ms | laps of the archive (max per key) |',
-    '|---|---|---|---|---|',
-    ...results.map(({ name, r }) => `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${r.laps} |`),
+    '| server | req/s | p50 ms | p99 ms | server CPU µs/request (user + kernel) | laps of the archive (max per key) |',
+    '|---|---|---|---|---|---|',
+    ...results.map(({ name, r }) => `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUser + r.cpuSystem)} (${fmt(r.cpuUser)} + ${fmt(r.cpuSystem)}) | ${r.laps} |`),
     '',
     `svc / floor: ${fmt(svc.rps / floorR.rps, 2)} (goal ≥ 0.5 ${svc.rps / floorR.rps >= 0.5 ? 'met' : 'NOT met'}); ` +
       `svc / ceiling: ${fmt(svc.rps / ceilingR.rps, 2)} (goal ≥ 0.3 ${svc.rps / ceilingR.rps >= 0.3 ? 'met' : 'NOT met'}); floor / ceiling: ${fmt(floorR.rps / ceilingR.rps, 2)}`,
@@ -192,7 +199,7 @@ async function main() {
         `| ${c.name} | ${fmt(ours.rps)} | ${fmt(ours.p99, 1)} | ${fmt(base.rps)} | ${fmt(base.p99, 1)} | ${fmt(ratio, 2)} | ≥ ${c.goal} ${ratio >= c.goal ? 'met' : 'NOT met'} |`,
       );
     }
-    if (MODE !== 'hot') walked = await walkRows(18080, walkKeys);
+    if (MODE !== 'hot') walked = await walkRows(18080, svc, walkKeys);
   } finally {
     await stop(svc);
   }

@@ -18,7 +18,8 @@
  *   request may take it over.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendAsyncHookHandler, preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
+import { withHook } from './route-hooks.js';
 import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
 import type { IdempotencyRepo } from '../store/idempotency.js';
@@ -65,15 +66,15 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepo,
   app.decorateRequest('idempotency', null);
 
   // Before validation: the body is hashed as the client sent it, before defaults are filled in.
-  app.addHook('preValidation', async (request) => {
-    if (request.method !== 'POST' || !request.principal) return;
+  const hold: preValidationAsyncHookHandler = async (request) => {
+    if (!request.principal) return;
     const key = headerValue(request.headers['idempotency-key']);
     if (key === undefined) return;
     request.idempotency = { keyId: request.principal.keyId, key, fingerprint: requestFingerprint(request.method, request.url, request.body), token: null };
-  });
+  };
 
   // After validation, so a request refused by its schema records nothing.
-  app.addHook('preHandler', async (request, reply) => {
+  const claim: preHandlerAsyncHookHandler = async (request, reply) => {
     const held = request.idempotency;
     if (!held) return;
     // Routes that check their body themselves (attachValidation) reach here with a refused body:
@@ -104,10 +105,10 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepo,
     if (row.request_id) reply.header(ORIGINAL_REQUEST_HEADER, row.request_id);
     if (row.content_type) reply.header('content-type', row.content_type);
     return reply.send(row.body);
-  });
+  };
 
   // Recorded before the answer leaves, so a retry that follows it always finds it.
-  app.addHook('onSend', async (request, reply, payload) => {
+  const record: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const held = request.idempotency;
     if (!held || held.token === null) return payload;
     request.idempotency = null;
@@ -128,5 +129,14 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepo,
       request.log.error({ err }, 'recording the idempotent answer failed');
     }
     return payload;
+  };
+
+  // Only POST routes carry the hooks (docs/architecture.md "Request pipeline").
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preValidation = withHook(route.preValidation, hold);
+    route.preHandler = withHook(route.preHandler, claim);
+    route.onSend = withHook(route.onSend, record);
   });
 }

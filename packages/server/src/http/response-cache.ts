@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, onSendHookHandler } from 'fastify';
+import { withHook } from './route-hooks.js';
 import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/scopes.js';
 
@@ -8,7 +9,8 @@ declare module 'fastify' {
     cache?: boolean;
   }
   interface FastifyRequest {
-    cacheKey: string | null;
+    /** The cache entry a miss will fill, and the cache generation it started in. */
+    cached: { key: string; generation: number } | null;
   }
 }
 
@@ -53,29 +55,43 @@ export class ResponseCache {
     this.entries.set(key, { body, at: this.clock.now(), generation });
   }
 
+  /** Entries held now (some may have expired and not been looked up since). */
+  get size(): number {
+    return this.entries.size;
+  }
+
   get currentGeneration(): number {
     return this.generation;
   }
 }
 
-/** Registers after auth: a hit answers before validation and the handler run. */
+/**
+ * Declared per route: only routes with `config.cache` (GETs whose answer depends only on the URL
+ * and the key) carry these hooks, so no other request pays for them. Route hooks run after the
+ * global ones, so the key is authenticated first and a hit answers before validation and the
+ * handler. Callback hooks: no promise per request on the hottest path.
+ */
 export function registerResponseCache(app: FastifyInstance, cache: ResponseCache): void {
-  app.decorateRequest('cacheKey', null);
-  const started = new WeakMap<object, number>();
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || !request.routeOptions.config.cache || !request.principal) return;
+  app.decorateRequest('cached', null);
+  const lookup: onRequestHookHandler = (request, reply, done) => {
+    if (request.method !== 'GET' || !request.principal) return done();
     const key = cache.keyFor(request.principal, request.url);
     const hit = cache.get(key);
     if (hit !== undefined) {
-      return reply.code(200).type('application/json; charset=utf-8').send(hit);
+      reply.code(200).type('application/json; charset=utf-8').send(hit);
+      return;
     }
-    request.cacheKey = key;
-    started.set(request, cache.currentGeneration);
-  });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.cacheKey && reply.statusCode === 200 && typeof payload === 'string') {
-      cache.set(request.cacheKey, payload, started.get(request) ?? -1);
-    }
-    return payload;
+    request.cached = { key, generation: cache.currentGeneration };
+    done();
+  };
+  const keep: onSendHookHandler = (request, reply, payload, done) => {
+    const pending = request.cached;
+    if (pending && reply.statusCode === 200 && typeof payload === 'string') cache.set(pending.key, payload, pending.generation);
+    done(null, payload);
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.cache) return;
+    route.onRequest = withHook(route.onRequest, lookup);
+    route.onSend = withHook(route.onSend, keep);
   });
 }

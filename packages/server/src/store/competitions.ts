@@ -6,7 +6,8 @@ import { coverSeason } from './reference.js';
 import type { Db } from './db.js';
 import { bool } from './db.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
-import { scopeSql } from './scope-sql.js';
+import { scopeClause } from './scope-sql.js';
+import { SqlBuilder, rowNumber, rowText, rowTextOrNull } from './row-reader.js';
 import type { Selectable } from 'kysely';
 import type { CompetitionTable, CompetitorTable, EventTable, PlayTable, SeasonTable } from './types.js';
 
@@ -31,7 +32,20 @@ export interface CompetitionFilter {
   status?: string;
 }
 
-type CompetitionRow = CompetitionTable & { season_label: string };
+type CompetitionRow = Omit<CompetitionTable, 'source_key'> & { season_label: string };
+
+/** The columns of a competition record, in the order competitionRow reads them. */
+const COMPETITION_SELECT =
+  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n ' +
+  'from competitions c join seasons s on s.id = c.season_id';
+
+function competitionRow(r: unknown[]): CompetitionRow {
+  return {
+    id: rowText(r[0]), sport: rowText(r[1]), league: rowText(r[2]), season_label: rowText(r[3]), season_id: rowText(r[4]),
+    date: rowText(r[5]), start_time: rowTextOrNull(r[6]), status: rowText(r[7]), venue_id: rowTextOrNull(r[8]),
+    name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]),
+  };
+}
 
 export const playRecord = (r: PlayTable): Play => ({
   competition_id: r.competition_id,
@@ -73,51 +87,31 @@ export const eventRecord = (r: EventRow): Event => ({
 export class CompetitionRepo {
   constructor(private readonly db: Db) {}
 
-  private base() {
-    return this.db.kysely
-      .selectFrom('competitions')
-      .innerJoin('seasons', 'seasons.id', 'competitions.season_id')
-      .selectAll('competitions')
-      .select('seasons.label as season_label');
-  }
-
   async list(scope: ScopeFilter, f: CompetitionFilter, page: PageRequest): Promise<Page<Competition & { n: number }>> {
     const after = dateIdKey(page.cursor);
-    const rows = await this.base()
-      .where(scopeSql(scope, 'competitions'))
-      .$if(f.sports !== undefined, (q) => q.where('competitions.sport', 'in', f.sports?.length ? [...f.sports] : ['']))
-      .$if(f.league !== undefined, (q) => q.where('competitions.league', '=', f.league ?? ''))
-      .$if(f.seasonIds !== undefined, (q) =>
-        q.where('competitions.season_id', 'in', f.seasonIds?.length ? [...f.seasonIds] : ['']),
-      )
-      .$if(f.date !== undefined, (q) => q.where('competitions.date', '=', f.date ?? ''))
-      .$if(f.status !== undefined, (q) => q.where('competitions.status', '=', f.status ?? ''))
-      .$if(f.team !== undefined, (q) =>
-        q.where('competitions.id', 'in', (eb) =>
-          eb.selectFrom('competitors').select('competition_id').where('entity_id', '=', f.team ?? ''),
-        ),
-      )
-      .$if(f.player !== undefined, (q) =>
-        q.where((eb) =>
-          eb.or([
-            eb('competitions.id', 'in', eb.selectFrom('competitors').select('competition_id').where('entity_id', '=', f.player ?? '')),
-            eb('competitions.id', 'in', eb.selectFrom('plays').select('competition_id').where('player_id', '=', f.player ?? '')),
-          ]),
-        ),
-      )
-      .$if(after !== undefined, (q) =>
-        q.where(sql<boolean>`(competitions.date, competitions.id) > (${after?.[0] ?? ''}, ${after?.[1] ?? ''})`),
-      )
-      .orderBy('competitions.date')
-      .orderBy('competitions.id')
-      .limit(page.limit + 1)
-      .execute();
+    const b = new SqlBuilder(this.db.engine);
+    const where = [scopeClause(b, scope, 'c')];
+    if (f.sports !== undefined) where.push(b.oneOf('c.sport', f.sports));
+    if (f.league !== undefined) where.push(`c.league = ${b.bind(f.league)}`);
+    if (f.seasonIds !== undefined) where.push(b.oneOf('c.season_id', f.seasonIds));
+    if (f.date !== undefined) where.push(`c.date = ${b.bind(f.date)}`);
+    if (f.status !== undefined) where.push(`c.status = ${b.bind(f.status)}`);
+    if (f.team !== undefined) where.push(`c.id in (select competition_id from competitors where entity_id = ${b.bind(f.team)})`);
+    if (f.player !== undefined) {
+      where.push(
+        `(c.id in (select competition_id from competitors where entity_id = ${b.bind(f.player)})` +
+          ` or c.id in (select competition_id from plays where player_id = ${b.bind(f.player)}))`,
+      );
+    }
+    if (after !== undefined) where.push(`(c.date, c.id) > (${b.bind(after[0])}, ${b.bind(after[1])})`);
+    const rows = (await this.db.reader.rows(b.query(`${COMPETITION_SELECT} where ${where.join(' and ')} order by c.date, c.id limit ${b.bind(page.limit + 1)}`))).map(competitionRow);
     const competitors = await this.competitorsOf(rows.slice(0, page.limit).map((r) => r.id));
     return pageOf(rows, page.limit, (r) => [r.date, r.id], (r) => ({ ...this.record(r, competitors.get(r.id) ?? []), n: r.n }));
   }
 
   async get(id: string): Promise<(Competition & { n: number }) | undefined> {
-    const row = await this.base().where('competitions.id', '=', id).executeTakeFirst();
+    const b = new SqlBuilder(this.db.engine);
+    const [row] = (await this.db.reader.rows(b.query(`${COMPETITION_SELECT} where c.id = ${b.bind(id)}`))).map(competitionRow);
     if (!row) return undefined;
     const competitors = await this.competitorsOf([id]);
     return { ...this.record(row, competitors.get(id) ?? []), n: row.n };
@@ -153,22 +147,13 @@ export class CompetitionRepo {
   private async competitorsOf(ids: string[]): Promise<Map<string, Competitor[]>> {
     const out = new Map<string, Competitor[]>();
     if (ids.length === 0) return out;
-    const rows = await this.db.kysely
-      .selectFrom('competitors')
-      .selectAll()
-      .where('competition_id', 'in', ids)
-      .orderBy('competition_id')
-      .orderBy('idx')
-      .execute();
-    for (const r of rows) {
-      const list = out.get(r.competition_id) ?? [];
-      list.push({
-        entity_type: r.entity_type === 'player' ? 'player' : 'team',
-        entity_id: r.entity_id,
-        role: r.role,
-        score: r.score,
-      });
-      out.set(r.competition_id, list);
+    const b = new SqlBuilder(this.db.engine);
+    const text = `select competition_id, entity_type, entity_id, role, score from competitors where ${b.oneOf('competition_id', ids)} order by competition_id, idx`;
+    for (const r of await this.db.reader.rows(b.query(text))) {
+      const competitionId = rowText(r[0]);
+      let list = out.get(competitionId);
+      if (!list) out.set(competitionId, (list = []));
+      list.push({ entity_type: rowText(r[1]) === 'player' ? 'player' : 'team', entity_id: rowText(r[2]), role: rowText(r[3]), score: rowNumber(r[4]) });
     }
     return out;
   }

@@ -7,6 +7,7 @@ import type { SecretBox } from '../domain/secrets/sealed.js';
 import type { Database } from './types.js';
 import { migrationProvider } from './migrations.js';
 import { CachedStatements } from './statement-cache.js';
+import { PgRowReader, SqliteRowReader, type RowReader } from './row-reader.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -18,6 +19,8 @@ export interface Db {
   sqliteFile?: string;
   /** PostgreSQL: the pool under `kysely`, for the few reads that want rows as arrays. */
   pgPool?: pg.Pool;
+  /** The hot read paths' prepared statements (store/row-reader.ts). */
+  reader: RowReader;
   close(): Promise<void>;
 }
 
@@ -41,7 +44,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    db = { kysely, engine: 'postgres', pgPool: pool, close: () => kysely.destroy() };
+    db = { kysely, engine: 'postgres', pgPool: pool, reader: new PgRowReader(pool), close: () => kysely.destroy() };
   } else {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     const sqlite = new SQLite(path.join(opts.dataDir, opts.file ?? 'svc.db'));
@@ -52,11 +55,14 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250) : null;
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: new CachedStatements(sqlite) }) });
+    const reader = new SqliteRowReader(sqlite.name);
     db = {
       kysely,
       engine: 'sqlite',
       sqliteFile: sqlite.name,
+      reader,
       close: async () => {
+        await reader.close();
         await checkpointer?.stop();
         await kysely.destroy();
       },

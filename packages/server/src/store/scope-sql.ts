@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
+import type { SqlBuilder } from './row-reader.js';
 
 /**
  * The key's sport/league allow-list as one WHERE clause for any table with `sport` and `league`
@@ -13,4 +14,12 @@ export function scopeSql(scope: ScopeFilter, table?: string): RawBuilder<SqlBool
   if (scope.leagues) parts.push(sql`${col('league')} in (${list(scope.leagues)})`);
   if (parts.length === 0) return sql<SqlBool>`1 = 1`;
   return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+}
+
+/** The same rule for the hot reads' hand-written SQL (store/row-reader.ts); `alias` names the table. */
+export function scopeClause(b: SqlBuilder, scope: ScopeFilter, alias: string): string {
+  const parts: string[] = [];
+  if (scope.sports) parts.push(b.oneOf(`${alias}.sport`, scope.sports));
+  if (scope.leagues) parts.push(b.oneOf(`${alias}.league`, scope.leagues));
+  return parts.length === 0 ? '1 = 1' : `(${parts.join(' and ')})`;
 }

@@ -1,0 +1,147 @@
+import SQLite from 'better-sqlite3';
+import type pg from 'pg';
+
+/** A value bound to a hot read's parameter; lists bind as one array parameter on PostgreSQL. */
+export type SqlValue = string | number | readonly string[];
+
+/**
+ * The hot read paths' way to the database (docs/architecture.md "Hot reads"): a fixed SQL text
+ * and its parameters in, rows as arrays out, with no query builder in between. A page of
+ * `GET /v1/competitions` spent as long building and compiling its two queries in Kysely as in
+ * SQLite itself; statements are prepared once per SQL text here instead, and rows stay arrays
+ * (the readers decode and check them by position, like store/event-pages.ts).
+ */
+export interface RowReader {
+  rows(query: SqlQuery): Promise<unknown[][]>;
+  close(): Promise<void>;
+}
+
+export interface SqlQuery {
+  text: string;
+  params: SqlValue[];
+}
+
+/**
+ * Builds one query's text and parameters for an engine. The text depends only on which clauses
+ * are present (and, on SQLite, on the length of `in` lists), so a handful of texts cover every
+ * request and each is prepared once.
+ */
+export class SqlBuilder {
+  readonly params: SqlValue[] = [];
+
+  constructor(private readonly engine: 'sqlite' | 'postgres') {}
+
+  /** A placeholder for `value`. */
+  bind(value: string | number): string {
+    this.params.push(value);
+    return this.engine === 'postgres' ? `$${this.params.length}` : '?';
+  }
+
+  /** `column` is one of `values`; no values match nothing. */
+  oneOf(column: string, values: readonly string[]): string {
+    if (values.length === 0) return '1 = 0';
+    if (this.engine === 'postgres') {
+      this.params.push(values);
+      return `${column} = any($${this.params.length}::text[])`;
+    }
+    return `${column} in (${values.map((v) => this.bind(v)).join(', ')})`;
+  }
+
+  query(text: string): SqlQuery {
+    return { text, params: this.params };
+  }
+}
+
+/** A row that does not have the shape its query promises: a bug or a schema drift, never user input. */
+export class RowShapeError extends Error {}
+
+export const rowText = (v: unknown): string => {
+  if (typeof v !== 'string') throw new RowShapeError(`expected text, got ${typeof v}`);
+  return v;
+};
+export const rowNumber = (v: unknown): number => {
+  if (typeof v !== 'number') throw new RowShapeError(`expected a number, got ${typeof v}`);
+  return v;
+};
+export const rowTextOrNull = (v: unknown): string | null => (v === null ? null : rowText(v));
+
+const STATEMENT_CACHE = 256;
+
+/**
+ * SQLite: a read-only connection of its own, so a read never waits behind (nor sees the
+ * uncommitted rows of) a transaction the service's connection holds across awaits; WAL lets it
+ * read the last committed state while writes go on. Statements are cached by text (LRU).
+ */
+export class SqliteRowReader implements RowReader {
+  private db: SQLite.Database | null = null;
+  private readonly statements = new Map<string, SQLite.Statement>();
+
+  constructor(private readonly file: string) {}
+
+  async rows(q: SqlQuery): Promise<unknown[][]> {
+    return this.rowsNow(q);
+  }
+
+  /** The same read, synchronously: better-sqlite3 reads block anyway, and a caller may save the promise. */
+  rowsNow(q: SqlQuery): unknown[][] {
+    let st = this.statements.get(q.text);
+    if (st) {
+      this.statements.delete(q.text);
+    } else {
+      this.db ??= this.open();
+      st = this.db.prepare(q.text).raw(true);
+      if (this.statements.size >= STATEMENT_CACHE) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+    }
+    this.statements.set(q.text, st);
+    const out: unknown[] = st.all(...q.params.map(sqliteValue));
+    return out.filter(isRow);
+  }
+
+  private open(): SQLite.Database {
+    const db = new SQLite(this.file, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -32768');
+    return db;
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    this.db?.close();
+    this.db = null;
+  }
+}
+
+function sqliteValue(v: SqlValue): string | number {
+  if (typeof v === 'string' || typeof v === 'number') return v;
+  throw new TypeError('a list parameter on SQLite: SqlBuilder.oneOf binds each value');
+}
+
+const isRow = (r: unknown): r is unknown[] => Array.isArray(r);
+
+/**
+ * PostgreSQL: the service's pool, each text a named prepared statement (parsed and planned once
+ * per connection), rows as arrays.
+ */
+export class PgRowReader implements RowReader {
+  private readonly names = new Map<string, string>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async rows(q: SqlQuery): Promise<unknown[][]> {
+    let name = this.names.get(q.text);
+    // Texts differ only by which clauses are present, so there are few; past the cap, unnamed.
+    if (name === undefined && this.names.size < STATEMENT_CACHE) {
+      name = `svc_read_${this.names.size + 1}`;
+      this.names.set(q.text, name);
+    }
+    const res = await this.pool.query({ ...(name === undefined ? {} : { name }), text: q.text, values: [...q.params], rowMode: 'array' });
+    return res.rows.filter(isRow);
+  }
+
+  async close(): Promise<void> {
+    // The pool belongs to the Db.
+  }
+}
