@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { API_KEY, type Product } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
@@ -21,8 +21,16 @@ declare module 'fastify' {
 
 const CACHE_TTL_MS = 5_000;
 
+type HookDone = HookHandlerDoneFunction;
+
 export interface Authenticator {
   authenticate(raw: string | undefined): Promise<Principal>;
+  /**
+   * The principal when it is known without the database (a cached lookup younger than the TTL),
+   * undefined when `authenticate` must look it up; throws what `authenticate` would for a
+   * missing, malformed, foreign or revoked key.
+   */
+  known(raw: string | undefined): Principal | undefined;
   forget(): void;
   /** Drops a key's cached principal at once (an open stream learnt that it was revoked). */
   forgetKey(keyId: string): void;
@@ -41,15 +49,15 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
     forgetKey(keyId) {
       for (const [hash, hit] of cache) if (hit.principal?.keyId === keyId) cache.delete(hash);
     },
+    known(raw) {
+      const hash = checkedHash(raw);
+      const hit = cache.get(hash);
+      if (!hit || clock.now() - hit.at > CACHE_TTL_MS) return undefined;
+      if (!hit.principal) throw unauthenticated('The API key is not valid or has been revoked.');
+      return hit.principal;
+    },
     async authenticate(raw) {
-      if (!raw) throw new SvcError('missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
-      if (!API_KEY.test(raw)) throw unauthenticated('The API key is malformed.');
-      if (!raw.startsWith(prefix)) {
-        throw unauthenticated(
-          `This is a ${raw.startsWith('svc_live_') ? 'production' : 'sandbox'} key; this deployment is the ${environment} environment and takes ${prefix} keys.`,
-        );
-      }
-      const hash = hashKey(raw);
+      const hash = checkedHash(raw);
       const now = clock.now();
       let hit = cache.get(hash);
       if (!hit || now - hit.at > CACHE_TTL_MS) {
@@ -64,6 +72,18 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
       return hit.principal;
     },
   };
+
+  /** The key's SHA-256, once its presence, shape and environment are checked. */
+  function checkedHash(raw: string | undefined): string {
+    if (!raw) throw new SvcError('missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
+    if (!API_KEY.test(raw)) throw unauthenticated('The API key is malformed.');
+    if (!raw.startsWith(prefix)) {
+      throw unauthenticated(
+        `This is a ${raw.startsWith('svc_live_') ? 'production' : 'sandbox'} key; this deployment is the ${environment} environment and takes ${prefix} keys.`,
+      );
+    }
+    return hashKey(raw);
+  }
 }
 
 export function rateLimited(d: RateDecision): SvcError {
@@ -94,24 +114,57 @@ export function bearerToken(header: string | undefined): string | undefined {
   return m ? m[1] : header;
 }
 
-/** The one owning boundary for keys, products and rate limits of every HTTP request. */
+/**
+ * The one owning boundary for keys, products and rate limits of every HTTP request. A callback
+ * hook: a key whose principal is cached and whose plan is unmetered is admitted without a promise;
+ * a lookup or a rate-limit count (memory or Redis) continues asynchronously.
+ */
 export function registerAuth(app: FastifyInstance, auth: Authenticator, limiter: RateLimiter): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const cfg = request.routeOptions.config;
-    if (cfg.public || request.routeOptions.url === undefined) return;
-    const principal = await auth.authenticate(bearer(request) ?? accessToken(request));
+  // Never throws: every refusal goes to `done`, from the synchronous path and the promise alike.
+  const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: HookDone): void => {
     request.principal = principal;
-    if (principal.plan.metered) {
-      const d = await limiter.hit(principal.keyId, principal.plan.requestsPerMinute);
-      reply.header('RateLimit-Limit', d.limit).header('RateLimit-Remaining', d.remaining).header('RateLimit-Reset', d.resetS);
-      if (!d.allowed) throw rateLimited(d);
-    } else {
-      reply.header('RateLimit-Limit', principal.plan.requestsPerMinute).header('RateLimit-Remaining', principal.plan.requestsPerMinute).header('RateLimit-Reset', 60);
+    const product = request.routeOptions.config.product;
+    if (!principal.plan.metered) {
+      const limit = principal.plan.requestsPerMinute;
+      reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', limit).header('RateLimit-Reset', 60);
+      return done(product ? productRefusal(principal, product) : undefined);
     }
-    if (cfg.product) requireProduct(principal, cfg.product);
+    limiter.hit(principal.keyId, principal.plan.requestsPerMinute).then(
+      (d) => {
+        reply.header('RateLimit-Limit', d.limit).header('RateLimit-Remaining', d.remaining).header('RateLimit-Reset', d.resetS);
+        done(d.allowed ? (product ? productRefusal(principal, product) : undefined) : rateLimited(d));
+      },
+      (err: unknown) => done(asError(err)),
+    );
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.public || request.routeOptions.url === undefined) return done();
+    const raw = bearer(request) ?? accessToken(request);
+    let known: Principal | undefined;
+    try {
+      known = auth.known(raw);
+    } catch (err) {
+      return done(asError(err));
+    }
+    if (known) return admit(request, reply, known, done);
+    auth.authenticate(raw).then(
+      (principal) => admit(request, reply, principal, done),
+      (err: unknown) => done(asError(err)),
+    );
   });
 }
+
+function productRefusal(principal: Principal, product: Product): Error | undefined {
+  try {
+    requireProduct(principal, product);
+    return undefined;
+  } catch (err) {
+    return asError(err);
+  }
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** Browsers cannot set headers on a WebSocket, so the stream also takes ?access_token=. */
 function accessToken(request: FastifyRequest): string | undefined {
