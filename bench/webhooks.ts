@@ -140,6 +140,7 @@ async function openStore(engine: 'sqlite' | 'postgres'): Promise<Setup> {
       await d.connect();
       await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await d.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
