@@ -118,7 +118,8 @@ interface Setup {
 async function openStore(engine: 'sqlite' | 'postgres'): Promise<Setup> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-wh-'));
   if (engine === 'sqlite') {
-    const db = await openDb({ dataDir, databaseUrl: null });
+    // As `svc serve` opens it: the WAL is checkpointed by a background thread, not inside commits.
+    const db = await openDb({ dataDir, databaseUrl: null, backgroundCheckpoint: true });
     return { db, close: async () => (await db.close(), fs.rmSync(dataDir, { recursive: true, force: true })) };
   }
   const admin = process.env.BENCH_PG_URL ?? '';
@@ -139,6 +140,7 @@ async function openStore(engine: 'sqlite' | 'postgres'): Promise<Setup> {
       await d.connect();
       await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await d.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

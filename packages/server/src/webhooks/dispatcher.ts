@@ -216,8 +216,8 @@ export class WebhookDispatcher {
         now: this.deps.clock.now(),
         leaseMs: this.leaseMs,
         limit,
-        free: (id) => this.cap - (this.inflight.get(id) ?? 0),
-        saturated: [...this.inflight].filter(([, n]) => n >= this.cap).map(([id]) => id),
+        cap: this.cap,
+        busy: this.inflight,
         scan: Math.max(64, this.claimScan * limit),
       });
       if (jobs.length === 0) break;

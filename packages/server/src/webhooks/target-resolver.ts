@@ -15,6 +15,11 @@ const defaultLookup: Lookup = async (host) => dnsPromises.lookup(host, { all: tr
 export async function resolveSafeTarget(url: URL, opts: { allowPrivate: boolean; lookup?: Lookup }): Promise<TargetCheck> {
   const valid = validateWebhookUrl(url.href, { allowPrivate: opts.allowPrivate });
   if (!valid.ok) return valid;
+  return resolveCheckedTarget(url, opts);
+}
+
+/** The resolution half of resolveSafeTarget, for a URL that validateWebhookUrl accepted under the same options. */
+export async function resolveCheckedTarget(url: URL, opts: { allowPrivate: boolean; lookup?: Lookup }): Promise<TargetCheck> {
   const host = bareHost(url);
   const literal = ipFamily(host);
   if (literal !== 0) return { ok: true, address: host, family: literal };
