@@ -2,7 +2,8 @@
 // Run: node --import tsx bench/rest.ts   (each run starts from a copy of the archive imported once into bench/.out/pristine)
 //   BENCH_MODE=hot|walk|both (default both): `hot` repeats one URL (the response cache answers);
 //   `walk` is a client walking the archive, every date's competitions, 100 per page, each URL new
-//   to its key (cache misses), against a bare node:http + better-sqlite3 floor and a bare
+//   to its key (cache misses), against a bare node:http + better-sqlite3 floor, bare Fastify with
+//   svc's repository and no per-request policies (bench/rest-fastify-server.ts), and a bare
 //   same-bytes ceiling. BENCH_WALK_DURATION (s, default 8), BENCH_WALK_KEYS (default 8: one
 //   connection per key), BENCH_CPU_PROF=1 (V8 profile of svc into bench/.out/prof).
 import type { ChildProcess } from 'node:child_process';
@@ -112,7 +113,7 @@ async function walk(port: number, keys: string[], urls: string[], seconds: numbe
   return { rps: latencies.length / elapsed, p50: at(50), p99: at(99), laps, cpuUser: perRequest(cpu1.user - cpu0.user), cpuSystem: perRequest(cpu1.system - cpu0.system) };
 }
 
-/** svc and the floor must answer every walk URL with the same bytes, or the comparison means nothing. */
+/** svc and a baseline must answer every walk URL with the same bytes, or the comparison means nothing. */
 async function checkSameBytes(urls: string[], svcPort: number, floorPort: number): Promise<void> {
   const client = { svc: new Client(`http://127.0.0.1:${svcPort}`), floor: new Client(`http://127.0.0.1:${floorPort}`) };
   try {
@@ -120,7 +121,7 @@ async function checkSameBytes(urls: string[], svcPort: number, floorPort: number
       const a = await client.svc.request({ method: 'GET', path: url, headers: { authorization: `Bearer ${BENCH_KEY}` } });
       const b = await client.floor.request({ method: 'GET', path: url });
       const [x, y] = [await a.body.text(), await b.body.text()];
-      if (a.statusCode !== 200 || x !== y) throw new Error(`${url}: svc and the floor differ\nsvc:   ${x.slice(0, 300)}\nfloor: ${y.slice(0, 300)}`);
+      if (a.statusCode !== 200 || x !== y) throw new Error(`${url}: svc and the baseline differ\nsvc:      ${x.slice(0, 300)}\nbaseline: ${y.slice(0, 300)}`);
     }
   } finally {
     await Promise.all([client.svc.close(), client.floor.close()]);
@@ -143,6 +144,15 @@ async function walkRows(svcPort: number, svcProcess: ChildProcess, keys: string[
   } finally {
     await stop(floor);
   }
+  process.stderr.write('walk: bare Fastify + svc repository\n');
+  const fastify = await startProcess(['bench/rest-fastify-server.ts', BENCH_DATA, '18084'], {}, /ready/);
+  try {
+    await checkSameBytes(urls, svcPort, 18084);
+    await walk(18084, ['-'], urls, 2);
+    results.push({ name: 'middle: bare Fastify + svc CompetitionRepo and response schema, no policies', r: await walk(18084, keys, urls, WALK_DURATION, fastify) });
+  } finally {
+    await stop(fastify);
+  }
   process.stderr.write('walk: svc\n');
   results.unshift({ name: 'svc, every request a cache miss', r: await walk(svcPort, keys, urls, WALK_DURATION, svcProcess) });
   process.stderr.write('walk: ceiling\n');
@@ -154,7 +164,7 @@ async function walkRows(svcPort: number, svcProcess: ChildProcess, keys: string[
     await stop(ceiling);
   }
   const svc = results[0].r;
-  const [floorR, ceilingR] = [results[1].r, results[2].r];
+  const [floorR, middleR, ceilingR] = [results[1].r, results[2].r, results[3].r];
   return [
     `walk — ${urls.length} dates (one page each), ${keys.length} keys × 1 keep-alive connection, ${WALK_DURATION} s per server; svc answers verified byte-equal to the floor's for every URL`,
     '| server | req/s | p50 ms | p99 ms | server CPU µs/request (user + kernel) | laps of the archive (max per key) |',
@@ -162,7 +172,8 @@ async function walkRows(svcPort: number, svcProcess: ChildProcess, keys: string[
     ...results.map(({ name, r }) => `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUser + r.cpuSystem)} (${fmt(r.cpuUser)} + ${fmt(r.cpuSystem)}) | ${r.laps} |`),
     '',
     `svc / floor: ${fmt(svc.rps / floorR.rps, 2)} (goal ≥ 0.5 ${svc.rps / floorR.rps >= 0.5 ? 'met' : 'NOT met'}); ` +
-      `svc / ceiling: ${fmt(svc.rps / ceilingR.rps, 2)} (goal ≥ 0.3 ${svc.rps / ceilingR.rps >= 0.3 ? 'met' : 'NOT met'}); floor / ceiling: ${fmt(floorR.rps / ceilingR.rps, 2)}`,
+      `svc / ceiling: ${fmt(svc.rps / ceilingR.rps, 2)} (goal ≥ 0.3 ${svc.rps / ceilingR.rps >= 0.3 ? 'met' : 'NOT met'}); floor / ceiling: ${fmt(floorR.rps / ceilingR.rps, 2)}; ` +
+      `bare Fastify + repository / floor: ${fmt(middleR.rps / floorR.rps, 2)}; svc / bare Fastify + repository: ${fmt(svc.rps / middleR.rps, 2)}`,
   ];
 }
 

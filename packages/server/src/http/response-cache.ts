@@ -18,14 +18,23 @@ declare module 'fastify' {
  * Serialised 200 answers of read endpoints, keyed by the key's grants and the URL. Any local
  * write bumps the generation and empties it at once; the short TTL bounds staleness for
  * writes made on other nodes of a cluster.
+ *
+ * An answer is kept only when its URL is asked for the second time within ADMIT_WINDOW_MS (a
+ * doorkeeper, as in TinyLFU): a client walking the archive asks for every URL once, and keeping
+ * each of those bodies would only push hot answers out and hand the garbage collector a stream
+ * of promoted strings that are never read (bench/RESULTS.md "bench/rest walk").
  */
 export class ResponseCache {
   private entries = new Map<string, { body: string; at: number; generation: number }>();
+  /** When each recently missed key was first asked for. */
+  private seen = new Map<string, number>();
   private generation = 0;
   constructor(
     private readonly clock: Clock,
     private readonly ttlMs = 1000,
     private readonly maxEntries = 5000,
+    private readonly admitWindowMs = 60_000,
+    private readonly maxSeen = 20_000,
   ) {}
 
   /** Called by every write path (events, plays, status changes, imports). */
@@ -46,6 +55,16 @@ export class ResponseCache {
       return undefined;
     }
     return e.body;
+  }
+
+  /** Whether a miss on `key` should keep its answer: the key was missed before, recently. */
+  admits(key: string): boolean {
+    const now = this.clock.now();
+    const first = this.seen.get(key);
+    if (first !== undefined && now - first <= this.admitWindowMs) return true;
+    if (this.seen.size >= this.maxSeen) this.seen.clear();
+    this.seen.set(key, now);
+    return false;
   }
 
   set(key: string, body: string, generation: number): void {
@@ -81,7 +100,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
       reply.code(200).type('application/json; charset=utf-8').send(hit);
       return;
     }
-    request.cached = { key, generation: cache.currentGeneration };
+    if (cache.admits(key)) request.cached = { key, generation: cache.currentGeneration };
     done();
   };
   const keep: onSendHookHandler = (request, reply, payload, done) => {
