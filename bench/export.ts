@@ -4,8 +4,9 @@
 // Two paths: the database (every first export of a season, and any with from/to/after) and the
 // export cache (later exports of a whole closed season: a file written by the first one).
 // Run: node --import tsx bench/export.ts            (SQLite, data in bench/.out/export-large)
-//      node --import tsx bench/export.ts --pg       (a fresh PostgreSQL database svc_bench_export)
-// The first run generates the data (bench/gen-large.ts, seed 42), which takes minutes.
+//      node --import tsx bench/export.ts --pg       (PostgreSQL database svc_bench_export, or BENCH_PG_DB)
+// The first run generates the data (bench/gen-large.ts, seed 42), which takes minutes; later runs
+// reuse it (generation is a no-op when done). BENCH_PG_FRESH=1 drops the database first.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -21,7 +22,7 @@ const CEILING_PORT = 18091;
 const OUT = path.join(ROOT, 'bench/.out');
 const DATA_DIR = path.join(OUT, PG ? 'export-large-pg' : 'export-large');
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PG_DB = 'svc_bench_export';
+const PG_DB = process.env.BENCH_PG_DB ?? 'svc_bench_export';
 const SIZES = [
   { league: 'xbm', events: 100_000 },
   { league: 'xbl', events: 1_000_000 },
@@ -39,8 +40,9 @@ async function prepare(): Promise<string | null> {
   if (PG) {
     const admin = new pg.Client({ connectionString: PG_ADMIN });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${PG_DB} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${PG_DB}`);
+    if (process.env.BENCH_PG_FRESH === '1') await admin.query(`DROP DATABASE IF EXISTS ${PG_DB} WITH (FORCE)`);
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_DB]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${PG_DB}`);
     await admin.end();
     databaseUrl = pgUrl(PG_DB);
   }

@@ -4,7 +4,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.js';
-import { CompetitionRepo } from '../src/store/competitions.js';
+import { eventLine } from '../src/export/sources.js';
+import { CompetitionRepo, eventRecord } from '../src/store/competitions.js';
 import { ExportRepo, type ExportSlice } from '../src/store/export.js';
 import { MetaRepo } from '../src/store/meta.js';
 import { CachedStatements } from '../src/store/statement-cache.js';
@@ -66,33 +67,37 @@ describe('SQLite WAL checkpointing off the event loop', () => {
   });
 });
 
-describe.each(engines())('bulk export event pages (%s)', (engine) => {
-  it('read committed events only, as arrays decoded to the rows Kysely reads, whatever the service connection is doing', async () => {
+describe.each(engines())('bulk export event lines (%s)', (engine) => {
+  it('read committed confirmed events only, each rendered as the record the REST API writes, whatever the service connection is doing', async () => {
     const { db } = await freshDb(engine);
     const repo = new ExportRepo(db);
     const row = (n: number) => ({
-      type: 'score', tier: 'confirmed', game_id: 'soccer_1', competition_id: 'soccer_x_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: 'AAA',
+      type: 'score', tier: n === 4 ? 'provisional' : 'confirmed', game_id: 'soccer_1', competition_id: 'soccer_x_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: 'AAA',
       event_type: 'goal', points: 1, clock: n % 2 ? null : `${n}'`, ts: `2020-01-01T00:00:0${n}.000Z`, agreement: 0.5 + n / 10, reporters: n, latency_ms: 10 * n,
       provisional_id: n === 2 ? 'evt_000000000001' : null, retracted_id: null,
     });
     const slice = (over: Partial<ExportSlice> = {}): ExportSlice => ({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01', ...over });
+    // Parsed: the bytes are checked against the REST serializer itself in export-lines.test.ts.
+    const lines = async (over: Partial<ExportSlice>, after: number, limit: number) => (await repo.events(slice(over), after, limit)).map((r) => JSON.parse(eventLine(r)));
     try {
-      await db.kysely.insertInto('events').values([row(1), row(2)]).execute();
-      const viaKysely = await db.kysely.selectFrom('events').selectAll().where('season_id', '=', 'x_2020').orderBy('seq').execute();
+      await db.kysely.insertInto('events').values([row(1), row(4), row(2)]).execute();
+      const viaKysely = await db.kysely.selectFrom('events').selectAll().where('season_id', '=', 'x_2020').where('tier', '=', 'confirmed').orderBy('seq').execute();
       expect(viaKysely).toHaveLength(2);
-      // The same rows, field for field, as the Kysely read the REST API uses.
-      expect(await repo.events(slice(), 0, 10)).toEqual(viaKysely);
-      expect(await repo.events(slice(), viaKysely[0].seq, 10)).toEqual(viaKysely.slice(1));
-      expect(await repo.events(slice(), 0, 1)).toEqual(viaKysely.slice(0, 1));
-      expect(await repo.events(slice({ fromTs: '2020-01-01T00:00:02.000Z' }), 0, 10)).toEqual(viaKysely.slice(1));
-      expect(await repo.events(slice({ toTs: '2020-01-01T00:00:02.000Z' }), 0, 10)).toEqual(viaKysely.slice(0, 1));
-      expect(await repo.events(slice({ seasonIds: ['x_2020', 'x_2021'] }), 0, 10)).toEqual(viaKysely);
-      expect(await repo.events(slice({ seasonIds: [] }), 0, 10)).toEqual([]);
+      // The record the REST API builds from the Kysely row.
+      const rest = viaKysely.map(eventRecord);
+      expect(await lines({}, 0, 10)).toEqual(rest);
+      expect((await repo.events(slice(), 0, 10)).map((r) => [r.seq, r.competitionId])).toEqual(viaKysely.map((r) => [r.seq, r.competition_id]));
+      expect(await lines({}, viaKysely[0].seq, 10)).toEqual(rest.slice(1));
+      expect(await lines({}, 0, 1)).toEqual(rest.slice(0, 1));
+      expect(await lines({ fromTs: '2020-01-01T00:00:02.000Z' }, 0, 10)).toEqual(rest.slice(1));
+      expect(await lines({ toTs: '2020-01-01T00:00:02.000Z' }, 0, 10)).toEqual(rest.slice(0, 1));
+      expect(await lines({ seasonIds: ['x_2020', 'x_2021'] }, 0, 10)).toEqual(rest);
+      expect(await lines({ seasonIds: [] }, 0, 10)).toEqual([]);
 
       await db.kysely.transaction().execute(async (trx) => {
         await trx.insertInto('events').values(row(3)).execute();
         // The service's connection sees its own uncommitted row; the export must not.
-        expect(await trx.selectFrom('events').select('seq').where('season_id', '=', 'x_2020').execute()).toHaveLength(3);
+        expect(await trx.selectFrom('events').select('seq').where('season_id', '=', 'x_2020').where('tier', '=', 'confirmed').execute()).toHaveLength(3);
         expect(await repo.events(slice(), 0, 10)).toHaveLength(2);
       });
       expect(await repo.events(slice(), 0, 10)).toHaveLength(3);

@@ -1,6 +1,7 @@
 import { encodeCursor } from '../domain/cursor.js';
 import type { ScopeFilter } from '../domain/scopes.js';
-import { eventRecord, playRecord, type CompetitionRepo } from '../store/competitions.js';
+import { playRecord, type CompetitionRepo } from '../store/competitions.js';
+import type { EventLineRow } from '../store/event-lines.js';
 import { inSlice, type CompetitionPosition, type ExportRepo, type ExportSlice } from '../store/export.js';
 import type { PlayTable } from '../store/types.js';
 import type { PageSource } from './stream.js';
@@ -12,18 +13,33 @@ import type { PageSource } from './stream.js';
 export type Serialize = (record: { [key: string]: unknown }) => string;
 
 /**
+ * A JSON number as fast-json-stringify writes a `number` field: JavaScript's shortest
+ * round-trip form, `null` for an infinity, and no line at all for NaN (the REST serializer
+ * throws). The engines' own float-to-text forms differ from it (SQLite `0.66666666666666663`,
+ * `1.0`; PostgreSQL `1e-05`), which is why this one value is written here.
+ */
+export function jsonNumber(n: number): string {
+  if (Number.isNaN(n)) throw new Error(`The value "${n}" cannot be converted to a number.`);
+  return n === Infinity || n === -Infinity ? 'null' : `${n}`;
+}
+
+/** An event's export line: the REST item's bytes (store/event-lines.ts renders all but the number). */
+export const eventLine = (r: EventLineRow): string => r.head + jsonNumber(r.agreement) + r.tail;
+
+/**
  * Confirmed events of the slice's archive-eligible competitions, in `seq` order. `excluded`
  * (ExportRepo.excluded) is read once when the export starts: a game finishing meanwhile joins
  * the next export, not half of this one.
  */
-export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: number, excluded: ReadonlySet<string>, serialize: Serialize): PageSource {
+export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: number, excluded: ReadonlySet<string>): PageSource {
   let after = afterSeq;
   return {
     async next(limit) {
       const rows = await repo.events(slice, after, limit);
       if (rows.length > 0) after = rows[rows.length - 1].seq;
-      const kept = rows.filter((r) => r.tier === 'confirmed' && !excluded.has(r.competition_id));
-      return { lines: kept.map((r) => serialize(eventRecord(r))), fetched: rows.length, done: rows.length < limit };
+      const lines: string[] = [];
+      for (const r of rows) if (excluded.size === 0 || !excluded.has(r.competitionId)) lines.push(eventLine(r));
+      return { lines, fetched: rows.length, done: rows.length < limit };
     },
   };
 }

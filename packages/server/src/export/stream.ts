@@ -23,17 +23,25 @@ export interface ExportStats {
 }
 
 /**
- * A page is fetched only when the consumer asks for more (`_read`), and one page is pushed
- * as one chunk. Once the chunks waiting here pass the high-water mark, `push` returns false and
- * Node stops calling `_read` until the HTTP response (or the gzip stream in front of it) has
- * drained: a slow reader leaves the export paused, with at most about one buffer and one page
- * in memory, and no database query in flight.
+ * A page is fetched when the consumer asks for more (`_read`), and one page is pushed as one
+ * chunk. Once the chunks waiting here pass the high-water mark, `push` returns false and Node
+ * stops calling `_read` until the HTTP response (or the gzip stream in front of it) has drained.
+ *
+ * Read-ahead of one page: when a page arrives, the query for the next one starts before this
+ * one is written, so the database works (PostgreSQL: in its own process) while this thread
+ * writes. A slow reader therefore leaves the export paused with at most about one buffer, the
+ * page being written and one page read ahead in memory, and no query in flight: the read-ahead
+ * finishes on its own and nothing more is read until the reader drains.
  */
 export const EXPORT_BUFFER_BYTES = 1 << 20;
 
 export class NdjsonStream extends Readable {
-  private fetching = false;
+  private reading = false;
   private counted = false;
+  /** The next page's query, started before the current page is pushed. */
+  private ahead: Promise<Page> | null = null;
+  /** The query running now, if any: destroy waits for it so no read outlives the export. */
+  private running: Promise<unknown> | null = null;
 
   constructor(
     private readonly source: PageSource,
@@ -44,35 +52,66 @@ export class NdjsonStream extends Readable {
     stats.active++;
   }
 
-  override _read(): void {
-    if (this.fetching) return;
-    this.fetching = true;
+  private fetch(): Promise<Page> {
     this.stats.inFlight++;
-    this.source.next(this.pageSize).then(
-      (page) => {
-        this.fetching = false;
+    const page = this.source.next(this.pageSize).then(
+      (p) => {
         this.stats.inFlight--;
-        if (this.destroyed) return;
-        this.stats.rowsFetched += page.fetched;
+        this.stats.rowsFetched += p.fetched;
         this.stats.pagesFetched++;
-        if (page.lines.length > 0) this.push(`${page.lines.join('\n')}\n`);
-        if (page.done) this.push(null);
-        // Nothing pushed means Node will not ask again: fetch the next page now.
-        else if (page.lines.length === 0) this._read();
+        return p;
       },
       (err: unknown) => {
-        this.fetching = false;
         this.stats.inFlight--;
+        throw err;
+      },
+    );
+    const settled = page.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running = settled;
+    void settled.then(() => {
+      if (this.running === settled) this.running = null;
+    });
+    return page;
+  }
+
+  override _read(): void {
+    if (this.reading) return;
+    this.reading = true;
+    const page = this.ahead ?? this.fetch();
+    this.ahead = null;
+    page.then(
+      (p) => {
+        this.reading = false;
+        if (this.destroyed) return;
+        if (!p.done) {
+          this.ahead = this.fetch();
+          // Handled when the next _read takes it; a destroyed stream drops it without a warning.
+          this.ahead.catch(() => undefined);
+        }
+        if (p.lines.length > 0) this.push(`${p.lines.join('\n')}\n`);
+        if (p.done) this.push(null);
+        // Nothing pushed means Node will not ask again: take the next page now.
+        else if (p.lines.length === 0) this._read();
+      },
+      (err: unknown) => {
+        this.reading = false;
         this.destroy(err instanceof Error ? err : new Error(String(err)));
       },
     );
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
-    if (!this.counted) {
-      this.counted = true;
-      this.stats.active--;
-    }
-    callback(err);
+    const finish = () => {
+      if (!this.counted) {
+        this.counted = true;
+        this.stats.active--;
+      }
+      callback(err);
+    };
+    if (this.running) void this.running.then(finish);
+    else finish();
   }
 }

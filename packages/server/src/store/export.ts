@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './db.js';
-import type { EventRow } from './competitions.js';
 import type { PlayTable } from './types.js';
-import { PgEventPages, SqliteEventPages, type EventPages } from './event-pages.js';
+import { PgEventLines, SqliteEventLines, type EventLinePages, type EventLineRow } from './event-lines.js';
 
 /**
  * What one export reads: the season(s) of a league, only competitions the `archive` product may
@@ -45,21 +44,21 @@ export function inSlice(c: { date: string; status: string }, s: ExportSlice): bo
  * every page; filters that are cheap in memory are applied by the caller instead.
  */
 export class ExportRepo {
-  private readonly eventPages: EventPages;
+  private readonly eventLines: EventLinePages;
 
   constructor(private readonly db: Db) {
-    if (db.sqliteFile) this.eventPages = new SqliteEventPages(db.sqliteFile);
-    else if (db.pgPool) this.eventPages = new PgEventPages(db.pgPool);
+    if (db.sqliteFile) this.eventLines = new SqliteEventLines(db.sqliteFile);
+    else if (db.pgPool) this.eventLines = new PgEventLines(db.pgPool);
     else throw new Error('ExportRepo needs a SQLite file or a PostgreSQL pool (openDb provides one)');
   }
 
   close(): Promise<void> {
-    return this.eventPages.close();
+    return this.eventLines.close();
   }
 
-  /** Events of the season after `afterSeq`, in `seq` order, every tier (the caller keeps the confirmed). */
-  events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventRow[]> {
-    return this.eventPages.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, limit });
+  /** Confirmed events of the season after `afterSeq`, in `seq` order, rendered as export lines (store/event-lines.ts). */
+  events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventLineRow[]> {
+    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, limit });
   }
 
   /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */

@@ -19,7 +19,7 @@ export const EXPORT_PAGE_ROWS = 1000;
 const RECORD_SCHEMA = { events: Event, plays: Play, competitions: Competition } as const;
 
 function sourceFor(plan: ExportPlan, competitions: CompetitionRepo, repo: ExportRepo, excluded: ReadonlySet<string>, serialize: Serialize): PageSource {
-  if (plan.entity === 'events') return eventSource(repo, plan.slice, plan.afterSeq, excluded, serialize);
+  if (plan.entity === 'events') return eventSource(repo, plan.slice, plan.afterSeq, excluded);
   if (plan.entity === 'plays') return playSource(repo, plan.slice, plan.afterPlay, serialize);
   return competitionSource(competitions, plan.scope, plan.slice, plan.afterCompetition, serialize);
 }
