@@ -307,7 +307,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
         req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
       });
       const stats = t.services.exports.stats;
-      for (let i = 0; i < 50 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 200));
       expect(cached('xbd')).toEqual([]);
       const full = await get('/v1/export?league=xbd&season=2023');
@@ -414,7 +414,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
         });
         req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
       });
-      for (let i = 0; i < 50 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(stats.active).toBe(0);
       const after = stats.rowsFetched;
       await new Promise((r) => setTimeout(r, 300));

@@ -1,6 +1,5 @@
-import SQLite from 'better-sqlite3';
-import type pg from 'pg';
 import { EVENT_SCHEMA } from '@svc/schema';
+import { RowShapeError, SqlBuilder, rowNumber, rowText, type RowReader, type SqlQuery } from './row-reader.js';
 
 export interface EventLineQuery {
   seasonIds: readonly string[];
@@ -32,7 +31,6 @@ export interface EventLinePages {
 
 /** How each engine writes the few SQL expressions the line needs. */
 interface Dialect {
-  placeholder(i: number): string;
   /** A text column as a JSON string, or the JSON `null` for SQL NULL. */
   json(column: string): string;
   /** An integer column as its decimal digits. */
@@ -42,7 +40,6 @@ interface Dialect {
 }
 
 const SQLITE: Dialect = {
-  placeholder: () => '?',
   json: (c) => `json_quote(${c})`,
   // An INTEGER column holds what the API validated as an integer; the cast truncates anything
   // else toward zero, as fast-json-stringify does for an integer field.
@@ -51,7 +48,6 @@ const SQLITE: Dialect = {
 };
 
 const POSTGRES: Dialect = {
-  placeholder: (i) => `$${i}`,
   json: (c) => `coalesce(to_json(${c})::text, 'null')`,
   integer: (c) => `${c}::text`,
   // lpad() cuts a longer value to the length; padStart() does not.
@@ -100,34 +96,18 @@ function lineColumns(d: Dialect): { head: string; tail: string } {
 }
 
 /** The page query and its parameters. */
-function pageSql(q: EventLineQuery, d: Dialect, columns: { head: string; tail: string }): { text: string; params: (string | number)[] } {
-  const params: (string | number)[] = [];
-  const bind = (v: string | number) => {
-    params.push(v);
-    return d.placeholder(params.length);
-  };
-  const seasons = q.seasonIds.length === 1 ? `season_id = ${bind(q.seasonIds[0])}` : `season_id in (${q.seasonIds.map(bind).join(', ') || "''"})`;
-  const where = [seasons, `seq > ${bind(q.afterSeq)}`, `tier = 'confirmed'`];
-  if (q.fromTs !== undefined) where.push(`ts >= ${bind(q.fromTs)}`);
-  if (q.toTs !== undefined) where.push(`ts < ${bind(q.toTs)}`);
-  const text = `select seq, competition_id, ${columns.head}, agreement, ${columns.tail} from events where ${where.join(' and ')} order by seq limit ${bind(q.limit)}`;
-  return { text, params };
+function pageSql(q: EventLineQuery, engine: 'sqlite' | 'postgres', columns: { head: string; tail: string }): SqlQuery {
+  const b = new SqlBuilder(engine);
+  const seasons = q.seasonIds.length === 1 ? `season_id = ${b.bind(q.seasonIds[0])}` : b.oneOf('season_id', q.seasonIds);
+  const where = [seasons, `seq > ${b.bind(q.afterSeq)}`, `tier = 'confirmed'`];
+  if (q.fromTs !== undefined) where.push(`ts >= ${b.bind(q.fromTs)}`);
+  if (q.toTs !== undefined) where.push(`ts < ${b.bind(q.toTs)}`);
+  return b.query(`select seq, competition_id, ${columns.head}, agreement, ${columns.tail} from events where ${where.join(' and ')} order by seq limit ${b.bind(q.limit)}`);
 }
 
-class RowShapeError extends Error {}
-
-const str = (v: unknown): string => {
-  if (typeof v !== 'string') throw new RowShapeError(`expected text, got ${typeof v}`);
-  return v;
-};
-const num = (v: unknown): number => {
-  if (typeof v !== 'number') throw new RowShapeError(`expected a number, got ${typeof v}`);
-  return v;
-};
-
-function decode(v: unknown): EventLineRow {
-  if (!Array.isArray(v) || v.length !== 5) throw new RowShapeError('unexpected row shape');
-  return { seq: num(v[0]), competitionId: str(v[1]), head: str(v[2]), agreement: num(v[3]), tail: str(v[4]) };
+function decode(v: unknown[]): EventLineRow {
+  if (v.length !== 5) throw new RowShapeError('unexpected row shape');
+  return { seq: rowNumber(v[0]), competitionId: rowText(v[1]), head: rowText(v[2]), agreement: rowNumber(v[3]), tail: rowText(v[4]) };
 }
 
 /**
@@ -137,55 +117,25 @@ function decode(v: unknown): EventLineRow {
  * Five values per row, two of them the line's text, cost a fraction of that
  * (bench/RESULTS.md, "bench/export").
  *
- * On SQLite the reads use a read-only connection of their own: the service's connection can be
- * inside a transaction that spans awaits (an event append), and a read on it would see that
- * transaction's uncommitted rows; this one only sees committed data (WAL), and its small page
- * cache keeps a season-long scan from growing the process.
+ * The reader is the export's own (store/export.ts): on SQLite a read-only connection whose small
+ * page cache keeps a season-long scan from growing the process, and which sees only committed
+ * data; on PostgreSQL the service's pool.
  */
-export class SqliteEventLines implements EventLinePages {
-  private db: SQLite.Database | null = null;
-  private readonly statements = new Map<string, SQLite.Statement>();
-  private readonly columns = lineColumns(SQLITE);
+export class EventLines implements EventLinePages {
+  private readonly columns: { head: string; tail: string };
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly reader: RowReader,
+    private readonly engine: 'sqlite' | 'postgres',
+  ) {
+    this.columns = lineColumns(engine === 'postgres' ? POSTGRES : SQLITE);
+  }
 
   async page(q: EventLineQuery): Promise<EventLineRow[]> {
-    const { text, params } = pageSql(q, SQLITE, this.columns);
-    let st = this.statements.get(text);
-    if (!st) {
-      this.db ??= this.open();
-      st = this.db.prepare(text).raw(true);
-      this.statements.set(text, st);
-    }
-    return st.all(...params).map(decode);
+    return (await this.reader.rows(pageSql(q, this.engine, this.columns))).map(decode);
   }
 
-  private open(): SQLite.Database {
-    const db = new SQLite(this.file, { readonly: true, fileMustExist: true });
-    db.pragma('cache_size = -8192');
-    return db;
-  }
-
-  async close(): Promise<void> {
-    this.statements.clear();
-    this.db?.close();
-    this.db = null;
-  }
-}
-
-/** PostgreSQL: the service's pool, rows as arrays. Each page takes and returns a connection. */
-export class PgEventLines implements EventLinePages {
-  private readonly columns = lineColumns(POSTGRES);
-
-  constructor(private readonly pool: pg.Pool) {}
-
-  async page(q: EventLineQuery): Promise<EventLineRow[]> {
-    const { text, params } = pageSql(q, POSTGRES, this.columns);
-    const res = await this.pool.query({ text, values: params, rowMode: 'array' });
-    return res.rows.map(decode);
-  }
-
-  async close(): Promise<void> {
-    // The pool belongs to the Db.
+  close(): Promise<void> {
+    return this.reader.close();
   }
 }

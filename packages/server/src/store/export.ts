@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from './db.js';
 import type { PlayTable } from './types.js';
-import { PgEventLines, SqliteEventLines, type EventLinePages, type EventLineRow } from './event-lines.js';
+import { EventLines, type EventLinePages, type EventLineRow } from './event-lines.js';
+import { PgRowReader, SqliteRowReader } from './row-reader.js';
 
 /**
  * What one export reads: the season(s) of a league, only competitions the `archive` product may
@@ -47,8 +48,8 @@ export class ExportRepo {
   private readonly eventLines: EventLinePages;
 
   constructor(private readonly db: Db) {
-    if (db.sqliteFile) this.eventLines = new SqliteEventLines(db.sqliteFile);
-    else if (db.pgPool) this.eventLines = new PgEventLines(db.pgPool);
+    if (db.sqliteFile) this.eventLines = new EventLines(new SqliteRowReader(db.sqliteFile, 8192), 'sqlite');
+    else if (db.pgPool) this.eventLines = new EventLines(new PgRowReader(db.pgPool), 'postgres');
     else throw new Error('ExportRepo needs a SQLite file or a PostgreSQL pool (openDb provides one)');
   }
 

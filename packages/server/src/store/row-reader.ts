@@ -1,4 +1,5 @@
 import SQLite from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 /** A value bound to a hot read's parameter; lists bind as one array parameter on PostgreSQL. */
@@ -76,7 +77,11 @@ export class SqliteRowReader implements RowReader {
   private db: SQLite.Database | null = null;
   private readonly statements = new Map<string, SQLite.Statement>();
 
-  constructor(private readonly file: string) {}
+  /** `cacheKiB`: the connection's page cache (a bulk reader keeps it small). */
+  constructor(
+    private readonly file: string,
+    private readonly cacheKiB = 32_768,
+  ) {}
 
   async rows(q: SqlQuery): Promise<unknown[][]> {
     return this.rowsNow(q);
@@ -103,7 +108,7 @@ export class SqliteRowReader implements RowReader {
   private open(): SQLite.Database {
     const db = new SQLite(this.file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
-    db.pragma('cache_size = -32768');
+    db.pragma(`cache_size = -${Math.floor(this.cacheKiB)}`);
     return db;
   }
 
@@ -133,8 +138,10 @@ export class PgRowReader implements RowReader {
   async rows(q: SqlQuery): Promise<unknown[][]> {
     let name = this.names.get(q.text);
     // Texts differ only by which clauses are present, so there are few; past the cap, unnamed.
+    // The name derives from the text: every reader on the pool (and every node) agrees on it,
+    // and a connection never sees one name for two texts.
     if (name === undefined && this.names.size < STATEMENT_CACHE) {
-      name = `svc_read_${this.names.size + 1}`;
+      name = `svc_${createHash('sha256').update(q.text).digest('hex').slice(0, 24)}`;
       this.names.set(q.text, name);
     }
     const res = await this.pool.query({ ...(name === undefined ? {} : { name }), text: q.text, values: [...q.params], rowMode: 'array' });
