@@ -345,7 +345,7 @@ export class WebhookDispatcher {
         const batch = this.results.splice(0, FLUSH_BATCH);
         try {
           const notes = await recordOutcomes(
-            this.deps.db.kysely,
+            this.deps.db,
             batch.map((b) => b.outcome),
             this.deps.clock.now(),
             this.deps.config.webhookDisableAfterS * 1000,
