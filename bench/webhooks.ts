@@ -3,10 +3,14 @@
 // confirmed event for 100 subscribed endpoints (the outbox hook inside the append transaction).
 // Run: node --import tsx bench/webhooks.ts
 // Knobs: BENCH_DELIVERIES=20000  BENCH_ENDPOINTS=8  BENCH_PER_ENDPOINT=8 (concurrency = both
-// multiplied)  BENCH_ENQUEUE_EVENTS=500  BENCH_PG_URL=postgres://… (adds PostgreSQL rows).
+// multiplied)  BENCH_ENQUEUE_EVENTS=500 (0 skips the enqueue rows)  BENCH_PG_URL=postgres://… (adds
+// PostgreSQL rows). CPU time (process.cpuUsage(): this process, the receiver excluded) is printed
+// per POST and per delivery: steadier than throughput on a shared machine. BENCH_CPU_PROF=1 writes
+// a V8 CPU profile of the dispatcher's measured part to bench/.out/prof.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import { Session } from 'node:inspector/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +22,7 @@ import { openDb, type Db } from '../packages/server/src/store/db.js';
 import { EventLog, type NewEvent } from '../packages/server/src/store/events.js';
 import { KeyRepo, principalOf } from '../packages/server/src/store/keys.js';
 import { createWebhooks } from '../packages/server/src/webhooks/index.js';
-import { fmt, startProcess, stop } from './lib.js';
+import { ROOT, fmt, startProcess, stop } from './lib.js';
 
 /** Endpoint secrets are sealed at rest; the bench's database lives only for the run. */
 const BENCH_SECRET_KEY = randomBytes(32).toString('hex');
@@ -81,7 +85,7 @@ function eventRow(i: number): NewEvent {
 }
 
 /** The bare loop: the same POST (body and headers of a delivery) at the same concurrency, nothing else. */
-async function bareLoop(url: string, total: number): Promise<number> {
+async function bareLoop(url: string, total: number): Promise<{ perS: number; cpuUs: number }> {
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const body = JSON.stringify({ id: 'evt_000000000001', type: 'score', tier: 'confirmed', game_id: 'soccer_900001', team: 'HOM', points: 1, ts: new Date().toISOString(), confidence: { agreement: 0.8, reporters: 4, latency_ms: 1200 }, provisional_id: 'evt_000000000000', schema: 'svc.event.v1' });
   const headers = {
@@ -95,6 +99,7 @@ async function bareLoop(url: string, total: number): Promise<number> {
   };
   let next = 0;
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < total) {
@@ -106,8 +111,9 @@ async function bareLoop(url: string, total: number): Promise<number> {
     }),
   );
   const s = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
   await agent.close();
-  return total / s;
+  return { perS: total / s, cpuUs: (c.user + c.system) / total };
 }
 
 interface Setup {
@@ -145,7 +151,7 @@ async function openStore(engine: 'sqlite' | 'postgres'): Promise<Setup> {
   };
 }
 
-async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promise<{ perS: number; delivered: number }> {
+async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promise<{ perS: number; delivered: number; cpuUs: number }> {
   const { db, close } = await openStore(engine);
   try {
     const config = loadConfig({ SVC_DATA_DIR: os.tmpdir(), SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: BENCH_SECRET_KEY });
@@ -159,16 +165,40 @@ async function dispatcherRun(engine: 'sqlite' | 'postgres', url: string): Promis
       await events.append(Array.from({ length: Math.min(100, DELIVERIES / perEvent - i) }, (_, j) => eventRow(i + j)));
     }
     log(`  ${DELIVERIES} outbox rows written`);
+    const profiler = process.env.BENCH_CPU_PROF ? await startProfile() : null;
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const sent = await wh.dispatcher.runOnce();
     const s = (performance.now() - t0) / 1000;
+    const c = process.cpuUsage(c0);
+    if (profiler) log(`  profile: ${await profiler.stop(`webhooks-${engine}`)}`);
     await wh.dispatcher.stop();
     const delivered = await db.kysely.selectFrom('webhook_deliveries').select('id').where('status', '=', 'delivered').execute();
     if (sent !== DELIVERIES) throw new Error(`dispatcher sent ${sent}, expected ${DELIVERIES}`);
-    return { perS: delivered.length / s, delivered: delivered.length };
+    return { perS: delivered.length / s, delivered: delivered.length, cpuUs: (c.user + c.system) / DELIVERIES };
   } finally {
     await close();
   }
+}
+
+/** A V8 CPU profile of this process from now until stop(), written to bench/.out/prof. */
+async function startProfile(): Promise<{ stop(name: string): Promise<string> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      const dir = path.join(ROOT, 'bench/.out/prof');
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${name}-${Date.now()}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
 }
 
 /** µs per append of one confirmed event, with 0 and with 100 subscribed endpoints. */
@@ -204,18 +234,21 @@ async function main(): Promise<void> {
   const engines: ('sqlite' | 'postgres')[] = process.env.BENCH_PG_URL ? (process.env.BENCH_PG_ONLY ? ['postgres'] : ['sqlite', 'postgres']) : ['sqlite'];
   const rows: string[] = [];
   try {
-    log(`warm-up`);
+    log(`warm-up; load average ${os.loadavg()[0].toFixed(1)}`);
     await bareLoop(url, 2_000);
     for (const engine of engines) {
       log(`${engine}: bare undici loop, ${DELIVERIES} POSTs at concurrency ${CONCURRENCY}`);
       const bare = await bareLoop(url, DELIVERIES);
       log(`${engine}: dispatcher, ${DELIVERIES} deliveries over ${ENDPOINTS} endpoints × ${PER_ENDPOINT}`);
       const disp = await dispatcherRun(engine, url);
-      log(`  ${fmt(disp.perS)} deliveries/s (bare ${fmt(bare)}/s)`);
-      log(`${engine}: enqueue cost, ${ENQUEUE_EVENTS} appends`);
-      const enq = await enqueueCost(engine);
+      log(`  ${fmt(disp.perS)} deliveries/s (bare ${fmt(bare.perS)}/s); CPU µs per delivery ${fmt(disp.cpuUs, 1)} (bare ${fmt(bare.cpuUs, 1)} per POST); load average ${os.loadavg()[0].toFixed(1)}`);
+      let enq = { none: NaN, fanout: NaN };
+      if (ENQUEUE_EVENTS > 0) {
+        log(`${engine}: enqueue cost, ${ENQUEUE_EVENTS} appends`);
+        enq = await enqueueCost(engine);
+      }
       rows.push(
-        `| ${engine} | ${CONCURRENCY} | ${fmt(bare)} | ${fmt(disp.perS)} | ${fmt(disp.perS / bare, 2)} | ${fmt(enq.none, 1)} | ${fmt(enq.fanout, 1)} | ${fmt((enq.fanout - enq.none) / FANOUT, 2)} |`,
+        `| ${engine} | ${CONCURRENCY} | ${fmt(bare.perS)} | ${fmt(disp.perS)} | ${fmt(disp.perS / bare.perS, 2)} | ${fmt(bare.cpuUs, 1)} | ${fmt(disp.cpuUs, 1)} | ${fmt(enq.none, 1)} | ${fmt(enq.fanout, 1)} | ${fmt((enq.fanout - enq.none) / FANOUT, 2)} |`,
       );
     }
   } finally {
@@ -228,8 +261,8 @@ async function main(): Promise<void> {
       '',
       `${DELIVERIES} deliveries to a local receiver (separate process, answers 200 at once); dispatcher: ${ENDPOINTS} endpoints × ${PER_ENDPOINT} per-endpoint concurrency; bare loop: undici \`request\` at the same total concurrency. Enqueue: one confirmed event per append transaction, ${ENQUEUE_EVENTS} appends.`,
       '',
-      '| engine | concurrency | bare undici POST/s | dispatcher deliveries/s | ratio | append, no endpoints (µs/event) | append, 100 endpoints (µs/event) | outbox µs per endpoint |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| engine | concurrency | bare undici POST/s | dispatcher deliveries/s | ratio | bare CPU µs/POST | dispatcher CPU µs/delivery | append, no endpoints (µs/event) | append, 100 endpoints (µs/event) | outbox µs per endpoint |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows,
       '',
       'Command: `node --import tsx bench/webhooks.ts` (PostgreSQL rows: `BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres`).',

@@ -79,6 +79,8 @@ export class WebhookDispatcher {
   private wakeAgain = false;
   private log: DispatcherLog | null = null;
   private freedWaiters: (() => void)[] = [];
+  /** Attempts in flight when the last claim-and-launch pass ended (see worthClaiming). */
+  private inFlightAfterFill = 0;
 
   constructor(
     private readonly deps: { db: Db; config: Config; clock: Clock; mailer?: OwnerMailer | null },
@@ -226,6 +228,7 @@ export class WebhookDispatcher {
       await this.launch(jobs);
       if (jobs.length < limit) break;
     }
+    this.inFlightAfterFill = this.total;
     return claimed;
   }
 
@@ -245,15 +248,22 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Resolves once enough slots are free to make a claim worth its query: a quarter of the
-   * in-flight limit, or every slot. Slots always come back (each attempt ends by its timeout).
+   * Whether a claim now is worth its statements, `startedWith` attempts having been in flight
+   * after the last claim: a quarter of them came back, or nothing is in flight. A claim's two
+   * statements and commit cost as much SQL as the outcomes of a dozen deliveries (bench/RESULTS.md
+   * "bench/webhooks"); claiming for every slot that comes back cost a claim per delivery whenever
+   * the per-endpoint caps, not maxInFlight, bound what is in flight.
    */
+  private worthClaiming(startedWith: number): boolean {
+    return this.total === 0 || startedWith - this.total >= Math.max(1, Math.floor(startedWith / 4));
+  }
+
+  /** Resolves once a claim is worth making. Slots always come back (each attempt ends by its timeout). */
   private async slotsFreed(): Promise<void> {
-    const enough = Math.max(1, Math.floor(this.maxInFlight / 4));
     const startedWith = this.total;
     do {
       await new Promise<void>((resolve) => this.freedWaiters.push(resolve));
-    } while (this.total > 0 && startedWith - this.total < enough && this.maxInFlight - this.total < enough);
+    } while (!this.worthClaiming(startedWith));
   }
 
   private async launch(jobs: ClaimedDelivery[]): Promise<void> {
@@ -311,7 +321,9 @@ export class WebhookDispatcher {
       });
     } finally {
       this.release(job.endpoint_id);
-      if (this.timer) this.wake();
+      // The background loop claims again once a claim is worth its statements, as runOnce does;
+      // new rows (notify) and the poll wake it whatever is in flight.
+      if (this.timer && this.worthClaiming(this.inFlightAfterFill)) this.wake();
     }
     const d = deliveryDecision({
       status: result.statusCode ?? undefined,
@@ -345,7 +357,7 @@ export class WebhookDispatcher {
         const batch = this.results.splice(0, FLUSH_BATCH);
         try {
           const notes = await recordOutcomes(
-            this.deps.db.kysely,
+            this.deps.db,
             batch.map((b) => b.outcome),
             this.deps.clock.now(),
             this.deps.config.webhookDisableAfterS * 1000,

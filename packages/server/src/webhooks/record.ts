@@ -1,8 +1,8 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import { shouldAutoDisable } from '../domain/webhooks/schedule.js';
 import type { Database } from '../store/types.js';
-import type { WebhookAttemptTable } from '../store/webhook-types.js';
+import type { Db } from '../store/db.js';
 import type { ClaimedDelivery } from './queue.js';
 import type { Notification } from '@svc/schema';
 import { disableEndpoint } from './repo.js';
@@ -33,33 +33,76 @@ interface EndpointTally {
   gone: boolean;
 }
 
-/** How a verdict changes its delivery row. An endpoint disabled mid-attempt keeps the row parked. */
-function change(o: AttemptOutcome, nowIso: string) {
+/**
+ * One outcome as the outcome update reads it, positionally: [id, claim token, verdict kind,
+ * cancel status, next attempt (ISO), status code, error]. A batch travels as one JSON parameter,
+ * so the statement's text never changes and is prepared once (docs/architecture.md "Hot reads":
+ * building a query per id cost as much as SQLite's own work).
+ */
+type OutcomeRow = [string, string, Verdict['kind'], string | null, string | null, number | null, string | null];
+
+function outcomeRow(o: AttemptOutcome): OutcomeRow {
   const v = o.verdict;
-  const common = { last_status_code: o.statusCode, last_error: o.error, claim_token: null };
-  switch (v.kind) {
-    case 'cancel':
-      return { status: v.status, attempts: sql<number>`attempts - 1`, next_attempt_at: null, last_error: v.reason, claim_token: null };
-    case 'delivered':
-      return { ...common, status: 'delivered', delivered_at: nowIso, next_attempt_at: null };
-    case 'gone':
-      return { ...common, status: 'disabled', next_attempt_at: null };
-    case 'retry':
-      return {
-        ...common,
-        status: sql<string>`case when status = 'disabled' then 'disabled' else 'pending' end`,
-        next_attempt_at: sql<string | null>`case when status = 'disabled' then null else ${isoTime(v.nextAttemptAt)} end`,
-      };
-    case 'failed':
-      return { ...common, status: sql<string>`case when status = 'disabled' then 'disabled' else 'failed' end`, next_attempt_at: null };
-  }
+  // A cancelled attempt keeps the row's last status code and records why it was not sent.
+  if (v.kind === 'cancel') return [o.job.id, o.job.claim_token, v.kind, v.status, null, null, v.reason];
+  return [o.job.id, o.job.claim_token, v.kind, null, v.kind === 'retry' ? isoTime(v.nextAttemptAt) : null, o.statusCode, o.error];
 }
 
-/** Outcomes that change their rows the same way share one UPDATE (normally: every 2xx of a batch). */
-function groupKey(o: AttemptOutcome): string {
-  const v = o.verdict;
-  return JSON.stringify([o.job.claim_token, v.kind, 'nextAttemptAt' in v ? v.nextAttemptAt : null, v.kind === 'cancel' ? [v.status, v.reason] : null, o.statusCode, o.error]);
-}
+/** An attempt log row, positionally: the columns of webhook_attempts in INSERT_ATTEMPTS' order. */
+type AttemptRow = [string, number, string, string, number | null, number, string | null, string | null];
+
+/**
+ * How a verdict changes its delivery row (docs/webhooks.md "Delivery", "Auto-disable"): 2xx →
+ * delivered; 410 → the endpoint is disabled, so the row too; a retry is pending again at its next
+ * attempt and a final failure is failed, unless the endpoint was disabled mid-attempt, which keeps
+ * the row parked as disabled; a cancel undoes the claim's count. Only the claim that still holds
+ * the row writes it (`claim_token`); the ids it wrote come back.
+ */
+const SET_OUTCOME = `
+  status = case o.kind
+    when 'cancel' then o.cancel_status
+    when 'delivered' then 'delivered'
+    when 'gone' then 'disabled'
+    else case when webhook_deliveries.status = 'disabled' then 'disabled' when o.kind = 'retry' then 'pending' else 'failed' end
+  end,
+  attempts = case when o.kind = 'cancel' then webhook_deliveries.attempts - 1 else webhook_deliveries.attempts end,
+  next_attempt_at = case when o.kind = 'retry' and webhook_deliveries.status <> 'disabled' then o.next_at end,
+  last_status_code = case when o.kind = 'cancel' then webhook_deliveries.last_status_code else o.status_code end,
+  last_error = o.error,
+  delivered_at = case when o.kind = 'delivered' then o.now else webhook_deliveries.delivered_at end,
+  claim_token = null`;
+
+const UPDATE_OUTCOMES = {
+  sqlite: `
+    update webhook_deliveries set ${SET_OUTCOME}
+    from (
+      select value ->> 0 as id, value ->> 1 as token, value ->> 2 as kind, value ->> 3 as cancel_status,
+        value ->> 4 as next_at, value ->> 5 as status_code, value ->> 6 as error, ? as now
+      from json_each(?)
+    ) as o
+    where webhook_deliveries.id = o.id and webhook_deliveries.claim_token = o.token
+    returning webhook_deliveries.id`,
+  postgres: `
+    update webhook_deliveries set ${SET_OUTCOME}
+    from (
+      select e ->> 0 as id, e ->> 1 as token, e ->> 2 as kind, e ->> 3 as cancel_status,
+        e ->> 4 as next_at, (e ->> 5)::int as status_code, e ->> 6 as error, $1::text as now
+      from jsonb_array_elements($2::jsonb) as e
+    ) as o
+    where webhook_deliveries.id = o.id and webhook_deliveries.claim_token = o.token
+    returning webhook_deliveries.id`,
+};
+
+const INSERT_ATTEMPTS = {
+  sqlite: `
+    insert into webhook_attempts (delivery_id, attempt, endpoint_id, at, status_code, duration_ms, error, response_excerpt)
+    select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7
+    from json_each(?)`,
+  postgres: `
+    insert into webhook_attempts (delivery_id, attempt, endpoint_id, at, status_code, duration_ms, error, response_excerpt)
+    select e ->> 0, (e ->> 1)::int, e ->> 2, e ->> 3, (e ->> 4)::int, (e ->> 5)::int, e ->> 6, e ->> 7
+    from jsonb_array_elements($1::jsonb) as e`,
+};
 
 /**
  * Remembers endpoints this process has just marked healthy, so a stream of 2xx does not rewrite
@@ -90,22 +133,16 @@ const HEALTHY_REWRITE_MS = 1_000;
  * follows (410 at once; no 2xx for disableAfterMs per shouldAutoDisable). Returns the notifications made.
  */
 export async function recordOutcomes(
-  db: Kysely<Database>,
+  db: Db,
   outcomes: AttemptOutcome[],
   now: number,
   disableAfterMs: number,
   health: HealthMarks = new HealthMarks(),
 ): Promise<Notification[]> {
-  const groups = new Map<string, AttemptOutcome[]>();
-  for (const o of outcomes) {
-    const k = groupKey(o);
-    const list = groups.get(k);
-    if (list) list.push(o);
-    else groups.set(k, [o]);
-  }
+  const rows = JSON.stringify(outcomes.map(outcomeRow));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await writeOutcomes(db, groups, outcomes, now, disableAfterMs, health);
+      return await writeOutcomes(db, rows, outcomes, now, disableAfterMs, health);
     } catch (err) {
       // PostgreSQL may pick this batch as a deadlock victim (a disable racing another worker's
       // batch); the whole transaction rolled back, so writing it again is safe.
@@ -116,42 +153,23 @@ export async function recordOutcomes(
 }
 
 async function writeOutcomes(
-  db: Kysely<Database>,
-  groups: Map<string, AttemptOutcome[]>,
+  db: Db,
+  rows: string,
   outcomes: AttemptOutcome[],
   now: number,
   disableAfterMs: number,
   health: HealthMarks,
 ): Promise<Notification[]> {
   const nowIso = isoTime(now);
-  return db.transaction().execute(async (trx) => {
-    const held = new Set<string>();
-    for (const group of groups.values()) {
-      const first = group[0];
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set(change(first, nowIso))
-        .where('claim_token', '=', first.job.claim_token)
-        .where('id', 'in', group.map((o) => o.job.id))
-        .returning('id')
-        .execute();
-      for (const r of updated) held.add(r.id);
-    }
-    const attempts: Insertable<WebhookAttemptTable>[] = [];
+  return db.kysely.transaction().execute(async (trx) => {
+    const updated = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(UPDATE_OUTCOMES[db.engine], [nowIso, rows]));
+    const held = new Set(updated.rows.map((r) => r.id));
+    const attempts: AttemptRow[] = [];
     const tallies = new Map<string, EndpointTally>();
     for (const o of outcomes) {
       if (!held.has(o.job.id) || o.verdict.kind === 'cancel') continue;
       const at = isoTime(o.at);
-      attempts.push({
-        delivery_id: o.job.id,
-        attempt: o.job.attempts,
-        endpoint_id: o.job.endpoint_id,
-        at,
-        status_code: o.statusCode,
-        duration_ms: o.durationMs,
-        error: o.error,
-        response_excerpt: o.excerpt,
-      });
+      attempts.push([o.job.id, o.job.attempts, o.job.endpoint_id, at, o.statusCode, o.durationMs, o.error, o.excerpt]);
       const t = tallies.get(o.job.endpoint_id) ?? { lastSuccess: null, failingAfter: null, failed: false, gone: false };
       if (o.verdict.kind === 'delivered') {
         t.lastSuccess = at;
@@ -163,7 +181,7 @@ async function writeOutcomes(
       }
       tallies.set(o.job.endpoint_id, t);
     }
-    if (attempts.length) await trx.insertInto('webhook_attempts').values(attempts).execute();
+    if (attempts.length) await trx.executeQuery(CompiledQuery.raw(INSERT_ATTEMPTS[db.engine], [JSON.stringify(attempts)]));
     return settleEndpoints(trx, tallies, now, disableAfterMs, health);
   });
 }
