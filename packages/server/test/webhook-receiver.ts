@@ -12,9 +12,10 @@ export interface Received {
 
 /**
  * How the receiver answers a request on `/`; other paths choose per request:
- * `/status/<code>`, `/redirect` (302 to /status/200), `/hang` (never answers), `/slow/<ms>` (200 after ms).
+ * `/status/<code>`, `/redirect` (302 to /status/200), `/hang` (never answers), `/slow/<ms>` (200 after ms),
+ * `/nul` (200 with a NUL character in the body).
  */
-export type Mode = { status: number } | { redirect: true } | { hang: true } | { slowMs: number };
+export type Mode = { status: number } | { redirect: true } | { hang: true } | { slowMs: number } | { nul: true };
 
 export interface Receiver {
   url: string;
@@ -33,6 +34,7 @@ function modeFor(path: string, dflt: Mode): Mode {
   if (status) return { status: Number(status[1]) };
   if (path.startsWith('/redirect')) return { redirect: true };
   if (path.startsWith('/hang')) return { hang: true };
+  if (path.startsWith('/nul')) return { nul: true };
   const slow = /^\/slow\/(\d+)/.exec(path);
   if (slow) return { slowMs: Number(slow[1]) };
   return dflt;
@@ -79,6 +81,10 @@ export async function startReceiver(mode: Mode = { status: 200 }): Promise<Recei
         res.end(status >= 200 && status < 300 ? 'ok' : `answer ${status}`);
       };
       if ('hang' in m) return;
+      if ('nul' in m) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return void res.end('ok\u0000done');
+      }
       if ('redirect' in m) return answer(302, { location: `${r.url}/status/200` });
       if ('slowMs' in m) {
         const t = setTimeout(() => {

@@ -172,6 +172,16 @@ describe.each(engines())('webhook delivery (%s)', (engine) => {
     expect(await deliveries(ep)).toEqual([]);
   });
 
+  it('records an answer with a NUL character (which PostgreSQL cannot store) with U+FFFD in its place', async () => {
+    const ep = await create('/nul/excerpt');
+    await confirmed();
+    expect(await run()).toBe(1);
+    const [d] = await deliveries(ep);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 200 });
+    const one = await delivery(ep, d.id);
+    expect(one.attempt_log[0]).toMatchObject({ attempt: 1, status_code: 200, response_excerpt: 'ok\ufffddone' });
+  });
+
   it('counts a 500 as a failed attempt and schedules the retry a minute later', async () => {
     const ep = await create('/status/500/e500');
     await confirmed();

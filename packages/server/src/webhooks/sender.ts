@@ -102,7 +102,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   private response(bodyError: unknown): Answer {
-    const excerpt = Buffer.concat(this.chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+    // The receiver's text is stored as it came, but for U+0000, which PostgreSQL's text type
+    // cannot hold (decoding already turned invalid UTF-8 into U+FFFD).
+    const excerpt = Buffer.concat(this.chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '\ufffd');
     return { kind: 'response', statusCode: this.statusCode, location: this.location, excerpt, bodyError, timedOut: this.timedOut };
   }
 
