@@ -1,5 +1,5 @@
 import type { Event } from '@svc/schema';
-import type { Insertable, Transaction } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
 import { eventRecord, type EventRow } from './competitions.js';
@@ -21,7 +21,7 @@ export interface StoredEvent {
 }
 
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
-export type OutboxHook = (trx: Transaction<Database>, events: StoredEvent[]) => Promise<void>;
+export type OutboxHook = (trx: Kysely<Database>, events: StoredEvent[]) => Promise<void>;
 
 const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;

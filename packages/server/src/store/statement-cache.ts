@@ -55,6 +55,11 @@ export class CachedStatements implements SqliteDatabase {
     return stmt;
   }
 
+  /** Whether a transaction is open on this connection. */
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   get size(): number {
     return this.statements.size;
   }

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import type { SqliteParam, CachedStatements } from './statement-cache.js';
 import type { Database } from './types.js';
@@ -40,7 +40,8 @@ export const placeholders = (n: number): string => Array.from({ length: n }, () 
  */
 export class WriteTx {
   constructor(
-    readonly kysely: Transaction<Database>,
+    /** The same transaction as Kysely sees it (on SQLite, the connection it is open on). */
+    readonly kysely: Kysely<Database>,
     readonly engine: Engine,
     /** The SQLite connection Kysely holds for this transaction; null on PostgreSQL. */
     private readonly sqlite: CachedStatements | null,
@@ -55,10 +56,24 @@ export class WriteTx {
 
 /**
  * Runs `fn` in one transaction of the service's connection. The raw SQLite statements of `run`
- * are only sound here: Kysely's SQLite driver has one connection and holds it, behind its
- * mutex, from BEGIN to COMMIT, so nothing else runs on that connection meanwhile and every
- * statement of `fn`, raw or built, is part of this transaction.
+ * are only sound here: Kysely's SQLite driver has one connection, and `connection()` holds it,
+ * behind the driver's mutex, until `fn` is done, so nothing else runs on it meanwhile and every
+ * statement of `fn`, raw or built, is part of this transaction. On SQLite BEGIN and COMMIT are
+ * raw statements too: Kysely's transaction() added two more queued queries to every report.
  */
 export function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
-  return db.kysely.transaction().execute((trx) => fn(new WriteTx(trx, db.engine, db.engine === 'sqlite' ? (db.statements ?? null) : null)));
+  const sqlite = db.engine === 'sqlite' ? db.statements : undefined;
+  if (!sqlite) return db.kysely.transaction().execute((trx) => fn(new WriteTx(trx, db.engine, null)));
+  return db.kysely.connection().execute(async (conn) => {
+    sqlite.rowsNow('begin', []);
+    try {
+      const out = await fn(new WriteTx(conn, 'sqlite', sqlite));
+      sqlite.rowsNow('commit', []);
+      return out;
+    } catch (err) {
+      // A failed COMMIT may already have ended the transaction (SQLite rolls back on some errors).
+      if (sqlite.inTransaction) sqlite.rowsNow('rollback', []);
+      throw err;
+    }
+  });
 }
