@@ -71,7 +71,7 @@ export class Child {
   static async start(name: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<Child> {
     const proc = fork(path.join(ROOT, script), args, {
       cwd: ROOT,
-      execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && !name.startsWith('clients') ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [])],
+      execArgv: ['--import', 'tsx', ...(name.startsWith('clients') ? [] : cpuProfArgs())],
       env: { ...process.env, ...env },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -165,9 +165,16 @@ export function percentile(sorted: Float64Array, p: number): number {
 
 export const PROF_DIR = path.join(ROOT, 'bench/.out/prof');
 
+/** --cpu-prof flags for BENCH_CPU_PROF; BENCH_CPU_PROF_INTERVAL (µs, default V8's 1000) samples finer. */
+export function cpuProfArgs(): string[] {
+  if (!process.env.BENCH_CPU_PROF) return [];
+  const interval = process.env.BENCH_CPU_PROF_INTERVAL;
+  return ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`, ...(interval ? [`--cpu-prof-interval=${Number(interval)}`] : [])];
+}
+
 /** startSvc, or with BENCH_CPU_PROF set the same `svc serve` under --cpu-prof (profile written on stop). */
 export function startSvcForBench(port: number): Promise<ChildProcess> {
-  return startSvc(port, {}, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []);
+  return startSvc(port, {}, cpuProfArgs());
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; NaN where unavailable. */

@@ -6,7 +6,7 @@
 //   BENCH_LATENCY_SAMPLES=500 (1 subscriber)   BENCH_LATENCY_SAMPLES_MANY=60 (n subscribers)
 //   BENCH_SIO_CLIENT=on|off (row with the official socket.io-client)   BENCH_PROTOTYPE=on|off (row with
 //   the coalesced-writes prototype in bench/stream-servers.ts)   BENCH_FANOUT=off (latency runs only)
-//   BENCH_CPU_PROF=1 (V8 profiles of the server processes into bench/.out/prof)
+//   BENCH_CPU_PROF=1 (V8 profiles of the server processes into bench/.out/prof; BENCH_CPU_PROF_INTERVAL=50 samples every 50 µs)
 //   BENCH_SERVERS=bare,raw,socketio,harness,coalesce,svc (which servers run)   BENCH_CLIENT=ws|lean (the
 //   subscribers' client: the `ws` package, or the frame-header-only client in stream-clients.ts)
 // Needs an open-files limit above the largest subscriber count (checked at start).

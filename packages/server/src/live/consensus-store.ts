@@ -1,10 +1,10 @@
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, CandidateSnapshot, GameSnapshot } from '../domain/consensus/types.js';
 import type { ResolvedOptions } from '../domain/consensus/options.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
 import type { Db } from '../store/db.js';
-import type { Database } from '../store/types.js';
+import { HotSql, placeholders, type WriteTx } from '../store/write-tx.js';
 
 /** A game's stored consensus state, with the events its candidates published. */
 export interface StoredGame {
@@ -12,6 +12,14 @@ export interface StoredGame {
   provisionalOf: Map<string, string>;
   confirmedOf: Map<string, string>;
 }
+
+const CANDIDATE_COLUMNS = ['id', 'game_id', 'team', 'points', 'first_observed_at', 'first_received_at', 'event_type', 'clock', 'starter', 'state', 'published', 'official', 'provisional_event_id', 'confirmed_event_id'];
+/** What a change may move: the rest of a candidate is fixed when it opens. */
+const CANDIDATE_MUTABLE = ['event_type', 'clock', 'state', 'published', 'official', 'provisional_event_id', 'confirmed_event_id'];
+const UPSERT_CANDIDATE = new HotSql(
+  `insert into consensus_candidates (${CANDIDATE_COLUMNS.join(', ')}) values (${placeholders(CANDIDATE_COLUMNS.length)}) ` +
+    `on conflict (id) do update set ${CANDIDATE_MUTABLE.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+);
 
 const isState = (s: string): s is CandidateSnapshot['state'] => s === 'open' || s === 'confirmed' || s === 'retracted';
 
@@ -101,41 +109,18 @@ export class ConsensusStore {
     return out;
   }
 
-  /** Stores changed candidates and, for those that closed, their voters' new track records. */
-  async write(trx: Transaction<Database>, changes: CandidateChange[], eventsOf: (candidateId: string) => { provisional: string | null; confirmed: string | null }): Promise<void> {
+  /**
+   * Stores changed candidates and, for those that closed, their voters' new track records. Every
+   * report changes a candidate, so its upsert is a hot write; track records move only when a
+   * candidate closes.
+   */
+  async write(tx: WriteTx, changes: CandidateChange[], eventsOf: (candidateId: string) => { provisional: string | null; confirmed: string | null }): Promise<void> {
     for (const { candidate: c } of changes) {
       const ev = eventsOf(c.id);
-      const row = {
-        id: c.id,
-        game_id: c.gameId,
-        team: c.team,
-        points: c.points,
-        first_observed_at: c.firstObservedAt,
-        first_received_at: c.firstReceivedAt,
-        event_type: c.eventType,
-        clock: c.clock,
-        starter: c.starter,
-        state: c.state,
-        published: c.published ? 1 : 0,
-        official: c.official ? 1 : 0,
-        provisional_event_id: ev.provisional,
-        confirmed_event_id: ev.confirmed,
-      };
-      await trx
-        .insertInto('consensus_candidates')
-        .values(row)
-        .onConflict((oc) =>
-          oc.column('id').doUpdateSet({
-            event_type: row.event_type,
-            clock: row.clock,
-            state: row.state,
-            published: row.published,
-            official: row.official,
-            provisional_event_id: row.provisional_event_id,
-            confirmed_event_id: row.confirmed_event_id,
-          }),
-        )
-        .execute();
+      await tx.run(UPSERT_CANDIDATE, [
+        c.id, c.gameId, c.team, c.points, c.firstObservedAt, c.firstReceivedAt, c.eventType, c.clock, c.starter, c.state,
+        c.published ? 1 : 0, c.official ? 1 : 0, ev.provisional, ev.confirmed,
+      ]);
     }
     const moved = new Map<string, TrackRecord>();
     for (const { candidate: c, closed } of changes) {
@@ -148,7 +133,7 @@ export class ConsensusStore {
       }
     }
     for (const [keyId, m] of moved) {
-      await trx
+      await tx.kysely
         .insertInto('reporter_records')
         .values({ key_id: keyId, agreed: m.agreed, disagreed: m.disagreed })
         .onConflict((oc) =>

@@ -10,6 +10,7 @@ import { requireScope, type Principal } from '../domain/scopes.js';
 import type { Db } from '../store/db.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { ReportTable } from '../store/types.js';
+import { HotSql, placeholders, type EveryColumn } from '../store/write-tx.js';
 import { ConsensusStore } from './consensus-store.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { LeaseLost, type GameLeases } from './leases.js';
@@ -25,6 +26,10 @@ class Serial {
     return next;
   }
 }
+
+const REPORT_COLUMNS = ['id', 'key_id', 'ref', 'game_id', 'team', 'points', 'event_type', 'clock', 'observed_at', 'received_at', 'event_id', 'tier', 'candidate_id'] as const satisfies readonly (keyof ReportTable)[];
+const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPORT_COLUMNS;
+const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -359,16 +364,18 @@ export class LiveIngest {
       else if (o.kind === 'confirmed' && rows[i].provisional_id === null) rows[i].provisionalIndex = indexOfProvisional.get(o.candidateId);
     });
     return this.log.append(rows, {
-      before: (trx) => this.leases.fence(trx, gameId),
-      within: async (trx, stored) => {
+      before: (tx) => this.leases.fence(tx, gameId),
+      within: async (tx, stored) => {
         stored.forEach((s, i) => {
           const o = outcomes[i];
           if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
           if (o.kind === 'confirmed') this.confirmedOf.set(o.candidateId, s.event.id);
         });
-        await this.state.write(trx, changes, (id) => ({ provisional: this.provisionalOf.get(id) ?? null, confirmed: this.confirmedOf.get(id) ?? null }));
+        await this.state.write(tx, changes, (id) => ({ provisional: this.provisionalOf.get(id) ?? null, confirmed: this.confirmedOf.get(id) ?? null }));
         const reports = reportRows.flatMap((f) => f());
-        if (reports.length) await trx.insertInto('reports').values(reports).execute();
+        // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
+        if (reports.length === 1) await tx.run(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
+        else if (reports.length > 1) await tx.kysely.insertInto('reports').values(reports).execute();
       },
     });
   }

@@ -1,7 +1,12 @@
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import type { Db } from '../store/db.js';
-import type { Database } from '../store/types.js';
+import { HotSql, type WriteTx } from '../store/write-tx.js';
+
+// A report's write reads its game's lease first (store/write-tx.ts: a hot write). PostgreSQL locks
+// the row, so a takeover waits for the write and every later write of the old owner fails.
+const FENCE = new HotSql('select owner, token from consensus_leases where game_id = ?');
+const FENCE_LOCKED = new HotSql(`${FENCE.sqlite} for update`);
 
 /** This node's lease on a game was taken over (or never held): its consensus state there is void. */
 export class LeaseLost extends Error {
@@ -80,11 +85,10 @@ export class GameLeases {
   }
 
   /** Inside a write transaction: throws LeaseLost unless this node still holds the game's token. */
-  async fence(trx: Transaction<Database>, gameId: string): Promise<void> {
+  async fence(tx: WriteTx, gameId: string): Promise<void> {
     const token = this.held.get(gameId);
     if (token === undefined) throw new LeaseLost(gameId);
-    const q = trx.selectFrom('consensus_leases').select(['owner', 'token']).where('game_id', '=', gameId);
-    const row = await (this.db.engine === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+    const [row] = await tx.run(tx.engine === 'postgres' ? FENCE_LOCKED : FENCE, [gameId]);
     if (!row || row.owner !== this.nodeId || Number(row.token) !== token) {
       this.held.delete(gameId);
       throw new LeaseLost(gameId);

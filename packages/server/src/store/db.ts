@@ -21,6 +21,8 @@ export interface Db {
   pgPool?: pg.Pool;
   /** The hot read paths' prepared statements (store/row-reader.ts). */
   reader: RowReader;
+  /** SQLite: the service connection's statement cache, for the hot writes of store/write-tx.ts. */
+  statements?: CachedStatements;
   close(): Promise<void>;
 }
 
@@ -54,13 +56,15 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('cache_size = -65536');
     const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250) : null;
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: new CachedStatements(sqlite) }) });
+    const statements = new CachedStatements(sqlite);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const reader = new SqliteRowReader(sqlite.name);
     db = {
       kysely,
       engine: 'sqlite',
       sqliteFile: sqlite.name,
       reader,
+      statements,
       close: async () => {
         await reader.close();
         await checkpointer?.stop();

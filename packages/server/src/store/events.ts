@@ -1,9 +1,11 @@
 import type { Event } from '@svc/schema';
-import { sql, type Insertable, type Transaction } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
-import { eventRecord } from './competitions.js';
+import { eventRecord, type EventRow } from './competitions.js';
+import { rowNumber, rowText, rowTextOrNull } from './row-reader.js';
 import type { Database, EventTable } from './types.js';
+import { HotSql, placeholders, writeTransaction, type EveryColumn, type Row, type WriteTx } from './write-tx.js';
 
 export type NewEvent = Insertable<EventTable> & {
   /** Index of an earlier row of the same append whose id becomes this row's provisional_id. */
@@ -19,7 +21,24 @@ export interface StoredEvent {
 }
 
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
-export type OutboxHook = (trx: Transaction<Database>, events: StoredEvent[]) => Promise<void>;
+export type OutboxHook = (trx: Kysely<Database>, events: StoredEvent[]) => Promise<void>;
+
+const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id'] as const;
+const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
+const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${INSERTED.join(', ')}`);
+// On PostgreSQL, concurrent appenders would commit out of sequence order and a resume reading
+// "after N" could skip a late-committing lower seq; one lock keeps them in order.
+const SEQUENCE_LOCK = new HotSql('select pg_advisory_xact_lock(7301)');
+
+/** The RETURNING row of INSERT_EVENT, checked. */
+function insertedRow(r: Row): EventRow {
+  return {
+    seq: rowNumber(r.seq), type: rowText(r.type), tier: rowText(r.tier), game_id: rowText(r.game_id), competition_id: rowText(r.competition_id),
+    sport: rowText(r.sport), league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type),
+    points: rowNumber(r.points), clock: rowTextOrNull(r.clock), ts: rowText(r.ts), agreement: rowNumber(r.agreement), reporters: rowNumber(r.reporters),
+    latency_ms: rowNumber(r.latency_ms), provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
+  };
+}
 
 /**
  * The append-only event log with its global sequence. Events and their outbox rows commit
@@ -42,22 +61,26 @@ export class EventLog {
   /**
    * `before` runs first in the transaction (a fence that may refuse the write), `within` after the
    * rows (writes that must commit with them); with either, the transaction runs even without rows.
+   * The append is the write of every report, so its own statements are hot writes (WriteTx).
    */
-  async append(rows: NewEvent[], opts: { before?: (trx: Transaction<Database>) => Promise<void>; within?: (trx: Transaction<Database>, stored: StoredEvent[]) => Promise<void> } = {}): Promise<StoredEvent[]> {
+  async append(rows: NewEvent[], opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, stored: StoredEvent[]) => Promise<void> } = {}): Promise<StoredEvent[]> {
     if (rows.length === 0 && !opts.before && !opts.within) return [];
-    const stored = await this.db.kysely.transaction().execute(async (trx) => {
-      await opts.before?.(trx);
-      // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume
-      // reading "after N" could skip a late-committing lower seq; one lock keeps them in order.
-      if (this.db.engine === 'postgres' && rows.length > 0) await sql`select pg_advisory_xact_lock(7301)`.execute(trx);
+    const stored = await writeTransaction(this.db, async (tx) => {
+      await opts.before?.(tx);
+      if (tx.engine === 'postgres' && rows.length > 0) await tx.run(SEQUENCE_LOCK, []);
       const stored: StoredEvent[] = [];
       for (const { provisionalIndex, ...row } of rows) {
         if (provisionalIndex !== undefined) row.provisional_id = stored[provisionalIndex]?.event.id ?? row.provisional_id;
-        const r = await trx.insertInto('events').values(row).returningAll().executeTakeFirstOrThrow();
+        const [inserted] = await tx.run(INSERT_EVENT, [
+          row.type, row.tier, row.game_id, row.competition_id, row.sport, row.league, row.season_id, row.team, row.event_type, row.points,
+          row.clock ?? null, row.ts, row.agreement, row.reporters, row.latency_ms, row.provisional_id ?? null, row.retracted_id ?? null,
+        ]);
+        if (!inserted) throw new Error('insert into events returned no row');
+        const r = insertedRow(inserted);
         stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) });
       }
-      if (stored.length > 0) for (const hook of this.hooks) await hook(trx, stored);
-      await opts.within?.(trx, stored);
+      if (stored.length > 0) for (const hook of this.hooks) await hook(tx.kysely, stored);
+      await opts.within?.(tx, stored);
       return stored;
     });
     if (stored.length > 0) for (const listener of this.committed) listener(stored);

@@ -1,6 +1,9 @@
 import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
+/** What a hot write binds on SQLite (store/write-tx.ts). */
+export type SqliteParam = string | number | null;
+
 /**
  * The SQLite handle Kysely is given: prepared statements are kept and reused by their SQL text.
  * Kysely's SQLite driver calls prepare() for every query it runs, and compiling the statement
@@ -19,6 +22,23 @@ export class CachedStatements implements SqliteDatabase {
   ) {}
 
   prepare(sql: string): SqliteStatement {
+    return this.statement(sql);
+  }
+
+  /**
+   * Runs `sql` now on this connection, rows keyed by column (none for a statement without
+   * RETURNING). Only for store/write-tx.ts, inside a transaction Kysely holds the connection for.
+   */
+  rowsNow(sql: string, params: readonly SqliteParam[]): Record<string, unknown>[] {
+    const stmt = this.statement(sql);
+    if (!stmt.reader) {
+      stmt.run(...params);
+      return [];
+    }
+    return stmt.all(...params).filter(isRecord);
+  }
+
+  private statement(sql: string): SQLite.Statement {
     const cached = this.statements.get(sql);
     if (cached) {
       // Most recently used last: Map iteration order is insertion order.
@@ -35,6 +55,11 @@ export class CachedStatements implements SqliteDatabase {
     return stmt;
   }
 
+  /** Whether a transaction is open on this connection. */
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   get size(): number {
     return this.statements.size;
   }
@@ -44,3 +69,5 @@ export class CachedStatements implements SqliteDatabase {
     this.db.close();
   }
 }
+
+const isRecord = (r: unknown): r is Record<string, unknown> => typeof r === 'object' && r !== null;

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { isoTime, type Clock } from '../domain/clock.js';
 import type { OutboxHook, StoredEvent } from '../store/events.js';
 import type { Database } from '../store/types.js';
@@ -29,7 +29,7 @@ export function subscribes(s: Subscriber, e: StoredEvent): boolean {
  * append transaction, so an endpoint created or disabled concurrently is seen consistently with
  * the events being written.
  */
-export async function subscribers(trx: Transaction<Database>): Promise<Subscriber[]> {
+export async function subscribers(trx: Kysely<Database>): Promise<Subscriber[]> {
   const rows = await trx
     .selectFrom('webhook_endpoints')
     .innerJoin('api_keys', 'api_keys.id', 'webhook_endpoints.key_id')
