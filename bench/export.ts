@@ -109,7 +109,7 @@ function fetchCount(url: string, headers: Record<string, string>, saveTo?: strin
   });
 }
 
-/** The run of median duration (the upper one of an even count): the figure a user would see most often. */
+/** The run of median duration (the upper one of an even count): a typical run, where the best one flatters. */
 const median = <R extends Run>(runs: R[]): R => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
 
 /**
