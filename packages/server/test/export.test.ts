@@ -434,12 +434,17 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       const req = http.get(`${base}/v1/export?league=xbp&season=2024&entity=plays`, { headers: auth(key) });
       req.on('error', () => undefined);
       const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
-      res.pause();
-      const paused = await untilPaused();
-      // The export is paused part-way, not finished into the socket buffers.
-      expect(stats.active).toBe(1);
-      expect(paused - before).toBeLessThan(EVENTS / 2);
-      req.destroy();
+      let paused = 0;
+      // A failed assertion must not leave this export open for the tests after it.
+      try {
+        res.pause();
+        paused = await untilPaused();
+        // The export is paused part-way, not finished into the socket buffers.
+        expect(stats.active).toBe(1);
+        expect(paused - before).toBeLessThan(EVENTS / 2);
+      } finally {
+        req.destroy();
+      }
       for (let i = 0; i < 200 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(stats.active).toBe(0);
       await new Promise((r) => setTimeout(r, 300));
