@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { StatementLru } from './statement-cache.js';
 
 /** A value bound to a hot read's parameter; lists bind as one array parameter on PostgreSQL. */
 export type SqlValue = string | number | readonly string[];
@@ -75,7 +76,7 @@ const STATEMENT_CACHE = 256;
  */
 export class SqliteRowReader implements RowReader {
   private db: SQLite.Database | null = null;
-  private readonly statements = new Map<string, SQLite.Statement>();
+  private readonly statements = new StatementLru((sql) => (this.db ??= this.open()).prepare(sql).raw(true), STATEMENT_CACHE);
 
   /** `cacheKiB`: the connection's page cache (a bulk reader keeps it small). */
   constructor(
@@ -89,19 +90,7 @@ export class SqliteRowReader implements RowReader {
 
   /** The same read, synchronously: better-sqlite3 reads block anyway, and a caller may save the promise. */
   rowsNow(q: SqlQuery): unknown[][] {
-    let st = this.statements.get(q.text);
-    if (st) {
-      this.statements.delete(q.text);
-    } else {
-      this.db ??= this.open();
-      st = this.db.prepare(q.text).raw(true);
-      if (this.statements.size >= STATEMENT_CACHE) {
-        const oldest = this.statements.keys().next();
-        if (!oldest.done) this.statements.delete(oldest.value);
-      }
-    }
-    this.statements.set(q.text, st);
-    const out: unknown[] = st.all(...q.params.map(sqliteValue));
+    const out: unknown[] = this.statements.get(q.text).all(...q.params.map(sqliteValue));
     return out.filter(isRow);
   }
 

@@ -13,13 +13,50 @@ export type SqliteParam = string | number | null;
  * Kysely runs one query at a time on its single SQLite connection; SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-export class CachedStatements implements SqliteDatabase {
+/** Prepared statements by SQL text, least recently used dropped past `capacity`. */
+export class StatementLru {
   private readonly statements = new Map<string, SQLite.Statement>();
 
   constructor(
-    private readonly db: SQLite.Database,
+    private readonly prepare: (sql: string) => SQLite.Statement,
     private readonly capacity = 256,
   ) {}
+
+  get(sql: string): SQLite.Statement {
+    const cached = this.statements.get(sql);
+    if (cached) {
+      // Most recently used last: Map iteration order is insertion order.
+      this.statements.delete(sql);
+      this.statements.set(sql, cached);
+      return cached;
+    }
+    const stmt = this.prepare(sql);
+    this.statements.set(sql, stmt);
+    if (this.statements.size > this.capacity) {
+      const oldest = this.statements.keys().next();
+      if (!oldest.done) this.statements.delete(oldest.value);
+    }
+    return stmt;
+  }
+
+  get size(): number {
+    return this.statements.size;
+  }
+
+  clear(): void {
+    this.statements.clear();
+  }
+}
+
+export class CachedStatements implements SqliteDatabase {
+  private readonly statements: StatementLru;
+
+  constructor(
+    private readonly db: SQLite.Database,
+    capacity = 256,
+  ) {
+    this.statements = new StatementLru((sql) => db.prepare(sql), capacity);
+  }
 
   prepare(sql: string): SqliteStatement {
     return this.statement(sql);
@@ -39,20 +76,7 @@ export class CachedStatements implements SqliteDatabase {
   }
 
   private statement(sql: string): SQLite.Statement {
-    const cached = this.statements.get(sql);
-    if (cached) {
-      // Most recently used last: Map iteration order is insertion order.
-      this.statements.delete(sql);
-      this.statements.set(sql, cached);
-      return cached;
-    }
-    const stmt = this.db.prepare(sql);
-    this.statements.set(sql, stmt);
-    if (this.statements.size > this.capacity) {
-      const oldest = this.statements.keys().next();
-      if (!oldest.done) this.statements.delete(oldest.value);
-    }
-    return stmt;
+    return this.statements.get(sql);
   }
 
   /** Whether a transaction is open on this connection. */
