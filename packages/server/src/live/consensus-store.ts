@@ -4,7 +4,8 @@ import type { CandidateChange, CandidateSnapshot, GameSnapshot } from '../domain
 import type { ResolvedOptions } from '../domain/consensus/options.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
 import type { Db } from '../store/db.js';
-import { HotSql, placeholders, type WriteTx } from '../store/write-tx.js';
+import type { ConsensusCandidateTable } from '../store/consensus-types.js';
+import { HotSql, placeholders, type EveryColumn, type WriteTx } from '../store/write-tx.js';
 
 /** A game's stored consensus state, with the events its candidates published. */
 export interface StoredGame {
@@ -13,7 +14,8 @@ export interface StoredGame {
   confirmedOf: Map<string, string>;
 }
 
-const CANDIDATE_COLUMNS = ['id', 'game_id', 'team', 'points', 'first_observed_at', 'first_received_at', 'event_type', 'clock', 'starter', 'state', 'published', 'official', 'provisional_event_id', 'confirmed_event_id'];
+const CANDIDATE_COLUMNS = ['id', 'game_id', 'team', 'points', 'first_observed_at', 'first_received_at', 'event_type', 'clock', 'starter', 'state', 'published', 'official', 'provisional_event_id', 'confirmed_event_id'] as const;
+const _everyCandidateColumn: EveryColumn<ConsensusCandidateTable, typeof CANDIDATE_COLUMNS> = CANDIDATE_COLUMNS;
 /** What a change may move: the rest of a candidate is fixed when it opens. */
 const CANDIDATE_MUTABLE = ['event_type', 'clock', 'state', 'published', 'official', 'provisional_event_id', 'confirmed_event_id'];
 const UPSERT_CANDIDATE = new HotSql(
