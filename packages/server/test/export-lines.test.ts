@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedEventRow } from '../src/store/event-json.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';
 import { rawDataItems } from './raw-json.js';
 
@@ -81,7 +82,7 @@ describe.each(engines())('export lines against the REST serializer, odd values i
     // An id past the 12 padded digits (before any REST read: the response cache only learns of appends).
     await t.db.kysely
       .insertInto('events')
-      .values({ ...at, seq: 1_234_567_890_123, type: 'score', tier: 'confirmed', sport: 's', league: 'l', team: 't', event_type: 'e', points: 1, clock: null, ts: 'x', agreement: 1, reporters: 1, latency_ms: 1, provisional_id: null, retracted_id: null })
+      .values({ seq: 1_234_567_890_123, ...storedEventRow({ ...at, type: 'score', tier: 'confirmed', sport: 's', league: 'l', team: 't', event_type: 'e', points: 1, clock: null, ts: 'x', agreement: 1, reporters: 1, latency_ms: 1, provisional_id: null, retracted_id: null }) })
       .execute();
     await fc.assert(
       fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 10 }), async (events) => {

@@ -3,10 +3,11 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDb } from '../src/store/db.js';
+import { migrate, openDb } from '../src/store/db.js';
 import { eventLine } from '../src/export/sources.js';
 import { CompetitionRepo, eventRecord } from '../src/store/competitions.js';
 import { ExportRepo, type ExportSlice } from '../src/store/export.js';
+import { storedEventRow } from '../src/store/event-json.js';
 import { MetaRepo } from '../src/store/meta.js';
 import { CachedStatements } from '../src/store/statement-cache.js';
 import { engines, freshDb, sleep, tmpDir } from './helpers.js';
@@ -71,7 +72,7 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
   it('read committed confirmed events only, each rendered as the record the REST API writes, whatever the service connection is doing', async () => {
     const { db } = await freshDb(engine);
     const repo = new ExportRepo(db);
-    const row = (n: number) => ({
+    const row = (n: number) => storedEventRow({
       type: 'score', tier: n === 4 ? 'provisional' : 'confirmed', game_id: 'soccer_1', competition_id: 'soccer_x_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: 'AAA',
       event_type: 'goal', points: 1, clock: n % 2 ? null : `${n}'`, ts: `2020-01-01T00:00:0${n}.000Z`, agreement: 0.5 + n / 10, reporters: n, latency_ms: 10 * n,
       provisional_id: n === 2 ? 'evt_000000000001' : null, retracted_id: null,
@@ -101,6 +102,41 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
         expect(await repo.events(slice(), 0, 10)).toHaveLength(2);
       });
       expect(await repo.events(slice(), 0, 10)).toHaveLength(3);
+    } finally {
+      await repo.close();
+      await db.close();
+    }
+  });
+});
+
+describe.each(engines())('events stored before their JSON was (%s)', (engine) => {
+  it('get the very JSON the event log writes when the migration runs, and the export reads them', async () => {
+    const { db } = await freshDb(engine);
+    const repo = new ExportRepo(db);
+    try {
+      const written = await db.kysely.selectFrom('events').select(['seq', 'json_tail']).orderBy('seq').execute();
+      // More than one batch of the backfill.
+      expect(written.length).toBeGreaterThan(2500);
+      // The schema as it was before: no column, the migration not run; plus events of the time with odd text.
+      await sql`alter table events drop column json_tail`.execute(db.kysely);
+      await sql`delete from kysely_migration where name = '0007_event_json'`.execute(db.kysely);
+      const odd = { type: 'score', tier: 'confirmed', game_id: 'g"1', competition_id: 'c_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: '\u2028é😀\\', event_type: '</script>\n', points: 3, ts: '2020-01-01T00:00:00.000Z', agreement: 2 / 3, reporters: 2, latency_ms: 7 };
+      await sql`insert into events (type, tier, game_id, competition_id, sport, league, season_id, team, event_type, points, clock, ts, agreement, reporters, latency_ms, provisional_id, retracted_id)
+                values (${odd.type}, ${odd.tier}, ${odd.game_id}, ${odd.competition_id}, ${odd.sport}, ${odd.league}, ${odd.season_id}, ${odd.team}, ${odd.event_type}, ${odd.points}, ${null}, ${odd.ts}, ${odd.agreement}, ${odd.reporters}, ${odd.latency_ms}, ${'evt_000000000001'}, ${null})`.execute(db.kysely);
+
+      await migrate(db);
+
+      const after = await db.kysely.selectFrom('events').selectAll().orderBy('seq').execute();
+      expect(after.slice(0, written.length).map((r) => ({ seq: r.seq, json_tail: r.json_tail }))).toEqual(written);
+      const added = after[after.length - 1];
+      expect(added.json_tail).toBe(storedEventRow({ ...odd, clock: null, provisional_id: 'evt_000000000001', retracted_id: null }).json_tail);
+      const [line] = await repo.events({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01' }, 0, 10);
+      expect(JSON.parse(eventLine(line))).toEqual(eventRecord(added));
+      if (engine === 'postgres') {
+        // Every writer sets it; PostgreSQL also refuses a row without it.
+        await expect(sql`insert into events (type, tier, game_id, competition_id, sport, league, season_id, team, event_type, points, ts, agreement, reporters, latency_ms)
+          values ('score', 'confirmed', 'g', 'c', 's', 'l', 'x_2020', 't', 'e', 1, 't', 1, 0, 0)`.execute(db.kysely)).rejects.toThrow(/json_tail/);
+      }
     } finally {
       await repo.close();
       await db.close();

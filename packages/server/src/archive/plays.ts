@@ -1,5 +1,5 @@
-import type { Insertable } from 'kysely';
-import type { CompetitionTable, EventTable, PlayTable, SeasonTable } from '../store/types.js';
+import type { EventFields } from '../store/event-json.js';
+import type { CompetitionTable, PlayTable, SeasonTable } from '../store/types.js';
 
 export interface Period {
   unit: string;
@@ -41,7 +41,7 @@ export function playRow(competitionId: string, p: PlayInput): PlayTable {
 }
 
 /** The confirmed event an official scoring play stands for (archive events need no crowd). */
-export function scoreEvent(c: CompetitionTable, play: PlayTable, team: string): Insertable<EventTable> {
+export function scoreEvent(c: CompetitionTable, play: PlayTable, team: string): EventFields {
   return {
     type: 'score',
     tier: 'confirmed',
@@ -64,7 +64,7 @@ export function scoreEvent(c: CompetitionTable, play: PlayTable, team: string): 
 }
 
 /** Events in the order they happened, so the global event sequence reads like a timeline. */
-export function sortEvents(events: Insertable<EventTable>[]): Insertable<EventTable>[] {
+export function sortEvents(events: EventFields[]): EventFields[] {
   return [...events].sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
 }
 

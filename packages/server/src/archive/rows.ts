@@ -1,9 +1,9 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { storedEventRow, type EventFields } from '../store/event-json.js';
 import type {
   CompetitionTable,
   CompetitorTable,
   Database,
-  EventTable,
   LeagueTable,
   PlayTable,
   PlayerTable,
@@ -24,7 +24,7 @@ export interface Rows {
   competitions: CompetitionTable[];
   competitors: CompetitorTable[];
   plays: PlayTable[];
-  events: Insertable<EventTable>[];
+  events: EventFields[];
 }
 
 export const emptyRows = (): Rows => ({
@@ -82,5 +82,5 @@ export async function writeRows(db: Kysely<Database>, rows: Rows): Promise<void>
   for (const c of chunks(rows.competitions)) await db.insertInto('competitions').values(c).execute();
   for (const c of chunks(rows.competitors)) await db.insertInto('competitors').values(c).execute();
   for (const c of chunks(rows.plays)) await db.insertInto('plays').values(c).execute();
-  for (const c of chunks(rows.events)) await db.insertInto('events').values(c).execute();
+  for (const c of chunks(rows.events)) await db.insertInto('events').values(c.map(storedEventRow)).execute();
 }

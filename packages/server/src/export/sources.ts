@@ -1,6 +1,7 @@
 import { encodeCursor } from '../domain/cursor.js';
 import type { ScopeFilter } from '../domain/scopes.js';
 import { playRecord, type CompetitionRepo } from '../store/competitions.js';
+import { eventJson } from '../store/event-json.js';
 import type { EventLineRow } from '../store/event-lines.js';
 import { inSlice, type CompetitionPosition, type ExportRepo, type ExportSlice } from '../store/export.js';
 import type { PlayTable } from '../store/types.js';
@@ -12,19 +13,8 @@ import type { PageSource } from './stream.js';
  */
 export type Serialize = (record: { [key: string]: unknown }) => string;
 
-/**
- * A JSON number as fast-json-stringify writes a `number` field: JavaScript's shortest
- * round-trip form, `null` for an infinity, and no line at all for NaN (the REST serializer
- * throws). The engines' own float-to-text forms differ from it (SQLite `0.66666666666666663`,
- * `1.0`; PostgreSQL `1e-05`), which is why this one value is written here.
- */
-export function jsonNumber(n: number): string {
-  if (Number.isNaN(n)) throw new Error(`The value "${n}" cannot be converted to a number.`);
-  return n === Infinity || n === -Infinity ? 'null' : `${n}`;
-}
-
-/** An event's export line: the REST item's bytes (store/event-lines.ts renders all but the number). */
-export const eventLine = (r: EventLineRow): string => r.head + jsonNumber(r.agreement) + r.tail;
+/** An event's export line: the REST item's bytes, stored with the event (store/event-json.ts). */
+export const eventLine = (r: EventLineRow): string => eventJson(r.seq, r.jsonTail);
 
 /**
  * Confirmed events of the slice's archive-eligible competitions, in `seq` order. `excluded`

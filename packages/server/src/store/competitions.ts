@@ -63,7 +63,8 @@ export const playRecord = (r: PlayTable): Play => ({
 });
 
 
-export type EventRow = Selectable<EventTable>;
+/** An event row as records are built from it: its stored JSON is the export's business. */
+export type EventRow = Omit<Selectable<EventTable>, 'json_tail'>;
 
 export const eventRecord = (r: EventRow): Event => ({
   id: eventId(r.seq),

@@ -1,13 +1,14 @@
 import type { Event } from '@svc/schema';
-import type { Insertable, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
 import { eventRecord, type EventRow } from './competitions.js';
+import { storedEventRow, type EventFields } from './event-json.js';
 import { rowNumber, rowText, rowTextOrNull } from './row-reader.js';
 import type { Database, EventTable } from './types.js';
 import { HotSql, placeholders, writeTransaction, type EveryColumn, type Row, type WriteTx } from './write-tx.js';
 
-export type NewEvent = Insertable<EventTable> & {
+export type NewEvent = EventFields & {
   /** Index of an earlier row of the same append whose id becomes this row's provisional_id. */
   provisionalIndex?: number;
 };
@@ -23,9 +24,10 @@ export interface StoredEvent {
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
 export type OutboxHook = (trx: Kysely<Database>, events: StoredEvent[]) => Promise<void>;
 
-const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id'] as const;
+const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
-const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${INSERTED.join(', ')}`);
+const RETURNED = INSERTED.filter((c) => c !== 'json_tail');
+const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}`);
 // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume reading
 // "after N" could skip a late-committing lower seq; one lock keeps them in order.
 const SEQUENCE_LOCK = new HotSql('select pg_advisory_xact_lock(7301)');
@@ -69,11 +71,12 @@ export class EventLog {
       await opts.before?.(tx);
       if (tx.engine === 'postgres' && rows.length > 0) await tx.run(SEQUENCE_LOCK, []);
       const stored: StoredEvent[] = [];
-      for (const { provisionalIndex, ...row } of rows) {
-        if (provisionalIndex !== undefined) row.provisional_id = stored[provisionalIndex]?.event.id ?? row.provisional_id;
+      for (const { provisionalIndex, ...fields } of rows) {
+        if (provisionalIndex !== undefined) fields.provisional_id = stored[provisionalIndex]?.event.id ?? fields.provisional_id;
+        const row = storedEventRow(fields);
         const [inserted] = await tx.run(INSERT_EVENT, [
           row.type, row.tier, row.game_id, row.competition_id, row.sport, row.league, row.season_id, row.team, row.event_type, row.points,
-          row.clock ?? null, row.ts, row.agreement, row.reporters, row.latency_ms, row.provisional_id ?? null, row.retracted_id ?? null,
+          row.clock ?? null, row.ts, row.agreement, row.reporters, row.latency_ms, row.provisional_id ?? null, row.retracted_id ?? null, row.json_tail,
         ]);
         if (!inserted) throw new Error('insert into events returned no row');
         const r = insertedRow(inserted);

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { consensusStateMigration } from './migrations-consensus.js';
+import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
 import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
@@ -200,6 +201,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0004_status_history': statusHistoryMigration(),
         '0005_encrypted_secrets': encryptedSecretsMigration(secrets),
         '0006_consensus_state': consensusStateMigration(engine),
+        '0007_event_json': eventJsonMigration(engine),
       };
     },
   };

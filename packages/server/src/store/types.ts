@@ -129,6 +129,8 @@ export interface EventTable {
   latency_ms: number;
   provisional_id: string | null;
   retracted_id: string | null;
+  /** The event's REST JSON after its `id` (store/event-json.ts): what the bulk export reads. */
+  json_tail: string;
 }
 export interface ReportTable {
   id: string;
