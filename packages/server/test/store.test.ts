@@ -4,10 +4,11 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrate, openDb } from '../src/store/db.js';
-import { eventLine } from '../src/export/sources.js';
 import { CompetitionRepo, eventRecord } from '../src/store/competitions.js';
 import { ExportRepo, type ExportSlice } from '../src/store/export.js';
 import { storedEventRow } from '../src/store/event-json.js';
+import { EventLines, linesInSeqOrder } from '../src/store/event-lines.js';
+import { SqliteRowReader, type RowReader } from '../src/store/row-reader.js';
 import { MetaRepo } from '../src/store/meta.js';
 import { CachedStatements } from '../src/store/statement-cache.js';
 import { engines, freshDb, sleep, tmpDir } from './helpers.js';
@@ -79,7 +80,8 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
     });
     const slice = (over: Partial<ExportSlice> = {}): ExportSlice => ({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01', ...over });
     // Parsed: the bytes are checked against the REST serializer itself in export-lines.test.ts.
-    const lines = async (over: Partial<ExportSlice>, after: number, limit: number) => (await repo.events(slice(over), after, limit)).map((r) => JSON.parse(eventLine(r)));
+    const parse = (text: string): unknown[] => (text === '' ? [] : text.slice(0, -1).split('\n').map((l) => JSON.parse(l)));
+    const lines = async (over: Partial<ExportSlice>, after: number, limit: number) => parse((await repo.events(slice(over), after, limit)).text);
     try {
       await db.kysely.insertInto('events').values([row(1), row(4), row(2)]).execute();
       const viaKysely = await db.kysely.selectFrom('events').selectAll().where('season_id', '=', 'x_2020').where('tier', '=', 'confirmed').orderBy('seq').execute();
@@ -87,7 +89,12 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
       // The record the REST API builds from the Kysely row.
       const rest = viaKysely.map(eventRecord);
       expect(await lines({}, 0, 10)).toEqual(rest);
-      expect((await repo.events(slice(), 0, 10)).map((r) => [r.seq, r.competitionId])).toEqual(viaKysely.map((r) => [r.seq, r.competition_id]));
+      expect(await repo.events(slice(), 0, 10)).toMatchObject({ lines: 2, fetched: 2, lastSeq: viaKysely[1].seq });
+      expect(await repo.events(slice(), 0, 1)).toMatchObject({ lines: 1, fetched: 1, lastSeq: viaKysely[0].seq });
+      expect(await repo.events(slice(), viaKysely[1].seq, 10)).toEqual({ text: '', lines: 0, fetched: 0, lastSeq: viaKysely[1].seq });
+      // Left-out competitions are read (the keyset moves past them) but not written.
+      expect(await repo.events(slice(), 0, 10, new Set(['soccer_x_1']))).toEqual({ text: '', lines: 0, fetched: 2, lastSeq: viaKysely[1].seq });
+      expect(await repo.events(slice(), 0, 10, new Set(['soccer_x_2']))).toMatchObject({ lines: 2, fetched: 2 });
       expect(await lines({}, viaKysely[0].seq, 10)).toEqual(rest.slice(1));
       expect(await lines({}, 0, 1)).toEqual(rest.slice(0, 1));
       expect(await lines({ fromTs: '2020-01-01T00:00:02.000Z' }, 0, 10)).toEqual(rest.slice(1));
@@ -99,11 +106,51 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
         await trx.insertInto('events').values(row(3)).execute();
         // The service's connection sees its own uncommitted row; the export must not.
         expect(await trx.selectFrom('events').select('seq').where('season_id', '=', 'x_2020').where('tier', '=', 'confirmed').execute()).toHaveLength(3);
-        expect(await repo.events(slice(), 0, 10)).toHaveLength(2);
+        expect((await repo.events(slice(), 0, 10)).lines).toBe(2);
       });
-      expect(await repo.events(slice(), 0, 10)).toHaveLength(3);
+      expect((await repo.events(slice(), 0, 10)).lines).toBe(3);
     } finally {
       await repo.close();
+      await db.close();
+    }
+  });
+});
+
+describe('SQLite export pages joined by the database', () => {
+  it('checks each line is in seq order, and reads a page row by row when it is not', async () => {
+    expect(linesInSeqOrder('')).toBe(true);
+    expect(linesInSeqOrder('{"id":"evt_000000000001","a":1}\n{"id":"evt_000000000002","a":"\\n"}\n')).toBe(true);
+    expect(linesInSeqOrder('{"id":"evt_000000000002"}\n{"id":"evt_000000000001"}\n')).toBe(false);
+    expect(linesInSeqOrder('{"id":"evt_000000000002"}\n{"id":"evt_000000000002"}\n')).toBe(false);
+    expect(linesInSeqOrder('{"id":"evt_999999999999"}\n{"id":"evt_1000000000000"}\n')).toBe(true);
+
+    const { db } = await freshDb('sqlite');
+    const file = db.sqliteFile ?? '';
+    const real = new SqliteRowReader(file, 8192);
+    // The real database's rows, with an aggregated page's lines handed back in reverse, as SQLite
+    // would if it ever concatenated in another order.
+    let reversed = 0;
+    const reversing: RowReader = {
+      async rows(q) {
+        const rows = await real.rows(q);
+        if (!q.text.includes('group_concat')) return rows;
+        return rows.map(([n, last, kept, text]) => {
+          if (typeof text !== 'string' || Number(kept) < 2) return [n, last, kept, text];
+          reversed++;
+          return [n, last, kept, text.split('\n').reverse().join('\n')];
+        });
+      },
+      close: () => real.close(),
+    };
+    const q = { seasonIds: ['wc_2022'], afterSeq: 0, excluded: [], limit: 50 };
+    try {
+      const straight = await new EventLines(new SqliteRowReader(file, 8192), 'sqlite').page(q);
+      expect(straight.lines).toBe(50);
+      expect(linesInSeqOrder(straight.text)).toBe(true);
+      expect(await new EventLines(reversing, 'sqlite').page(q)).toEqual(straight);
+      expect(reversed).toBe(1);
+    } finally {
+      await real.close();
       await db.close();
     }
   });
@@ -130,8 +177,9 @@ describe.each(engines())('events stored before their JSON was (%s)', (engine) =>
       expect(after.slice(0, written.length).map((r) => ({ seq: r.seq, json_tail: r.json_tail }))).toEqual(written);
       const added = after[after.length - 1];
       expect(added.json_tail).toBe(storedEventRow({ ...odd, clock: null, provisional_id: 'evt_000000000001', retracted_id: null }).json_tail);
-      const [line] = await repo.events({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01' }, 0, 10);
-      expect(JSON.parse(eventLine(line))).toEqual(eventRecord(added));
+      const page = await repo.events({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01' }, 0, 10);
+      expect(page.lines).toBe(1);
+      expect(JSON.parse(page.text)).toEqual(eventRecord(added));
       if (engine === 'postgres') {
         // Every writer sets it; PostgreSQL also refuses a row without it.
         await expect(sql`insert into events (type, tier, game_id, competition_id, sport, league, season_id, team, event_type, points, ts, agreement, reporters, latency_ms)

@@ -1,8 +1,6 @@
 import { encodeCursor } from '../domain/cursor.js';
 import type { ScopeFilter } from '../domain/scopes.js';
 import { playRecord, type CompetitionRepo } from '../store/competitions.js';
-import { eventJson } from '../store/event-json.js';
-import type { EventLineRow } from '../store/event-lines.js';
 import { inSlice, type CompetitionPosition, type ExportRepo, type ExportSlice } from '../store/export.js';
 import type { PlayTable } from '../store/types.js';
 import type { PageSource } from './stream.js';
@@ -13,9 +11,6 @@ import type { PageSource } from './stream.js';
  */
 export type Serialize = (record: { [key: string]: unknown }) => string;
 
-/** An event's export line: the REST item's bytes, stored with the event (store/event-json.ts). */
-export const eventLine = (r: EventLineRow): string => eventJson(r.seq, r.jsonTail);
-
 /**
  * Confirmed events of the slice's archive-eligible competitions, in `seq` order. `excluded`
  * (ExportRepo.excluded) is read once when the export starts: a game finishing meanwhile joins
@@ -25,14 +20,15 @@ export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: numb
   let after = afterSeq;
   return {
     async next(limit) {
-      const rows = await repo.events(slice, after, limit);
-      if (rows.length > 0) after = rows[rows.length - 1].seq;
-      const lines: string[] = [];
-      for (const r of rows) if (excluded.size === 0 || !excluded.has(r.competitionId)) lines.push(eventLine(r));
-      return { lines, fetched: rows.length, done: rows.length < limit };
+      const page = await repo.events(slice, after, limit, excluded);
+      after = page.lastSeq;
+      return { text: page.text, lines: page.lines, fetched: page.fetched, done: page.fetched < limit };
     },
   };
 }
+
+/** Records serialised as lines, each ending in a newline. */
+const linesOf = (lines: string[]): { text: string; lines: number } => ({ text: lines.length > 0 ? `${lines.join('\n')}\n` : '', lines: lines.length });
 
 /** Where a plays export resumes: inside this competition, after `seq`. */
 export interface PlayStart {
@@ -72,7 +68,7 @@ export function playSource(repo: ExportRepo, slice: ExportSlice, start: PlayStar
         if (got.length > 0) current.seq = got[got.length - 1].seq;
         if (got.length < want) current = undefined;
       }
-      return { lines: rows.map((r) => serialize(playRecord(r))), fetched: rows.length, done: rows.length < limit };
+      return { ...linesOf(rows.map((r) => serialize(playRecord(r)))), fetched: rows.length, done: rows.length < limit };
     },
   };
 }
@@ -100,7 +96,7 @@ export function competitionSource(
       const kept = toDate === undefined ? page.data : page.data.filter((c) => c.date < toDate);
       cursor = page.next_cursor ?? undefined;
       const done = page.next_cursor === null || kept.length < page.data.length;
-      return { lines: kept.map((c) => serialize(c)), fetched: page.data.length, done };
+      return { ...linesOf(kept.map((c) => serialize(c))), fetched: page.data.length, done };
     },
   };
 }

@@ -2,7 +2,9 @@ import { Readable } from 'node:stream';
 
 /** One page of an export: its lines (already serialised) and whether anything follows. */
 export interface Page {
-  lines: string[];
+  /** The page's lines, each ending in a newline. */
+  text: string;
+  lines: number;
   /** Rows read from the database for this page (counted even when a filter drops them). */
   fetched: number;
   done: boolean;
@@ -91,10 +93,10 @@ export class NdjsonStream extends Readable {
           // Handled when the next _read takes it; a destroyed stream drops it without a warning.
           this.ahead.catch(() => undefined);
         }
-        if (p.lines.length > 0) this.push(`${p.lines.join('\n')}\n`);
+        if (p.lines > 0) this.push(p.text);
         if (p.done) this.push(null);
         // Nothing pushed means Node will not ask again: take the next page now.
-        else if (p.lines.length === 0) this._read();
+        else if (p.lines === 0) this._read();
       },
       (err: unknown) => {
         this.reading = false;

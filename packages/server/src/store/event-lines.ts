@@ -1,49 +1,98 @@
-import { RowShapeError, SqlBuilder, rowNumber, rowText, type RowReader, type SqlQuery } from './row-reader.js';
+import { eventJson } from './event-json.js';
+import { RowShapeError, SqlBuilder, rowNumber, rowText, type RowReader } from './row-reader.js';
 
 export interface EventLineQuery {
   seasonIds: readonly string[];
   afterSeq: number;
   fromTs?: string;
   toTs?: string;
+  /** Competitions whose events the page leaves out (they still count as read). */
+  excluded: readonly string[];
   limit: number;
 }
 
-/**
- * One confirmed event as the export reads it: its stored JSON after the id (store/event-json.ts),
- * with `seq` (the keyset, and the id) and `competition_id` (the archive filter) beside it.
- */
-export interface EventLineRow {
-  seq: number;
-  competitionId: string;
-  jsonTail: string;
+/** One keyset page of the bulk export's event lines. */
+export interface EventLinePage {
+  /** The lines in `seq` order, each ending in a newline; empty when every row was left out. */
+  text: string;
+  lines: number;
+  /** Rows read, left-out ones included: fewer than the limit means the end. */
+  fetched: number;
+  /** The last row's seq (the next page starts after it); the query's `afterSeq` when none. */
+  lastSeq: number;
 }
 
-/** Keyset pages of a season's confirmed events in `seq` order, as line rows: what the bulk export reads. */
+/** Keyset pages of a season's confirmed events in `seq` order: what the bulk export reads. */
 export interface EventLinePages {
-  page(q: EventLineQuery): Promise<EventLineRow[]>;
+  page(q: EventLineQuery): Promise<EventLinePage>;
   close(): Promise<void>;
 }
 
-/** The page query and its parameters. */
-function pageSql(q: EventLineQuery, engine: 'sqlite' | 'postgres'): SqlQuery {
-  const b = new SqlBuilder(engine);
+/** The rows of one page: seq, competition_id and the stored JSON after the id (store/event-json.ts). */
+function rowsSql(q: EventLineQuery, b: SqlBuilder, columns: string): string {
   const seasons = q.seasonIds.length === 1 ? `season_id = ${b.bind(q.seasonIds[0])}` : b.oneOf('season_id', q.seasonIds);
   const where = [seasons, `seq > ${b.bind(q.afterSeq)}`, `tier = 'confirmed'`];
   if (q.fromTs !== undefined) where.push(`ts >= ${b.bind(q.fromTs)}`);
   if (q.toTs !== undefined) where.push(`ts < ${b.bind(q.toTs)}`);
-  return b.query(`select seq, competition_id, json_tail from events where ${where.join(' and ')} order by seq limit ${b.bind(q.limit)}`);
+  return `select ${columns} from events where ${where.join(' and ')} order by seq limit ${b.bind(q.limit)}`;
 }
 
-function decode(v: unknown[]): EventLineRow {
+function decode(v: unknown[]): { seq: number; competitionId: string; jsonTail: string } {
   if (v.length !== 3) throw new RowShapeError('unexpected row shape');
   return { seq: rowNumber(v[0]), competitionId: rowText(v[1]), jsonTail: rowText(v[2]) };
 }
 
+/** A page from its rows, each line written in JavaScript. */
+async function pageOfRows(reader: RowReader, engine: 'sqlite' | 'postgres', q: EventLineQuery): Promise<EventLinePage> {
+  const b = new SqlBuilder(engine);
+  const rows = (await reader.rows(b.query(rowsSql(q, b, 'seq, competition_id, json_tail')))).map(decode);
+  const excluded = new Set(q.excluded);
+  let text = '';
+  let lines = 0;
+  for (const r of rows) {
+    if (excluded.size > 0 && excluded.has(r.competitionId)) continue;
+    text += `${eventJson(r.seq, r.jsonTail)}\n`;
+    lines++;
+  }
+  return { text, lines, fetched: rows.length, lastSeq: rows.length > 0 ? rows[rows.length - 1].seq : q.afterSeq };
+}
+
+/**
+ * SQLite: the whole page as one text, joined by the database. Each row read into JavaScript
+ * costs a string per column; one text per page costs one (bench/RESULTS.md, "bench/export").
+ * `printf('%012d')` writes the id as `eventId` does (it pads, and never cuts a longer one).
+ */
+function aggregateSql(q: EventLineQuery, b: SqlBuilder): string {
+  const excluded = b.bind(JSON.stringify(q.excluded));
+  const rows = rowsSql(q, b, `seq, '{"id":"evt_' || printf('%012d', seq) || '"' || json_tail as line, competition_id in (select value from json_each(${excluded})) as left_out`);
+  return `select count(*), max(seq), count(*) filter (where not left_out), group_concat(line, char(10)) filter (where not left_out) from (${rows})`;
+}
+
+/**
+ * Whether the lines of an aggregated page are in `seq` order. SQLite concatenates in the order
+ * its subquery yields, which is the subquery's ORDER BY, but does not promise it for an aggregate
+ * without its own ORDER BY (which costs a sort of the page): each line's id is checked instead,
+ * and a page out of order is read again row by row.
+ */
+export function linesInSeqOrder(text: string): boolean {
+  const ID = '{"id":"evt_'.length;
+  let previous = -1;
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf('"', at + ID);
+    const seq = Number(text.slice(at + ID, end));
+    if (end === -1 || !(seq > previous)) return false;
+    previous = seq;
+    const next = text.indexOf('\n', end);
+    if (next === -1) break;
+    at = next + 1;
+  }
+  return true;
+}
+
 /**
  * Why not Kysely, and why the JSON is stored: an export line costs what crosses from the driver
- * into JS per column (a string per text column) plus whatever renders it. Three values per row,
- * one of them the line's text, is the least a keyset page can read (bench/RESULTS.md,
- * "bench/export").
+ * into JS per column (a string per text column) plus whatever renders it; the stored JSON makes
+ * it one text per row, and on SQLite one text per page (bench/RESULTS.md, "bench/export").
  *
  * The reader is the export's own (store/export.ts): on SQLite a read-only connection whose small
  * page cache keeps a season-long scan from growing the process, and which sees only committed
@@ -55,8 +104,17 @@ export class EventLines implements EventLinePages {
     private readonly engine: 'sqlite' | 'postgres',
   ) {}
 
-  async page(q: EventLineQuery): Promise<EventLineRow[]> {
-    return (await this.reader.rows(pageSql(q, this.engine))).map(decode);
+  async page(q: EventLineQuery): Promise<EventLinePage> {
+    if (this.engine === 'postgres') return pageOfRows(this.reader, this.engine, q);
+    const b = new SqlBuilder(this.engine);
+    const [row] = await this.reader.rows(b.query(aggregateSql(q, b)));
+    if (row?.length !== 4) throw new RowShapeError('unexpected row shape');
+    const fetched = rowNumber(row[0]);
+    if (fetched === 0) return { text: '', lines: 0, fetched: 0, lastSeq: q.afterSeq };
+    const lines = rowNumber(row[2]);
+    const text = lines === 0 ? '' : `${rowText(row[3])}\n`;
+    if (!linesInSeqOrder(text)) return pageOfRows(this.reader, this.engine, q);
+    return { text, lines, fetched, lastSeq: rowNumber(row[1]) };
   }
 
   close(): Promise<void> {

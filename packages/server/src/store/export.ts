@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './db.js';
 import type { PlayTable } from './types.js';
-import { EventLines, type EventLinePages, type EventLineRow } from './event-lines.js';
+import { EventLines, type EventLinePage, type EventLinePages } from './event-lines.js';
 import { PgRowReader, SqliteRowReader } from './row-reader.js';
 
 /**
@@ -46,8 +46,17 @@ export function inSlice(c: { date: string; status: string }, s: ExportSlice): bo
  */
 export class ExportRepo {
   private readonly eventLines: EventLinePages;
+  /**
+   * Rows per keyset page: large enough to amortise a query, small enough to keep memory flat.
+   * SQLite's page is one text joined in-process, and past ~128 KiB a string is a large object
+   * the collector lets pile up: 250 rows (~75 KiB) served 1.0–1.1 M lines/s with +26 MiB of
+   * RSS where 1,000 rows served 0.8 M with +84 to +115 MiB. PostgreSQL pays a round trip per
+   * page, which 1,000 rows amortise (bench/RESULTS.md, "bench/export").
+   */
+  readonly pageRows: number;
 
   constructor(private readonly db: Db) {
+    this.pageRows = db.engine === 'sqlite' ? 250 : 1000;
     if (db.sqliteFile) this.eventLines = new EventLines(new SqliteRowReader(db.sqliteFile, 8192), 'sqlite');
     else if (db.pgPool) this.eventLines = new EventLines(new PgRowReader(db.pgPool), 'postgres');
     else throw new Error('ExportRepo needs a SQLite file or a PostgreSQL pool (openDb provides one)');
@@ -57,9 +66,12 @@ export class ExportRepo {
     return this.eventLines.close();
   }
 
-  /** Confirmed events of the season after `afterSeq`, in `seq` order, rendered as export lines (store/event-lines.ts). */
-  events(s: ExportSlice, afterSeq: number, limit: number): Promise<EventLineRow[]> {
-    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, limit });
+  /**
+   * Confirmed events of the season after `afterSeq`, in `seq` order, as export lines
+   * (store/event-lines.ts); those of `excluded` competitions are read and left out.
+   */
+  events(s: ExportSlice, afterSeq: number, limit: number, excluded: ReadonlySet<string> = new Set()): Promise<EventLinePage> {
+    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, excluded: [...excluded], limit });
   }
 
   /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */

@@ -13,8 +13,6 @@ import { principal, type CompetitionDeps, type RoutePlugin } from '../types.js';
 import { planExport, type ExportPlan } from './plan.js';
 import { exportSchema } from './schema.js';
 
-/** Rows per keyset page: large enough to amortise a query, small enough to keep memory flat. */
-export const EXPORT_PAGE_ROWS = 1000;
 
 const RECORD_SCHEMA = { events: Event, plays: Play, competitions: Competition } as const;
 
@@ -50,7 +48,7 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports }> =
     } else {
       // The serializer Fastify compiled for this record schema, the one REST responses use.
       const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
-      const rows = new NdjsonStream(sourceFor(plan, deps.competitions, repo, excluded, serialize), EXPORT_PAGE_ROWS, stats);
+      const rows = new NdjsonStream(sourceFor(plan, deps.competitions, repo, excluded, serialize), repo.pageRows, stats);
       body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
       if (key) reply.header('x-svc-export-cache', 'miss');
     }
