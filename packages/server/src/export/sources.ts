@@ -18,9 +18,10 @@ export type Serialize = (record: { [key: string]: unknown }) => string;
  */
 export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: number, excluded: ReadonlySet<string>): PageSource {
   let after = afterSeq;
+  const leftOut = [...excluded];
   return {
     async next(limit) {
-      const page = await repo.events(slice, after, limit, excluded);
+      const page = await repo.events(slice, after, limit, leftOut);
       after = page.lastSeq;
       return { text: page.text, lines: page.lines, fetched: page.fetched, done: page.fetched < limit };
     },

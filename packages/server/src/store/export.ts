@@ -70,8 +70,8 @@ export class ExportRepo {
    * Confirmed events of the season after `afterSeq`, in `seq` order, as export lines
    * (store/event-lines.ts); those of `excluded` competitions are read and left out.
    */
-  events(s: ExportSlice, afterSeq: number, limit: number, excluded: ReadonlySet<string> = new Set()): Promise<EventLinePage> {
-    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, excluded: [...excluded], limit });
+  events(s: ExportSlice, afterSeq: number, limit: number, excluded: readonly string[] = []): Promise<EventLinePage> {
+    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, excluded, limit });
   }
 
   /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */
