@@ -59,7 +59,7 @@ async function pageOfRows(reader: RowReader, engine: 'sqlite' | 'postgres', q: E
 
 /**
  * SQLite: the whole page as one text, joined by the database. Each row read into JavaScript
- * costs a string per column; one text per page costs one (bench/RESULTS.md, "bench/export").
+ * costs a string per column; one text per page costs one (bench/RESULTS.md, "Export: the line stored with the event").
  * `printf('%012d')` writes the id as `eventId` does (it pads, and never cuts a longer one).
  */
 function aggregateSql(q: EventLineQuery, b: SqlBuilder): string {
@@ -92,7 +92,7 @@ export function linesInSeqOrder(text: string): boolean {
 /**
  * Why not Kysely, and why the JSON is stored: an export line costs what crosses from the driver
  * into JS per column (a string per text column) plus whatever renders it; the stored JSON makes
- * it one text per row, and on SQLite one text per page (bench/RESULTS.md, "bench/export").
+ * it one text per row, and on SQLite one text per page (bench/RESULTS.md, "Export: the line stored with the event").
  *
  * The reader is the export's own (store/export.ts): on SQLite a read-only connection whose small
  * page cache keeps a season-long scan from growing the process, and which sees only committed
