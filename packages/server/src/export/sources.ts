@@ -23,13 +23,13 @@ export function eventSource(repo: ExportRepo, slice: ExportSlice, afterSeq: numb
     async next(limit) {
       const page = await repo.events(slice, after, limit, leftOut);
       after = page.lastSeq;
-      return { text: page.text, lines: page.lines, fetched: page.fetched, done: page.fetched < limit };
+      return { text: page.text, fetched: page.fetched, done: page.fetched < limit };
     },
   };
 }
 
 /** Records serialised as lines, each ending in a newline. */
-const linesOf = (lines: string[]): { text: string; lines: number } => ({ text: lines.length > 0 ? `${lines.join('\n')}\n` : '', lines: lines.length });
+const linesOf = (lines: string[]): string => (lines.length > 0 ? `${lines.join('\n')}\n` : '');
 
 /** Where a plays export resumes: inside this competition, after `seq`. */
 export interface PlayStart {
@@ -69,7 +69,7 @@ export function playSource(repo: ExportRepo, slice: ExportSlice, start: PlayStar
         if (got.length > 0) current.seq = got[got.length - 1].seq;
         if (got.length < want) current = undefined;
       }
-      return { ...linesOf(rows.map((r) => serialize(playRecord(r)))), fetched: rows.length, done: rows.length < limit };
+      return { text: linesOf(rows.map((r) => serialize(playRecord(r)))), fetched: rows.length, done: rows.length < limit };
     },
   };
 }
@@ -97,7 +97,7 @@ export function competitionSource(
       const kept = toDate === undefined ? page.data : page.data.filter((c) => c.date < toDate);
       cursor = page.next_cursor ?? undefined;
       const done = page.next_cursor === null || kept.length < page.data.length;
-      return { ...linesOf(kept.map((c) => serialize(c))), fetched: page.data.length, done };
+      return { text: linesOf(kept.map((c) => serialize(c))), fetched: page.data.length, done };
     },
   };
 }

@@ -32,8 +32,8 @@ const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) val
 // "after N" could skip a late-committing lower seq; one lock keeps them in order.
 const SEQUENCE_LOCK = new HotSql('select pg_advisory_xact_lock(7301)');
 
-/** The RETURNING row of INSERT_EVENT, checked. */
-function insertedRow(r: Row): EventRow {
+/** An event row read by column name (INSERT_EVENT's RETURNING, or a raw select), checked. */
+export function eventRowOf(r: Row): EventRow {
   return {
     seq: rowNumber(r.seq), type: rowText(r.type), tier: rowText(r.tier), game_id: rowText(r.game_id), competition_id: rowText(r.competition_id),
     sport: rowText(r.sport), league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type),
@@ -74,12 +74,9 @@ export class EventLog {
       for (const { provisionalIndex, ...fields } of rows) {
         if (provisionalIndex !== undefined) fields.provisional_id = stored[provisionalIndex]?.event.id ?? fields.provisional_id;
         const row = storedEventRow(fields);
-        const [inserted] = await tx.run(INSERT_EVENT, [
-          row.type, row.tier, row.game_id, row.competition_id, row.sport, row.league, row.season_id, row.team, row.event_type, row.points,
-          row.clock ?? null, row.ts, row.agreement, row.reporters, row.latency_ms, row.provisional_id ?? null, row.retracted_id ?? null, row.json_tail,
-        ]);
+        const [inserted] = await tx.run(INSERT_EVENT, INSERTED.map((c) => row[c] ?? null));
         if (!inserted) throw new Error('insert into events returned no row');
-        const r = insertedRow(inserted);
+        const r = eventRowOf(inserted);
         stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) });
       }
       if (stored.length > 0) for (const hook of this.hooks) await hook(tx.kysely, stored);

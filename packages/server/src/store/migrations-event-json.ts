@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { eventJsonTail } from './event-json.js';
-import { rowNumber, rowText, rowTextOrNull } from './row-reader.js';
+import { eventRowOf } from './events.js';
 
 const BATCH = 1000;
 
@@ -26,15 +26,9 @@ export function eventJsonMigration(engine: 'sqlite' | 'postgres'): Migration {
         const seqs: number[] = [];
         const tails: string[] = [];
         for (const r of rows) {
-          seqs.push(rowNumber(r.seq));
-          tails.push(
-            eventJsonTail({
-              type: rowText(r.type), tier: rowText(r.tier), game_id: rowText(r.game_id), competition_id: rowText(r.competition_id), sport: rowText(r.sport),
-              league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type), points: rowNumber(r.points),
-              clock: rowTextOrNull(r.clock), ts: rowText(r.ts), agreement: rowNumber(r.agreement), reporters: rowNumber(r.reporters), latency_ms: rowNumber(r.latency_ms),
-              provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
-            }),
-          );
+          const row = eventRowOf(r);
+          seqs.push(row.seq);
+          tails.push(eventJsonTail(row));
         }
         if (engine === 'postgres') {
           await sql`update events set json_tail = v.tail from unnest(${seqs}::bigint[], ${tails}::text[]) as v(seq, tail) where events.seq = v.seq`.execute(db);

@@ -4,15 +4,6 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 /** What a hot write binds on SQLite (store/write-tx.ts). */
 export type SqliteParam = string | number | null;
 
-/**
- * The SQLite handle Kysely is given: prepared statements are kept and reused by their SQL text.
- * Kysely's SQLite driver calls prepare() for every query it runs, and compiling the statement
- * was the largest single cost of a report's append (profile of bench/stream's 1-subscriber
- * latency: ~0.18 ms of ~1 ms of CPU per report). Kysely builds the same SQL text for the same
- * query shape, so a small LRU catches every hot query. Statements are safe to share here because
- * Kysely runs one query at a time on its single SQLite connection; SQLite re-prepares a cached
- * statement by itself after a schema change.
- */
 /** Prepared statements by SQL text, least recently used dropped past `capacity`. */
 export class StatementLru {
   private readonly statements = new Map<string, SQLite.Statement>();
@@ -48,6 +39,15 @@ export class StatementLru {
   }
 }
 
+/**
+ * The SQLite handle Kysely is given: prepared statements are kept and reused by their SQL text.
+ * Kysely's SQLite driver calls prepare() for every query it runs, and compiling the statement
+ * was the largest single cost of a report's append (profile of bench/stream's 1-subscriber
+ * latency: ~0.18 ms of ~1 ms of CPU per report). Kysely builds the same SQL text for the same
+ * query shape, so a small LRU catches every hot query. Statements are safe to share here because
+ * Kysely runs one query at a time on its single SQLite connection; SQLite re-prepares a cached
+ * statement by itself after a schema change.
+ */
 export class CachedStatements implements SqliteDatabase {
   private readonly statements: StatementLru;
 
@@ -59,7 +59,7 @@ export class CachedStatements implements SqliteDatabase {
   }
 
   prepare(sql: string): SqliteStatement {
-    return this.statement(sql);
+    return this.statements.get(sql);
   }
 
   /**
@@ -67,16 +67,12 @@ export class CachedStatements implements SqliteDatabase {
    * RETURNING). Only for store/write-tx.ts, inside a transaction Kysely holds the connection for.
    */
   rowsNow(sql: string, params: readonly SqliteParam[]): Record<string, unknown>[] {
-    const stmt = this.statement(sql);
+    const stmt = this.statements.get(sql);
     if (!stmt.reader) {
       stmt.run(...params);
       return [];
     }
     return stmt.all(...params).filter(isRecord);
-  }
-
-  private statement(sql: string): SQLite.Statement {
-    return this.statements.get(sql);
   }
 
   /** Whether a transaction is open on this connection. */
