@@ -121,6 +121,24 @@ describe.each(engines())('ingestion on %s', (engine) => {
       expectError(await post(`/v1/competitions/${soccer.competition_id}/plays`, { period, competitor_id: home, event_type: 'goal', points: 1 }, source), 409, 'conflict', { code: 'competition_final' });
     });
 
+    it('lets no play follow the final play when plays race it (final is terminal in the store)', async () => {
+      const games = (await t.app.inject({ url: '/v1/competitions?date=today&sport=tennis&limit=1000', headers: auth(admin) })).json().data as Game[];
+      const match = games.filter((g) => g.status === 'scheduled')[1];
+      const player = match.competitors[0].entity_id;
+      const url = `/v1/competitions/${match.id}/plays`;
+      const period = { unit: 'set', num: 1, label: 'Set 1' };
+      // All of them pass the handler's status check before the first transaction runs.
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => post(url, { period, competitor_id: player, event_type: i === 2 ? 'final' : 'point', points: i === 2 ? 0 : 1 }, source)),
+      );
+      const plays = await t.db.kysely.selectFrom('plays').select(['seq', 'event_type']).where('competition_id', '=', match.id).orderBy('seq').execute();
+      expect(plays.filter((p) => p.event_type === 'final')).toHaveLength(1);
+      expect(plays[plays.length - 1].event_type).toBe('final');
+      const refused = answers.filter((a) => a.statusCode !== 201);
+      for (const a of refused) expectError(a, 409, 'conflict', { code: 'competition_final' });
+      expect(plays).toHaveLength(answers.length - refused.length);
+    });
+
     it('rejects bad plays and stores nothing', async () => {
       const home = basketball.competitors[0].entity_id;
       const before = await count('plays');

@@ -29,7 +29,9 @@ export class OfficialFeed {
     const teamSport = TEAM_SPORTS.some((s) => s === game.sport);
     const now = this.clock.now();
 
-    const inserted = await this.competitions.appendPlays(competitionId, (competitors, last) => {
+    const inserted = await this.competitions.appendPlays(competitionId, (current, competitors, last) => {
+      // Checked again here: a batch racing this one may have ended the competition since.
+      if (current === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
       const state: Record<string, number> = last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
       let seq = last?.seq ?? 0;
       let final = false;

@@ -175,18 +175,27 @@ export class CompetitionRepo {
   }
 
   /**
-   * Appends official plays in one transaction: `build` sees the competitors and the last play as
-   * they are inside it and returns the rows, the competitors' new scores and the competition's
-   * status (it may throw to refuse the batch, and nothing is written).
+   * Appends official plays in one transaction: `build` sees the competition's status, its
+   * competitors and the last play as they are inside it and returns the rows, the competitors'
+   * new scores and the new status (it may throw to refuse the batch, and nothing is written).
+   * Appends to one competition are serialised (on PostgreSQL the competition's row is locked
+   * first), so no two batches number their plays from the same last play and none can land after
+   * a final play another batch wrote meanwhile: the status `build` sees is the one it replaces.
    */
   async appendPlays<T extends { rows: PlayTable[]; scores: { idx: number; score: number }[]; status: 'live' | 'final' }>(
     competitionId: string,
-    build: (competitors: CompetitorTable[], last: { seq: number; state: string } | undefined) => T,
+    build: (status: string, competitors: CompetitorTable[], last: { seq: number; state: string } | undefined) => T,
   ): Promise<T> {
     return this.db.kysely.transaction().execute(async (trx) => {
+      const competition = await trx
+        .selectFrom('competitions')
+        .select('status')
+        .where('id', '=', competitionId)
+        .$if(this.db.engine === 'postgres', (q) => q.forUpdate())
+        .executeTakeFirstOrThrow();
       const competitors = await trx.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
       const last = await trx.selectFrom('plays').select(['seq', 'state']).where('competition_id', '=', competitionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-      const out = build(competitors, last);
+      const out = build(competition.status, competitors, last);
       if (out.rows.length) await trx.insertInto('plays').values(out.rows).execute();
       for (const { idx, score } of out.scores) {
         await trx.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', idx).execute();
