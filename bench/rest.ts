@@ -2,9 +2,10 @@
 // Run: node --import tsx bench/rest.ts   (each run starts from a copy of the archive imported once into bench/.out/pristine)
 //   BENCH_MODE=hot|walk|both (default both): `hot` repeats one URL (the response cache answers);
 //   `walk` is a client walking the archive, every date's competitions, 100 per page, each URL new
-//   to its key (cache misses), against a bare node:http + better-sqlite3 floor, bare Fastify with
-//   svc's repository and no per-request policies (bench/rest-fastify-server.ts), and a bare
-//   same-bytes ceiling. BENCH_WALK_DURATION (s, default 8), BENCH_WALK_KEYS (default 8: one
+//   to its key (response-cache misses): svc warm, svc just started, svc with its settled days off
+//   (the database path), against a bare node:http + better-sqlite3 floor, bare Fastify with svc's
+//   repository and no per-request policies (bench/rest-fastify-server.ts), and a bare same-bytes
+//   ceiling. BENCH_WALK_DURATION (s, default 8), BENCH_WALK_KEYS (default 8: one
 //   connection per key), BENCH_CPU_PROF=1 (V8 profile of svc into bench/.out/prof).
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import { Client } from 'undici';
 import { loadConfig, keyPrefix } from '../packages/server/src/config.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import { KeyRepo } from '../packages/server/src/store/keys.js';
-import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, startProcess, stop } from './lib.js';
+import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, startProcess, startSvc, stop } from './lib.js';
 import { cpuTimes, startSvcForBench } from './stream-common.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -128,52 +129,71 @@ async function checkSameBytes(urls: string[], svcPort: number, floorPort: number
   }
 }
 
+/** A walk of `seconds` after a 2 s warm-up from the far end of the date list, with a key that is not a walking key. */
+async function warmWalk(port: number, warmKey: string, keys: string[], urls: string[], server: ChildProcess): Promise<WalkResult> {
+  await walk(port, [warmKey], [...urls].reverse(), 2);
+  return walk(port, keys, urls, WALK_DURATION, server);
+}
+
 async function walkRows(svcPort: number, svcProcess: ChildProcess, keys: string[]): Promise<string[]> {
   const urls = walkUrls();
   const db = path.join(BENCH_DATA, 'svc.db');
   const floor = await startProcess(['bench/rest-floor-server.ts', db, '18082'], {}, /ready/);
   const results: { name: string; r: WalkResult }[] = [];
+  const row = (name: string, r: WalkResult) => results.push({ name, r });
+  // The database path alone: svc with its settled days turned off.
+  const databasePath = await startSvc(18085, { SVC_SETTLED_DAYS_MB: '0' });
   try {
-    process.stderr.write(`walk: checking ${urls.length} URLs byte for byte\n`);
+    process.stderr.write(`walk: checking ${urls.length} URLs byte for byte (svc, and svc without settled days)\n`);
     await checkSameBytes(urls, svcPort, 18082);
+    await checkSameBytes(urls, 18085, 18082);
+    process.stderr.write('walk: svc\n');
+    row('svc, settled days in memory (every request a response-cache miss)', await warmWalk(svcPort, BENCH_KEY, keys, urls, svcProcess));
+    process.stderr.write('walk: svc, database path\n');
+    row('svc, settled days off (SVC_SETTLED_DAYS_MB=0): every request runs SQL', await warmWalk(18085, BENCH_KEY, keys, urls, databasePath));
     process.stderr.write('walk: floor\n');
-    // Warm-ups use URLs from the far end of the list the measured walk starts from: svc's
-    // response cache keeps answers 1 s, and a warm-up key is not a walking key anyway.
-    await walk(18082, ['-'], urls, 2);
-    results.push({ name: 'floor: bare node:http + better-sqlite3, same keyset query', r: await walk(18082, keys, urls, WALK_DURATION, floor) });
+    // Warm-ups use URLs from the far end of the list the measured walk starts from.
+    await walk(18082, ['-'], [...urls].reverse(), 2);
+    row('floor: bare node:http + better-sqlite3, same keyset query', await walk(18082, keys, urls, WALK_DURATION, floor));
   } finally {
-    await stop(floor);
+    await Promise.all([stop(floor), stop(databasePath)]);
+  }
+  process.stderr.write('walk: svc just started\n');
+  // No check pass and no warm-up: each day is read from the database the first time it is asked for.
+  const cold = await startSvc(18086);
+  try {
+    row('svc just started: no warm-up, each day read from the database on its first request', await walk(18086, keys, urls, WALK_DURATION, cold));
+  } finally {
+    await stop(cold);
   }
   process.stderr.write('walk: bare Fastify + svc repository\n');
   const fastify = await startProcess(['bench/rest-fastify-server.ts', BENCH_DATA, '18084'], {}, /ready/);
   try {
     await checkSameBytes(urls, svcPort, 18084);
-    await walk(18084, ['-'], urls, 2);
-    results.push({ name: 'middle: bare Fastify + svc CompetitionRepo and response schema, no policies', r: await walk(18084, keys, urls, WALK_DURATION, fastify) });
+    await walk(18084, ['-'], [...urls].reverse(), 2);
+    row('middle: bare Fastify + svc CompetitionRepo and response schema, no policies', await walk(18084, keys, urls, WALK_DURATION, fastify));
   } finally {
     await stop(fastify);
   }
-  process.stderr.write('walk: svc\n');
-  results.unshift({ name: 'svc, every request a cache miss', r: await walk(svcPort, keys, urls, WALK_DURATION, svcProcess) });
   process.stderr.write('walk: ceiling\n');
   const ceiling = await startProcess(['bench/rest-floor-server.ts', db, '18083', 'ceiling'], {}, /ready/);
   try {
-    await walk(18083, ['-'], urls, 2);
-    results.push({ name: 'ceiling: bare node:http, same bytes from memory', r: await walk(18083, keys, urls, WALK_DURATION, ceiling) });
+    await walk(18083, ['-'], [...urls].reverse(), 2);
+    row('ceiling: bare node:http, same bytes from memory', await walk(18083, keys, urls, WALK_DURATION, ceiling));
   } finally {
     await stop(ceiling);
   }
-  const svc = results[0].r;
-  const [floorR, middleR, ceilingR] = [results[1].r, results[2].r, results[3].r];
+  const [svc, sql, floorR, coldR, middleR, ceilingR] = results.map((x) => x.r);
+  const verdict = (ratio: number, goal: number) => `${fmt(ratio, 2)} (goal ≥ ${goal} ${ratio >= goal ? 'met' : 'NOT met'})`;
   return [
-    `walk — ${urls.length} dates (one page each), ${keys.length} keys × 1 keep-alive connection, ${WALK_DURATION} s per server; svc answers verified byte-equal to the floor's for every URL`,
+    `walk — ${urls.length} dates (one page each), ${keys.length} keys × 1 keep-alive connection, ${WALK_DURATION} s per server; svc answers (both paths) verified byte-equal to the floor's for every URL`,
     '| server | req/s | p50 ms | p99 ms | server CPU µs/request (user + kernel) | laps of the archive (max per key) |',
     '|---|---|---|---|---|---|',
     ...results.map(({ name, r }) => `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUser + r.cpuSystem)} (${fmt(r.cpuUser)} + ${fmt(r.cpuSystem)}) | ${r.laps} |`),
     '',
-    `svc / floor: ${fmt(svc.rps / floorR.rps, 2)} (goal ≥ 0.5 ${svc.rps / floorR.rps >= 0.5 ? 'met' : 'NOT met'}); ` +
-      `svc / ceiling: ${fmt(svc.rps / ceilingR.rps, 2)} (goal ≥ 0.3 ${svc.rps / ceilingR.rps >= 0.3 ? 'met' : 'NOT met'}); floor / ceiling: ${fmt(floorR.rps / ceilingR.rps, 2)}; ` +
-      `bare Fastify + repository / floor: ${fmt(middleR.rps / floorR.rps, 2)}; svc / bare Fastify + repository: ${fmt(svc.rps / middleR.rps, 2)}`,
+    `svc / floor: ${verdict(svc.rps / floorR.rps, 0.5)}; svc / ceiling: ${verdict(svc.rps / ceilingR.rps, 0.3)}; ` +
+      `just started / ceiling: ${fmt(coldR.rps / ceilingR.rps, 2)}; settled days off / floor: ${fmt(sql.rps / floorR.rps, 2)}, / ceiling: ${fmt(sql.rps / ceilingR.rps, 2)}; ` +
+      `floor / ceiling: ${fmt(floorR.rps / ceilingR.rps, 2)}; bare Fastify + repository / floor: ${fmt(middleR.rps / floorR.rps, 2)}`,
   ];
 }
 

@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(playerRoutes, { prefix: '/v1', ...reference });
   await app.register(venueRoutes, { prefix: '/v1', ...reference });
   await app.register(seasonRoutes, { prefix: '/v1', ...reference });
-  await app.register(competitionRoutes, { prefix: '/v1', ...competitions });
+  await app.register(competitionRoutes, { prefix: '/v1', ...competitions, settledDays: s.settledDays });
   await app.register(gameRoutes, { prefix: '/v1', ...competitions });
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });

@@ -39,6 +39,8 @@ export interface Config {
   consensusRetractMs: number;
   /** This node's name on consensus leases; null: `single` without Redis, else unique per process. */
   nodeId: string | null;
+  /** Memory for the competitions of settled days (docs/decisions.md, "Settled days"); 0 turns it off. */
+  settledDaysBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     consensusLeaseMs: int(env, 'SVC_CONSENSUS_LEASE_MS', 8000, 300, 60_000),
     consensusRetractMs: int(env, 'SVC_CONSENSUS_RETRACT_MS', 90_000, 1000, 3_600_000),
     nodeId: nodeId(env),
+    settledDaysBytes: int(env, 'SVC_SETTLED_DAYS_MB', 64, 0, 65_536) * 1_048_576,
   };
   return { ...config, ...overrides };
 }

@@ -6,6 +6,7 @@ import { createAuthenticator, type Authenticator } from './http/auth.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
+import { SettledDays } from './store/settled-days.js';
 import { IdempotencyRepo } from './store/idempotency.js';
 import { secretBoxOf } from './secrets/key.js';
 import { KeyRepo } from './store/keys.js';
@@ -50,6 +51,8 @@ export interface Services {
   idempotency: IdempotencyRepo;
   reference: ReferenceRepo;
   competitions: CompetitionRepo;
+  /** Lists of settled days, answered from memory. */
+  settledDays: SettledDays;
   leagues: LeagueDirectory;
   auth: Authenticator;
   limiter: RateLimiter;
@@ -80,6 +83,8 @@ export function createServices(deps: AppDeps): Services {
   const events = new EventLog(db);
   const bus = deps.bus ?? new LocalBus();
   const cache = new ResponseCache(clock);
+  const competitions = new CompetitionRepo(db);
+  const today = () => isoDate(clock.now());
   const metrics = new Metrics();
   events.afterAppend((stored) => {
     cache.invalidate();
@@ -120,12 +125,13 @@ export function createServices(deps: AppDeps): Services {
     keys,
     idempotency: new IdempotencyRepo(db, secretBoxOf(config)),
     reference,
-    competitions: new CompetitionRepo(db),
+    competitions,
+    settledDays: new SettledDays(competitions, clock, today, config.settledDaysBytes),
     leagues,
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
     limiter: redis ? new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
-    today: () => isoDate(clock.now()),
+    today,
   };
 }

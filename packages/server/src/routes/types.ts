@@ -5,6 +5,7 @@ import { SvcError } from '../domain/errors.js';
 import type { CompetitionRepo } from '../store/competitions.js';
 import type { LeagueDirectory } from '../store/league-directory.js';
 import type { ReferenceRepo } from '../store/reference.js';
+import type { SettledDays } from '../store/settled-days.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -25,6 +26,11 @@ export interface ReferenceDeps {
 export interface CompetitionDeps extends ReferenceDeps {
   competitions: CompetitionRepo;
   today: () => string;
+}
+
+/** What the competition routes read besides: lists of settled days come from memory. */
+export interface CompetitionListDeps extends CompetitionDeps {
+  settledDays: SettledDays;
 }
 
 /** Authenticated routes always have a principal; this states it once instead of in every handler. */

@@ -1,15 +1,22 @@
 import { notFound } from '../../domain/errors.js';
 import { requireEventAccess } from '../../domain/access.js';
 import { requireScope } from '../../domain/scopes.js';
-import { principal, type CompetitionDeps, type RoutePlugin } from '../types.js';
+import { principal, type CompetitionListDeps, type RoutePlugin } from '../types.js';
+import { sendSerialized } from '../common.js';
 import { resolveCompetitionQuery } from './filters.js';
 import { getCompetition, listCompetitions, listPlays } from './schema.js';
 
-export const competitionRoutes: RoutePlugin<CompetitionDeps> = async (app, deps) => {
-  const { competitions, today } = deps;
-  app.get('/competitions', { schema: listCompetitions, config: { cache: true } }, async (request) => {
+export const competitionRoutes: RoutePlugin<CompetitionListDeps> = async (app, deps) => {
+  const { competitions, settledDays, today } = deps;
+  app.get('/competitions', { schema: listCompetitions, config: { cache: true } }, async (request, reply) => {
     const { limit = 100, cursor, ...q } = request.query;
     const { scope, filter } = await resolveCompetitionQuery(deps, principal(request), q);
+    const settled = await settledDays.page(scope, filter, { limit, cursor });
+    if (settled !== undefined) {
+      // Built again from memory for less than keeping it would cost: the response cache passes.
+      request.cached = null;
+      return sendSerialized(reply, settled);
+    }
     return competitions.list(scope, filter, { limit, cursor });
   });
 
