@@ -85,12 +85,13 @@ export function createServices(deps: AppDeps): Services {
   const cache = new ResponseCache(clock);
   const competitions = new CompetitionRepo(db);
   const today = () => isoDate(clock.now());
+  const settledDays = new SettledDays(competitions, clock, today, config.settledDaysBytes);
   const metrics = new Metrics();
   events.afterAppend((stored) => {
     cache.invalidate();
     metrics.observeEvents(stored);
   });
-  metrics.readFrom({ webhookPending: () => countPending(db) });
+  metrics.readFrom({ webhookPending: () => countPending(db), settledDaysBytes: () => settledDays.size });
   const health = new FeedHealth(clock);
   // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
   const nodeId = deps.nodeId ?? config.nodeId ?? defaultNodeId(redis !== null || deps.router !== undefined);
@@ -126,7 +127,7 @@ export function createServices(deps: AppDeps): Services {
     idempotency: new IdempotencyRepo(db, secretBoxOf(config)),
     reference,
     competitions,
-    settledDays: new SettledDays(competitions, clock, today, config.settledDaysBytes),
+    settledDays,
     leagues,
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
     limiter: redis ? new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryRateLimiter(clock),

@@ -163,6 +163,7 @@ describe('operations endpoints', () => {
         'svc_webhook_deliveries_total',
         'svc_webhook_pending',
         'svc_confirmation_latency_seconds',
+        'svc_settled_days_bytes',
         'process_cpu_seconds_total',
         'nodejs_eventloop_lag_seconds',
       ]) {

@@ -54,8 +54,10 @@ describe.each(engines())('settled days on %s', (engine) => {
 
   it('answers every day of the archive with the bytes of the database path', async () => {
     for (const date of dates) await both(`/v1/competitions?date=${date}&limit=100`, admin);
-    // The settled ones were answered from memory.
+    // The settled ones were answered from memory, and the gauge says how much it holds.
     expect(t.services.settledDays.size).toBeGreaterThan(0);
+    const metrics = await t.app.inject({ url: '/metrics', headers: auth(admin) });
+    expect(metrics.body).toContain(`\nsvc_settled_days_bytes ${t.services.settledDays.size}\n`);
     expect(dates.some((d) => d < settledBefore()) && dates.some((d) => d >= settledBefore())).toBe(true);
   });
 

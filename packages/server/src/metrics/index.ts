@@ -23,6 +23,7 @@ export class Metrics {
   readonly confirmationLatency: Histogram<'sport'>;
   private streamConnections: Reading = () => 0;
   private webhookPending: Reading = () => 0;
+  private settledDaysBytes: Reading = () => 0;
 
   constructor(opts: { processDefaults?: boolean } = {}) {
     const registers = [this.registry];
@@ -69,12 +70,19 @@ export class Metrics {
       registers,
       collect: read(() => this.webhookPending),
     });
+    new Gauge({
+      name: 'svc_settled_days_bytes',
+      help: 'Memory held by the settled days (lists answered without SQL), as counted against SVC_SETTLED_DAYS_MB.',
+      registers,
+      collect: read(() => this.settledDaysBytes),
+    });
   }
 
-  /** Where the gauges read their values from (the stream gateway, the delivery queue). */
-  readFrom(readings: { streamConnections?: Reading; webhookPending?: Reading }): void {
+  /** Where the gauges read their values from (the stream gateway, the delivery queue, the settled days). */
+  readFrom(readings: { streamConnections?: Reading; webhookPending?: Reading; settledDaysBytes?: Reading }): void {
     if (readings.streamConnections) this.streamConnections = readings.streamConnections;
     if (readings.webhookPending) this.webhookPending = readings.webhookPending;
+    if (readings.settledDaysBytes) this.settledDaysBytes = readings.settledDaysBytes;
   }
 
   /** Counts committed events; a crowd-confirmed score also records its confirmation latency. */
