@@ -96,10 +96,14 @@ export function createServices(deps: AppDeps): Services {
   // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
   const nodeId = deps.nodeId ?? config.nodeId ?? defaultNodeId(redis !== null || deps.router !== undefined);
   const router = deps.router ?? (redis ? new RedisRouter(nodeId, redis, redis.duplicate(), redisKeys(config.redisPrefix)) : null);
-  bus.subscribe((batch) => health.observe(batch));
+  const status = new StatusService({ db, clock, health, redis });
+  bus.subscribe((batch) => {
+    health.observe(batch);
+    status.eventsSeen();
+  });
   return {
     health,
-    status: new StatusService({ db, clock, health, redis }),
+    status,
     events,
     bus,
     cache,

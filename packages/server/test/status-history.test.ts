@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/domain/clock.js';
-import { StatusService } from '../src/status/service.js';
+import { ManualClock, isoTime } from '../src/domain/clock.js';
+import { REPORT_TTL_MS, StatusService } from '../src/status/service.js';
 import { DAY_MS, MINUTE_MS, dayUptime, feedState, webhooksFailing } from '../src/status/rules.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';
 
@@ -180,5 +180,33 @@ describe.each(engines())('status history (%s)', (engine) => {
     // The old days fell out of the 90-day window: today is the only day with a figure.
     const s = await status();
     expect(s.sports[0].days.filter((d) => d.uptime !== null)).toHaveLength(1);
+  });
+
+  it('builds the public report at most once a second, shared by everyone asking, and afresh after an event or a sample', async () => {
+    const generatedAt = async (url = '/v1/status') => {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode).toBe(200);
+      return url === '/v1/status' ? String(res.json().data.generated_at) : String(/"generated_at":"([^"]+)"/.exec(res.body)?.[1]);
+    };
+    const first = await generatedAt();
+    clock.advance(REPORT_TTL_MS / 2);
+    expect(await generatedAt()).toBe(first);
+    expect(await generatedAt('/status')).toBe(first);
+    const asked = await Promise.all(Array.from({ length: 20 }, () => generatedAt()));
+    expect(new Set(asked)).toEqual(new Set([first]));
+    clock.advance(REPORT_TTL_MS / 2);
+    const second = await generatedAt();
+    expect(second).toBe(isoTime(clock.now()));
+    clock.advance(10);
+    // What the event bus calls for every batch this node sees.
+    t.services.status.eventsSeen();
+    expect(await generatedAt()).toBe(isoTime(clock.now()));
+    // A report built at the start of a minute, then that minute's sample 10 ms later.
+    clock.set(Math.ceil(clock.now() / MINUTE_MS) * MINUTE_MS);
+    const held = await generatedAt();
+    clock.advance(10);
+    expect(await generatedAt()).toBe(held);
+    expect(await t.services.status.sample()).toBe(true);
+    expect(await generatedAt()).toBe(isoTime(clock.now()));
   });
 });

@@ -48,6 +48,8 @@ export interface StatusReport {
 
 const SPORT_LABEL: Record<string, string> = { soccer: 'Soccer', basketball: 'Basketball', tennis: 'Tennis', golf: 'Golf', mma: 'MMA' };
 const INCIDENTS_SHOWN = 50;
+/** How long a built report is shown to the public routes, at most (see `report`). */
+export const REPORT_TTL_MS = 1000;
 /** Samples are deleted past their retention once an hour, not every minute. */
 const PRUNE_EVERY_MS = 60 * 60_000;
 
@@ -75,6 +77,8 @@ export class StatusService {
   readonly requests: RequestTally;
   private lastSampled = -1;
   private lastPruned = -1;
+  private held: { at: number; generation: number; report: Promise<StatusReport> } | null = null;
+  private generation = 0;
   private readonly competitions: CompetitionRepo;
 
   constructor(
@@ -138,11 +142,37 @@ export class StatusService {
       this.lastPruned = now;
     }
     this.lastSampled = minute;
+    this.generation++;
     return true;
   }
 
-  async report(): Promise<StatusReport> {
+  /**
+   * The current report. The routes that show it are public, so anyone can ask as often as they
+   * like: a report is built at most once a second (REPORT_TTL_MS) and concurrent askers share the
+   * one being built. An event seen by this node (its own or, in a cluster, from the bus) makes the
+   * next ask build a new one, so a feed's change shows at once; the rest (webhook tallies, REST
+   * answers, history) may be a second old.
+   */
+  report(): Promise<StatusReport> {
     const now = this.deps.clock.now();
+    const held = this.held;
+    if (held && held.generation === this.generation && now - held.at < REPORT_TTL_MS) return held.report;
+    const report = this.build(now);
+    const entry = { at: now, generation: this.generation, report };
+    this.held = entry;
+    // A failed build is not kept: the next ask tries again.
+    report.catch(() => {
+      if (this.held === entry) this.held = null;
+    });
+    return report;
+  }
+
+  /** Called for every batch of events this node sees: the next report is built afresh (as after a sample). */
+  eventsSeen(): void {
+    this.generation++;
+  }
+
+  private async build(now: number): Promise<StatusReport> {
     const feeds = this.deps.health.evaluate(await this.liveGames());
     const channels = await this.channels(now);
     const days = historyDays(now);
