@@ -42,7 +42,7 @@ export function syntheticVenue(prng: Prng, name: string, city: string, capacity:
   return { id: slugify(name), name, city, country: SYNTHETIC_COUNTRY, lat, lng, capacity, synthetic: 1 };
 }
 
-export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+export { addDays } from '../domain/clock.js';
 export const at = (date: string, hhmm: string): string => `${date}T${hhmm}:00.000Z`;
 export const hhmm = (minutesOfDay: number): string =>
   `${String(Math.floor(minutesOfDay / 60) % 24).padStart(2, '0')}:${String(minutesOfDay % 60).padStart(2, '0')}`;

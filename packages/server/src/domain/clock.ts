@@ -20,3 +20,6 @@ export class ManualClock implements Clock {
 
 export const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 export const isoTime = (ms: number): string => new Date(ms).toISOString();
+
+/** The ISO date `days` days after `date` (before it when negative). */
+export const addDays = (date: string, days: number): string => isoDate(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000);

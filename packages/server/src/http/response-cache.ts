@@ -1,5 +1,6 @@
 import type { FastifyInstance, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import { withHook } from './route-hooks.js';
+import { sendSerialized } from './serialized.js';
 import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/scopes.js';
 
@@ -97,7 +98,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     const key = cache.keyFor(request.principal, request.url);
     const hit = cache.get(key);
     if (hit !== undefined) {
-      reply.code(200).type('application/json; charset=utf-8').send(hit);
+      sendSerialized(reply, hit);
       return;
     }
     if (cache.admits(key)) request.cached = { key, generation: cache.currentGeneration };

@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import { Competition } from '@svc/schema';
-import type { Clock } from '../domain/clock.js';
+import { addDays, type Clock } from '../domain/clock.js';
 import { encodeCursor } from '../domain/cursor.js';
 import type { ScopeFilter } from '../domain/scopes.js';
 import type { CompetitionFilter, CompetitionRepo } from './competitions.js';
@@ -42,8 +42,6 @@ interface SettledDay {
   /** When it was last read, as a count of reads. */
   usedAt: number;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The competitions of settled days, each with its REST JSON, so a list of one such day is
@@ -123,7 +121,7 @@ export class SettledDays {
     const today = this.today();
     if (today !== this.boundaryOf) {
       this.boundaryOf = today;
-      this.boundary = new Date(Date.parse(`${today}T00:00:00Z`) - SETTLE_AFTER_DAYS * DAY_MS).toISOString().slice(0, 10);
+      this.boundary = addDays(today, -SETTLE_AFTER_DAYS);
     }
     return date <= this.boundary;
   }

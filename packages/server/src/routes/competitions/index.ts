@@ -2,7 +2,7 @@ import { notFound } from '../../domain/errors.js';
 import { requireEventAccess } from '../../domain/access.js';
 import { requireScope } from '../../domain/scopes.js';
 import { principal, type CompetitionListDeps, type RoutePlugin } from '../types.js';
-import { sendSerialized } from '../common.js';
+import { sendSerialized } from '../../http/serialized.js';
 import { resolveCompetitionQuery } from './filters.js';
 import { getCompetition, listCompetitions, listPlays } from './schema.js';
 
