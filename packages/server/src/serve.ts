@@ -7,6 +7,7 @@ import { keyFilePath, openStore } from './secrets/key.js';
 import { RedisBus } from './bus/redis-bus.js';
 import { redisKeys } from './bus/redis-keys.js';
 import { startBackground } from './worker.js';
+import { lowerHelperThreads } from './helper-threads.js';
 import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
 import { startKey, type StartKey } from './demo-key.js';
@@ -32,7 +33,9 @@ export async function serve(given: Config): Promise<void> {
   let drain: (() => Promise<void>) | null = null;
   let log: DrainLog = startLog;
   exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
-  const { db, config, keySource } = await openStore(given, { backgroundCheckpoint: true });
+  // First, before anything starts a thread the event loop waits on (see helper-threads.ts).
+  lowerHelperThreads(given.helperThreadNice);
+  const { db, config, keySource } = await openStore(given, { backgroundCheckpoint: true, checkpointNice: given.helperThreadNice });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const print = (line: string) => process.stderr.write(`${line}\n`);
 

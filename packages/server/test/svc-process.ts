@@ -17,6 +17,7 @@ export async function freePort(): Promise<number> {
 
 export interface SvcProcess {
   base: string;
+  pid: number;
   output(): string;
   stop(): Promise<void>;
   /** SIGKILL: a hard crash, no shutdown work at all. */
@@ -63,6 +64,7 @@ export async function startSvc(dataDir: string, env: Record<string, string>): Pr
   }
   return {
     base,
+    pid: child.pid ?? 0,
     output: () => output,
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -93,7 +93,7 @@ export async function verifySecretKey(db: Db, box: SecretBox): Promise<void> {
  * Opens the store of a command that reads or writes secrets (serve, import, keys, secrets): the
  * key resolved, plaintext rows from before encryption sealed, and the key checked.
  */
-export async function openStore(config: Config, opts: { backgroundCheckpoint?: boolean } = {}): Promise<{ db: Db; config: Config; box: SecretBox; keySource: KeySource }> {
+export async function openStore(config: Config, opts: { backgroundCheckpoint?: boolean; checkpointNice?: number } = {}): Promise<{ db: Db; config: Config; box: SecretBox; keySource: KeySource }> {
   const resolved = resolveSecretKey(config);
   const box = secretBoxOf(resolved.config);
   const db = await openDb({ ...resolved.config, ...opts, secrets: box });

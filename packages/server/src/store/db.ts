@@ -37,6 +37,8 @@ export interface DbOptions {
   poolSize?: number;
   /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (see WalCheckpointer). */
   backgroundCheckpoint?: boolean;
+  /** Nice value the checkpointer thread gives itself (0: unchanged); see helper-threads.ts. */
+  checkpointNice?: number;
   /** Seals secrets a migration finds in plaintext (docs/operations.md "Secrets at rest"). */
   secrets?: SecretBox | null;
 }
@@ -54,7 +56,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -65536');
-    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250) : null;
+    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250, opts.checkpointNice ?? 0) : null;
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
     const statements = new CachedStatements(sqlite);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });

@@ -13,10 +13,11 @@ import { Worker } from 'node:worker_threads';
 export class WalCheckpointer {
   private constructor(private readonly worker: Worker) {}
 
-  static start(file: string, intervalMs: number): WalCheckpointer {
+  /** `nice` (0: unchanged) lowers the thread's own priority below the event loop's (helper-threads.ts). */
+  static start(file: string, intervalMs: number, nice = 0): WalCheckpointer {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, intervalMs },
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, intervalMs, nice },
     });
     // A failing checkpointer leaves the WAL growing until the next start; it must not crash the service.
     worker.on('error', () => undefined);
@@ -39,6 +40,10 @@ export class WalCheckpointer {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.module);
+if (workerData.nice) {
+  // Linux names the calling thread in /proc/thread-self; elsewhere the thread keeps its priority.
+  try { require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), workerData.nice); } catch { /* not Linux */ }
+}
 const db = new SQLite(workerData.file);
 const timer = setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next tick retries */ }

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { loadConfig, ConfigError } from '../src/config.js';
+import { WalCheckpointer } from '../src/store/wal-checkpointer.js';
+import { startSvc, type SvcProcess } from './svc-process.js';
+
+/** Nice value of each thread of a process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */
+function niceOf(pid: number | 'self'): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+// Threads, their ids and their nice values are Linux's /proc; svc changes nothing elsewhere.
+const linux = process.platform === 'linux';
+
+describe.runIf(linux)('event loop first: helper threads of svc serve run below the event loop', () => {
+  let dir: string;
+  let svc: SvcProcess;
+  let plain: SvcProcess;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-nice-'));
+    [svc, plain] = await Promise.all([
+      startSvc(path.join(dir, 'a'), {}),
+      startSvc(path.join(dir, 'b'), { SVC_HELPER_THREAD_NICE: '0' }),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([svc?.stop(), plain?.stop()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lowers every thread but the event loop to nice 19 by default, the WAL checkpointer included', async () => {
+    const res = await fetch(`${svc.base}/healthz`);
+    expect(res.status).toBe(200);
+    const nice = niceOf(svc.pid);
+    expect(nice.get(svc.pid)).toBe(0);
+    const helpers = [...nice].filter(([tid]) => tid !== svc.pid);
+    // V8's platform workers, libuv's pool and the checkpointer at the least.
+    expect(helpers.length).toBeGreaterThanOrEqual(6);
+    expect(helpers.filter(([, n]) => n !== 19)).toEqual([]);
+  });
+
+  it('leaves every thread alone with SVC_HELPER_THREAD_NICE=0', () => {
+    const nice = niceOf(plain.pid);
+    expect(nice.size).toBeGreaterThanOrEqual(7);
+    expect([...nice.values()].every((n) => n === 0)).toBe(true);
+  });
+});
+
+describe.runIf(linux)('WalCheckpointer', () => {
+  it('gives its own thread the nice value it is started with, and none without one', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ckpt-'));
+    const file = path.join(dir, 'x.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    const threadsOf = async (nice: number) => {
+      const before = new Set(niceOf('self').keys());
+      const ckpt = WalCheckpointer.start(file, 50, nice);
+      // The thread lowers itself as it starts; give it a moment to run its first lines.
+      let added: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        const now = niceOf('self');
+        added = [...now].filter(([tid, n]) => !before.has(tid) && n === nice && nice !== 0).map(([tid]) => tid);
+        if (nice === 0 || added.length > 0) break;
+      }
+      const after = niceOf('self');
+      await ckpt.stop();
+      return { added, lowered: [...after].filter(([tid, n]) => !before.has(tid) && n !== 0).length };
+    };
+    try {
+      const lowered = await threadsOf(12);
+      expect(lowered.added.length).toBe(1);
+      const untouched = await threadsOf(0);
+      expect(untouched.lowered).toBe(0);
+      // This process's own threads kept their priority.
+      expect(niceOf('self').get(process.pid)).toBe(0);
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SVC_HELPER_THREAD_NICE', () => {
+  it('is 19 unless set, 0 turns it off, and anything outside 0..19 is refused in one line', () => {
+    expect(loadConfig({}).helperThreadNice).toBe(19);
+    expect(loadConfig({ SVC_HELPER_THREAD_NICE: '0' }).helperThreadNice).toBe(0);
+    expect(loadConfig({ SVC_HELPER_THREAD_NICE: '7' }).helperThreadNice).toBe(7);
+    for (const bad of ['-1', '20', 'high', '1.5']) {
+      expect(() => loadConfig({ SVC_HELPER_THREAD_NICE: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ SVC_HELPER_THREAD_NICE: bad })).toThrow(/^SVC_HELPER_THREAD_NICE must be an integer between 0 and 19, got '.*'$/);
+    }
+  });
+});
