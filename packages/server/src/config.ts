@@ -41,7 +41,7 @@ export interface Config {
   nodeId: string | null;
   /** Memory for the competitions of settled days (docs/decisions.md, "Settled days"); 0 turns it off. */
   settledDaysBytes: number;
-  /** Nice value of the process's helper threads under `svc serve` (docs/decisions.md "Event loop first"); 0 leaves them alone. */
+  /** Nice value of the process's helper threads under `svc serve` (docs/decisions.md "Event loop first"); 0, the default, leaves them alone. */
   helperThreadNice: number;
 }
 
@@ -147,7 +147,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     consensusRetractMs: int(env, 'SVC_CONSENSUS_RETRACT_MS', 90_000, 1000, 3_600_000),
     nodeId: nodeId(env),
     settledDaysBytes: int(env, 'SVC_SETTLED_DAYS_MB', 64, 0, 65_536) * 1_048_576,
-    helperThreadNice: int(env, 'SVC_HELPER_THREAD_NICE', 19, 0, 19),
+    helperThreadNice: int(env, 'SVC_HELPER_THREAD_NICE', 0, 0, 19),
   };
   return { ...config, ...overrides };
 }

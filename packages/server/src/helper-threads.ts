@@ -3,11 +3,11 @@ import os from 'node:os';
 
 /**
  * Lowers the scheduling priority (raises the nice value) of every thread of this process but the
- * event loop's: V8's compiler and GC helpers, and any thread started before this call. The event
- * loop answers every request and writes every frame; on a small machine a helper woken on its
- * core used to take it for milliseconds in the middle of a request (docs/decisions.md "Event
- * loop first"). Threads started later by the event loop (libuv's pool) keep its priority, so the
- * file and DNS work it waits for is not slowed.
+ * event loop's: V8's compiler and GC helpers and libuv's pool (an ES module entry point has
+ * started it before any of our code runs). The event loop answers every request and writes every
+ * frame; on a small machine a helper woken on its core can take it for milliseconds in the middle
+ * of a request. Lowered helpers lose when the machine is saturated, which is why this is a
+ * setting (docs/decisions.md "Event loop first").
  *
  * Linux only (threads are listed in /proc and a thread id is a valid setpriority target); elsewhere,
  * or with `nice` 0, nothing changes. Returns the number of threads lowered.

@@ -33,7 +33,7 @@ export async function serve(given: Config): Promise<void> {
   let drain: (() => Promise<void>) | null = null;
   let log: DrainLog = startLog;
   exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
-  // First, before anything starts a thread the event loop waits on (see helper-threads.ts).
+  // Threads started from here on are the event loop's own or lower themselves (the checkpointer).
   lowerHelperThreads(given.helperThreadNice);
   const { db, config, keySource } = await openStore(given, { backgroundCheckpoint: true, checkpointNice: given.helperThreadNice });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;

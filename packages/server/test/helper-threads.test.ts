@@ -31,8 +31,8 @@ describe.runIf(linux)('event loop first: helper threads of svc serve run below t
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-nice-'));
     [svc, plain] = await Promise.all([
-      startSvc(path.join(dir, 'a'), {}),
-      startSvc(path.join(dir, 'b'), { SVC_HELPER_THREAD_NICE: '0' }),
+      startSvc(path.join(dir, 'a'), { SVC_HELPER_THREAD_NICE: '19' }),
+      startSvc(path.join(dir, 'b'), {}),
     ]);
   }, 120_000);
   afterAll(async () => {
@@ -40,7 +40,7 @@ describe.runIf(linux)('event loop first: helper threads of svc serve run below t
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lowers every thread but the event loop to nice 19 by default, the WAL checkpointer included', async () => {
+  it('lowers every thread but the event loop to the nice value asked for, the WAL checkpointer included', async () => {
     const res = await fetch(`${svc.base}/healthz`);
     expect(res.status).toBe(200);
     const nice = niceOf(svc.pid);
@@ -51,7 +51,7 @@ describe.runIf(linux)('event loop first: helper threads of svc serve run below t
     expect(helpers.filter(([, n]) => n !== 19)).toEqual([]);
   });
 
-  it('leaves every thread alone with SVC_HELPER_THREAD_NICE=0', () => {
+  it('leaves every thread alone by default', () => {
     const nice = niceOf(plain.pid);
     expect(nice.size).toBeGreaterThanOrEqual(7);
     expect([...nice.values()].every((n) => n === 0)).toBe(true);
@@ -94,8 +94,9 @@ describe.runIf(linux)('WalCheckpointer', () => {
 });
 
 describe('SVC_HELPER_THREAD_NICE', () => {
-  it('is 19 unless set, 0 turns it off, and anything outside 0..19 is refused in one line', () => {
-    expect(loadConfig({}).helperThreadNice).toBe(19);
+  it('is 0 (off) unless set, and anything outside 0..19 is refused in one line', () => {
+    expect(loadConfig({}).helperThreadNice).toBe(0);
+    expect(loadConfig({ SVC_HELPER_THREAD_NICE: '19' }).helperThreadNice).toBe(19);
     expect(loadConfig({ SVC_HELPER_THREAD_NICE: '0' }).helperThreadNice).toBe(0);
     expect(loadConfig({ SVC_HELPER_THREAD_NICE: '7' }).helperThreadNice).toBe(7);
     for (const bad of ['-1', '20', 'high', '1.5']) {
