@@ -3,8 +3,9 @@ import os from 'node:os';
 
 /**
  * Lowers the scheduling priority (raises the nice value) of every thread of this process but the
- * event loop's: V8's compiler and GC helpers and libuv's pool (an ES module entry point has
- * started it before any of our code runs). The event loop answers every request and writes every
+ * event loop's: V8's compiler and GC helpers, and libuv's pool where it already runs (Node 20
+ * starts it to load ES modules; Node 24 starts it later, from the event loop, whose priority it
+ * then keeps). The event loop answers every request and writes every
  * frame; on a small machine a helper woken on its core can take it for milliseconds in the middle
  * of a request. Lowered helpers lose when the machine is saturated, which is why this is a
  * setting (docs/decisions.md "Event loop first").

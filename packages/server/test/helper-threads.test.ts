@@ -47,9 +47,10 @@ describe.runIf(linux)('event loop first: helper threads of svc serve run below t
     // The event loop keeps what it inherited (a runner started under `nice` passes its value on).
     expect(nice.get(svc.pid)).toBe(niceOf('self').get(process.pid));
     const helpers = [...nice].filter(([tid]) => tid !== svc.pid);
-    // V8's platform workers, libuv's pool and the checkpointer at the least.
-    expect(helpers.length).toBeGreaterThanOrEqual(6);
-    expect(helpers.filter(([, n]) => n !== 19)).toEqual([]);
+    // V8's four platform workers and the checkpointer at the least; threads the event loop
+    // starts later (libuv's pool, where Node starts it lazily) keep the event loop's value.
+    expect(helpers.filter(([, n]) => n === 19).length).toBeGreaterThanOrEqual(5);
+    expect(helpers.filter(([, n]) => n !== 19 && n !== nice.get(svc.pid))).toEqual([]);
   });
 
   it('leaves every thread alone by default', () => {
