@@ -5,7 +5,7 @@ import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
 import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
-import { webhooksMigration } from './migrations-webhooks.js';
+import { webhookDueByEventMigration, webhooksMigration } from './migrations-webhooks.js';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -202,6 +202,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0005_encrypted_secrets': encryptedSecretsMigration(secrets),
         '0006_consensus_state': consensusStateMigration(engine),
         '0007_event_json': eventJsonMigration(engine),
+        '0008_webhook_due_by_event': webhookDueByEventMigration(),
       };
     },
   };

@@ -50,6 +50,8 @@ export class StatementLru {
  */
 export class CachedStatements implements SqliteDatabase {
   private readonly statements: StatementLru;
+  /** scanNow's statements: a few fixed texts, never evicted. */
+  private readonly scans = new Map<string, SQLite.Statement>();
 
   constructor(
     private readonly db: SQLite.Database,
@@ -75,6 +77,24 @@ export class CachedStatements implements SqliteDatabase {
     return stmt.all(...params).filter(isRecord);
   }
 
+  /**
+   * Reads the rows of `sql` as arrays, in order, handing each to `visit` until it returns false;
+   * the rows after that are never read. Same rule as rowsNow: only while Kysely holds the
+   * connection (store/write-tx.ts), and the iteration ends before this returns, so the
+   * connection is free again for the next statement.
+   */
+  scanNow(sql: string, params: readonly SqliteParam[], visit: (row: unknown[]) => boolean): void {
+    let stmt = this.scans.get(sql);
+    if (!stmt) {
+      // A statement of its own: raw mode is a setting of the statement, and rowsNow's keep objects.
+      stmt = this.db.prepare(sql).raw(true);
+      this.scans.set(sql, stmt);
+    }
+    for (const row of stmt.iterate(...params)) {
+      if (!Array.isArray(row) || !visit(row)) break;
+    }
+  }
+
   /** Whether a transaction is open on this connection. */
   get inTransaction(): boolean {
     return this.db.inTransaction;
@@ -86,8 +106,10 @@ export class CachedStatements implements SqliteDatabase {
 
   close(): void {
     this.statements.clear();
+    this.scans.clear();
     this.db.close();
   }
 }
 
 const isRecord = (r: unknown): r is Record<string, unknown> => typeof r === 'object' && r !== null;
+

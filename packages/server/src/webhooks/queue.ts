@@ -39,18 +39,47 @@ interface ClaimedRow {
  */
 const PENDING = sql<boolean>`status = 'pending'`;
 
-/** The oldest due rows first, each endpoint within its free slots, up to `limit`. */
-export function withinFreeSlots(due: readonly { id: string; endpoint_id: string }[], req: Pick<ClaimRequest, 'limit' | 'cap' | 'busy'>): string[] {
-  const taken = new Map<string, number>();
-  const ids: string[] = [];
-  for (const d of due) {
-    if (ids.length >= req.limit) break;
-    const n = taken.get(d.endpoint_id) ?? req.busy.get(d.endpoint_id) ?? 0;
-    if (n >= req.cap) continue;
-    taken.set(d.endpoint_id, n + 1);
-    ids.push(d.id);
+/**
+ * Chooses among due rows offered oldest first: each endpoint within its free slots, up to
+ * `limit`. `offer` says whether more rows are wanted, so the walk stops as soon as it has enough.
+ */
+class FreeSlots {
+  readonly rowids: number[] = [];
+  private readonly taken = new Map<string, number>();
+
+  constructor(private readonly req: Pick<ClaimRequest, 'limit' | 'cap' | 'busy'>) {}
+
+  offer(rowid: number, endpointId: string): boolean {
+    const n = this.taken.get(endpointId) ?? this.req.busy.get(endpointId) ?? 0;
+    if (n < this.req.cap) {
+      this.taken.set(endpointId, n + 1);
+      this.rowids.push(rowid);
+    }
+    return this.rowids.length < this.req.limit;
   }
-  return ids;
+}
+
+/**
+ * SQLite's claim walks the due index alone (rowid and endpoint_id are in it: no table row is
+ * read), in its order, and stops once the free slots are filled. The update finds its rows by
+ * rowid, which cannot change in between: nothing else runs on the connection meanwhile.
+ */
+export const SQLITE_DUE_WALK = `
+  select rowid, endpoint_id from webhook_deliveries
+  where status = 'pending' and next_attempt_at <= ? and endpoint_id not in (select value from json_each(?))
+  order by next_attempt_at, event_seq, endpoint_id limit ?`;
+const SQLITE_CLAIM = `
+  update webhook_deliveries
+  set attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?, claim_token = ?
+  where rowid in (select value from json_each(?)) and status = 'pending' and next_attempt_at <= ?
+  returning id, endpoint_id, event_id, event_seq, attempts`;
+
+function claimedRow(r: Record<string, unknown>): ClaimedRow {
+  const { id, endpoint_id, event_id, event_seq, attempts } = r;
+  if (typeof id !== 'string' || typeof endpoint_id !== 'string' || typeof event_id !== 'string' || typeof event_seq !== 'number' || typeof attempts !== 'number') {
+    throw new Error(`webhook claim: unexpected row ${JSON.stringify(r)}`);
+  }
+  return { id, endpoint_id, event_id, event_seq, attempts };
 }
 
 /**
@@ -58,13 +87,13 @@ export function withinFreeSlots(due: readonly { id: string; endpoint_id: string 
  * and counts the attempt, so a worker that dies mid-attempt releases its rows when the lease runs
  * out and the next claim is a new attempt number.
  *
- * A claim walks the due index in time order (`scan` rows at most, skipping endpoints at their
- * cap) and takes the oldest rows within each endpoint's free slots, up to `limit`. Lists travel
- * as one JSON or array parameter, so the SQL text never changes and its prepared statement is
- * reused. On PostgreSQL one statement walks, locks with SKIP LOCKED (which re-checks the due
- * condition on the locked row version: two workers never claim the same attempt), ranks and
- * updates. SQLite (one worker per file, `docs/webhooks.md`) reads, chooses here, and updates by
- * id with the due condition again, since a write through the API may come between the two.
+ * A claim walks the due index in time order, events in their order within a time (`scan` rows
+ * at most, skipping endpoints at their cap), and takes the oldest rows within each endpoint's
+ * free slots, up to `limit`. Lists travel as one JSON or array parameter, so the SQL text never
+ * changes and its prepared statement is reused. On PostgreSQL one statement walks, locks with
+ * SKIP LOCKED (which re-checks the due condition on the locked row version: two workers never
+ * claim the same attempt), ranks and updates. SQLite (one worker per file, `docs/webhooks.md`)
+ * reads, chooses here as it reads, and updates by rowid with the due condition again.
  */
 export class DeliveryQueue {
   constructor(private readonly db: Db) {}
@@ -76,25 +105,29 @@ export class DeliveryQueue {
   }
 
   /**
-   * Two statements under SQLite: the due walk, the choice within free slots here, then the
-   * update by id. One statement that ranks in SQL (a window over the walk, as on PostgreSQL)
-   * measured slower here: 571 ms of SQLite time over bench/webhooks' 20,000 deliveries against 339.
+   * Two statements under SQLite: the walk, choosing within free slots as it goes, then the
+   * update by rowid. One statement that ranks in SQL (a window over the walk, as on PostgreSQL)
+   * measured slower here: 571 ms of SQLite time over bench/webhooks' 20,000 deliveries against
+   * 339 for the two; reading the walk lazily from the covering index cut it again
+   * (bench/RESULTS.md "bench/webhooks").
    */
   private async claimSqlite(req: ClaimRequest, token: string): Promise<ClaimedRow[]> {
+    const statements = this.db.statements;
+    if (!statements) throw new Error('webhook claim: the SQLite store has no statement cache');
     const nowIso = isoTime(req.now);
     const saturated = JSON.stringify([...req.busy].filter(([, n]) => n >= req.cap).map(([id]) => id));
-    const { rows: due } = await sql<{ id: string; endpoint_id: string }>`
-      select id, endpoint_id from webhook_deliveries
-      where ${PENDING} and next_attempt_at <= ${nowIso} and endpoint_id not in (select value from json_each(${saturated}))
-      order by next_attempt_at limit ${req.scan}`.execute(this.db.kysely);
-    const ids = withinFreeSlots(due, req);
-    if (ids.length === 0) return [];
-    const { rows } = await sql<ClaimedRow>`
-      update webhook_deliveries
-      set attempts = attempts + 1, next_attempt_at = ${isoTime(req.now + req.leaseMs)}, last_attempt_at = ${nowIso}, claim_token = ${token}
-      where id in (select value from json_each(${JSON.stringify(ids)})) and ${PENDING} and next_attempt_at <= ${nowIso}
-      returning id, endpoint_id, event_id, event_seq, attempts`.execute(this.db.kysely);
-    return rows;
+    return this.db.kysely.connection().execute(async () => {
+      const pick = new FreeSlots(req);
+      statements.scanNow(SQLITE_DUE_WALK, [nowIso, saturated, req.scan], ([rowid, endpointId]) => {
+        if (typeof rowid !== 'number' || typeof endpointId !== 'string') {
+          throw new Error(`webhook claim: unexpected due row ${JSON.stringify([rowid, endpointId])}`);
+        }
+        return pick.offer(rowid, endpointId);
+      });
+      if (pick.rowids.length === 0) return [];
+      const rows = statements.rowsNow(SQLITE_CLAIM, [isoTime(req.now + req.leaseMs), nowIso, token, JSON.stringify(pick.rowids), nowIso]);
+      return rows.map(claimedRow);
+    });
   }
 
   private async claimPostgres(req: ClaimRequest, token: string): Promise<ClaimedRow[]> {
@@ -112,20 +145,20 @@ export class DeliveryQueue {
         set attempts = attempts + 1, next_attempt_at = ${isoTime(req.now + req.leaseMs)}, last_attempt_at = ${nowIso}, claim_token = ${token}
         where id = any(array(
           select id from (
-            select d.id, d.next_attempt_at,
-              row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as n,
+            select d.id, d.next_attempt_at, d.event_seq,
+              row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq, d.id) as n,
               coalesce(b.busy, 0) as busy
             from (
-              select id, endpoint_id, next_attempt_at from webhook_deliveries
+              select id, endpoint_id, next_attempt_at, event_seq from webhook_deliveries
               where ${PENDING} and next_attempt_at <= ${nowIso}
                 and endpoint_id <> all(array(select e from unnest(${ids}::text[], ${counts}::int[]) as s(e, n) where n >= ${req.cap}))
-              order by next_attempt_at limit ${req.scan}
+              order by next_attempt_at, event_seq limit ${req.scan}
               for update skip locked
             ) d
             left join unnest(${ids}::text[], ${counts}::int[]) as b(endpoint_id, busy) on b.endpoint_id = d.endpoint_id
           ) r
           where n <= ${req.cap} - busy
-          order by next_attempt_at, id limit ${req.limit}
+          order by next_attempt_at, event_seq, id limit ${req.limit}
         ))
         returning id, endpoint_id, event_id, event_seq, attempts`.execute(trx);
       return rows;
