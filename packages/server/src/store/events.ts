@@ -1,5 +1,5 @@
 import type { Event } from '@svc/schema';
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
 import { eventRecord, type EventRow } from './competitions.js';
@@ -144,11 +144,24 @@ export class EventLog {
   }
 }
 
-/** Events by sequence number, in no particular order (the webhook dispatcher's bodies). */
+/**
+ * Events by sequence number, in no particular order (the webhook dispatcher's bodies). The list
+ * travels as one parameter, so the text is the same for any number of events: one prepared
+ * statement, and no query built per claim (docs/architecture.md "Hot reads").
+ */
+const EVENTS_BY_SEQ = {
+  sqlite: `select seq, ${RETURNED.join(', ')} from events where seq in (select value from json_each(?))`,
+  postgres: `select seq, ${RETURNED.join(', ')} from events where seq = any($1::bigint[])`,
+};
+
 export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ seq: number; event: Event }[]> {
   if (seqs.length === 0) return [];
-  const rows = await db.kysely.selectFrom('events').selectAll().where('seq', 'in', [...seqs]).execute();
-  return rows.map((r) => ({ seq: r.seq, event: eventRecord(r) }));
+  const list = db.engine === 'postgres' ? [...seqs] : JSON.stringify(seqs);
+  const { rows } = await db.kysely.executeQuery<Row>(CompiledQuery.raw(EVENTS_BY_SEQ[db.engine], [list]));
+  return rows.map((r) => {
+    const row = eventRowOf(r);
+    return { seq: row.seq, event: eventRecord(row) };
+  });
 }
 
 /** Sequence numbers of confirmed score events with ts in [from, to) that the filter admits, in order; at most `max` + 1. */

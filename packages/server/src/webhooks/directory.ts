@@ -1,5 +1,5 @@
 import { webhookTopic } from '@svc/schema';
-import type { Clock } from '../domain/clock.js';
+import { isoTime, type Clock } from '../domain/clock.js';
 import { planOf } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { endpointSecretAad } from '../secrets/columns.js';
@@ -22,11 +22,11 @@ export interface EndpointInfo {
   ownerProblem: string | null;
 }
 
-/** The secrets that sign at `nowIso`: the current one, and the previous one during its overlap. */
-export function signingSecrets(ep: Pick<EndpointInfo, 'secret' | 'previousSecret' | 'previousSecretUntil'>, nowIso: string): string[] {
-  const out = [ep.secret];
-  if (ep.previousSecret && ep.previousSecretUntil && ep.previousSecretUntil > nowIso) out.push(ep.previousSecret);
-  return out;
+/** The secrets that sign at `now` (epoch ms): the current one, and the previous one during its overlap. */
+export function signingSecrets(ep: Pick<EndpointInfo, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now: number): string[] {
+  // Without a rotation under way (nearly always) no time is formatted.
+  if (!ep.previousSecret || !ep.previousSecretUntil) return [ep.secret];
+  return ep.previousSecretUntil > isoTime(now) ? [ep.secret, ep.previousSecret] : [ep.secret];
 }
 
 /** An endpoint row's secrets in clear: the current one and, during a rotation, the previous one. */

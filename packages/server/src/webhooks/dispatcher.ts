@@ -316,7 +316,7 @@ export class WebhookDispatcher {
           'x-svc-event-id': job.event_id,
           'x-svc-delivery-id': job.id,
           'x-svc-attempt': String(job.attempts),
-          'x-svc-signature': signPayload(signingSecrets(ep, isoTime(at)), body.text, t),
+          'x-svc-signature': signPayload(signingSecrets(ep, at), body.text, t),
         },
       });
     } finally {

@@ -5,6 +5,7 @@ import type { Database } from '../store/types.js';
 import type { Db } from '../store/db.js';
 import type { ClaimedDelivery } from './queue.js';
 import type { Notification } from '@svc/schema';
+import { writeTransaction } from '../store/write-tx.js';
 import { disableEndpoint } from './repo.js';
 
 export type Verdict =
@@ -161,7 +162,7 @@ async function writeOutcomes(
   health: HealthMarks,
 ): Promise<Notification[]> {
   const nowIso = isoTime(now);
-  return db.kysely.transaction().execute(async (trx) => {
+  return writeTransaction(db, async ({ kysely: trx }) => {
     const updated = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(UPDATE_OUTCOMES[db.engine], [nowIso, rows]));
     const held = new Set(updated.rows.map((r) => r.id));
     const attempts: AttemptRow[] = [];

@@ -44,7 +44,7 @@ export class WebhookTester {
       const event: WebhookTestEvent = { id: newTestEventId(), type: 'test', ts: isoTime(at), schema: EVENT_SCHEMA };
       const [deliveryId] = newDeliveryIds(1, at);
       const body = JSON.stringify(event);
-      const secrets = signingSecrets({ ...openEndpointSecrets(this.box, ep), previousSecretUntil: ep.previous_secret_until }, isoTime(at));
+      const secrets = signingSecrets({ ...openEndpointSecrets(this.box, ep), previousSecretUntil: ep.previous_secret_until }, at);
       const r = await this.sender.send({
         endpointId: ep.id,
         url: ep.url,
