@@ -35,7 +35,12 @@ export async function serve(given: Config): Promise<void> {
   exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
   // Threads started from here on are the event loop's own or lower themselves (the checkpointer).
   lowerHelperThreads(given.helperThreadNice);
-  const { db, config, keySource } = await openStore(given, { backgroundCheckpoint: true, checkpointNice: given.helperThreadNice });
+  const { db, config, keySource } = await openStore(given, {
+    backgroundCheckpoint: true,
+    checkpointNice: given.helperThreadNice,
+    // Message and code only: pg's error carries its client, whose connection parameters hold the password.
+    onConnectionError: (err) => log.error({ code: 'code' in err ? String(err.code) : null, reason: err.message }, 'database: a pooled connection failed; the next query opens another'),
+  });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   const print = (line: string) => process.stderr.write(`${line}\n`);
 

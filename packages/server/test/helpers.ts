@@ -8,7 +8,7 @@ import type { Product } from '@svc/schema';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { ManualClock, type Clock } from '../src/domain/clock.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db, type DbOptions } from '../src/store/db.js';
 import type { AppDeps } from '../src/services.js';
 import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';
 
@@ -24,11 +24,14 @@ export function tmpDir(prefix = 'svc-test-'): string {
 }
 
 /** A fresh database holding the imported archive: a copy of the run's template. */
-export async function freshDb(engine: EngineName = 'sqlite'): Promise<{ db: Db; dataDir: string; databaseUrl: string | null }> {
+export async function freshDb(
+  engine: EngineName = 'sqlite',
+  opts: Pick<DbOptions, 'onConnectionError'> = {},
+): Promise<{ db: Db; dataDir: string; databaseUrl: string | null }> {
   const dataDir = tmpDir();
   if (engine === 'sqlite') {
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
-    return { db: await openDb({ dataDir, databaseUrl: null }), dataDir, databaseUrl: null };
+    return { db: await openDb({ dataDir, databaseUrl: null, ...opts }), dataDir, databaseUrl: null };
   }
   const template = inject('pgTemplate');
   if (!template) throw new Error('PostgreSQL is not available in this run');
@@ -38,7 +41,7 @@ export async function freshDb(engine: EngineName = 'sqlite'): Promise<{ db: Db; 
   await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   await admin.end();
   const databaseUrl = pgUrlFor(name);
-  return { db: await openDb({ dataDir, databaseUrl, poolSize: 5 }), dataDir, databaseUrl };
+  return { db: await openDb({ dataDir, databaseUrl, poolSize: 5, ...opts }), dataDir, databaseUrl };
 }
 
 /** One deployment key per test process: every app of a file can read what another sealed. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { generateSecretKey, openSealed, parseSecretKey, SecretBox, sealedKeyId, type SecretKey } from '../domain/secrets/sealed.js';
-import { openDb, type Db } from '../store/db.js';
+import { openDb, type Db, type DbOptions } from '../store/db.js';
 import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from './columns.js';
 
 /** The sandbox's generated key, in the data dir beside svc.db (docs/operations.md "Secrets at rest"). */
@@ -93,7 +93,10 @@ export async function verifySecretKey(db: Db, box: SecretBox): Promise<void> {
  * Opens the store of a command that reads or writes secrets (serve, import, keys, secrets): the
  * key resolved, plaintext rows from before encryption sealed, and the key checked.
  */
-export async function openStore(config: Config, opts: { backgroundCheckpoint?: boolean; checkpointNice?: number } = {}): Promise<{ db: Db; config: Config; box: SecretBox; keySource: KeySource }> {
+export async function openStore(
+  config: Config,
+  opts: Pick<DbOptions, 'backgroundCheckpoint' | 'checkpointNice' | 'onConnectionError'> = {},
+): Promise<{ db: Db; config: Config; box: SecretBox; keySource: KeySource }> {
   const resolved = resolveSecretKey(config);
   const box = secretBoxOf(resolved.config);
   const db = await openDb({ ...resolved.config, ...opts, secrets: box });

@@ -41,12 +41,20 @@ export interface DbOptions {
   checkpointNice?: number;
   /** Seals secrets a migration finds in plaintext (docs/operations.md "Secrets at rest"). */
   secrets?: SecretBox | null;
+  /**
+   * PostgreSQL: told when an idle pooled connection fails (the server restarted, an administrator
+   * or an idle timeout ended it). The pool drops that connection and the next query opens another.
+   */
+  onConnectionError?: (err: Error) => void;
 }
 
 export async function openDb(opts: DbOptions): Promise<Db> {
   let db: Db;
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // Without a listener, an idle connection's error is an unhandled 'error' event: the process exits.
+    const onConnectionError = opts.onConnectionError;
+    pool.on('error', (err) => onConnectionError?.(err));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     db = { kysely, engine: 'postgres', pgPool: pool, reader: new PgRowReader(pool), close: () => kysely.destroy() };
   } else {

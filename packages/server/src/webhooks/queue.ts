@@ -62,7 +62,9 @@ class FreeSlots {
 /**
  * SQLite's claim walks the due index alone (rowid and endpoint_id are in it: no table row is
  * read), in its order, and stops once the free slots are filled. The update finds its rows by
- * rowid, which cannot change in between: nothing else runs on the connection meanwhile.
+ * rowid and checks the due condition again: nothing else of this process runs on the connection
+ * in between, and a write of another process in between can only leave a row out (svc never
+ * vacuums a file it serves, so rowids stay).
  */
 export const SQLITE_DUE_WALK = `
   select rowid, endpoint_id from webhook_deliveries

@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { engines, freshDb, tmpDir, until } from './helpers.js';
+import { startSvc } from './svc-process.js';
+import { PG_ADMIN_URL } from './templates.setup.js';
+
+/** Ends every server process of `database` but the caller's, as an administrator (or a restart) does. */
+async function terminateBackends(database: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+    return rows.length;
+  } finally {
+    await admin.end();
+  }
+}
+
+describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the server ends', () => {
+  it('cost neither the process nor the next query: the pool reports the broken idle connection and opens another', async () => {
+    const errors: Error[] = [];
+    const { db, databaseUrl } = await freshDb('postgres', { onConnectionError: (err) => errors.push(err) });
+    try {
+      // Two queries at once leave two idle connections in the pool.
+      await Promise.all([sql`select pg_sleep(0.05)`.execute(db.kysely), sql`select pg_sleep(0.05)`.execute(db.kysely)]);
+      const database = new URL(databaseUrl ?? '').pathname.slice(1);
+      expect(await terminateBackends(database)).toBeGreaterThanOrEqual(2);
+      await until(() => errors.length >= 2, 5_000, 'the pool to hear of both terminations');
+      expect(errors[0].message).toMatch(/terminating connection/);
+
+      const { rows } = await sql<{ n: number }>`select 41 + 1 as n`.execute(db.kysely);
+      expect(rows[0].n).toBe(42);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('leave a running `svc serve` serving: it logs the failure, without the connection string, and answers the next request from the database', async () => {
+    const { db, databaseUrl } = await freshDb('postgres');
+    await db.close();
+    if (!databaseUrl) throw new Error('unreachable');
+    const database = new URL(databaseUrl).pathname.slice(1);
+    const svc = await startSvc(tmpDir(), { SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: '5e'.repeat(32), SVC_BOOTSTRAP_KEY: 'svc_test_PgConnPgConnPgConn0001' });
+    try {
+      expect(await terminateBackends(database)).toBeGreaterThanOrEqual(1);
+      await until(() => svc.output().includes('a pooled connection failed'), 10_000, 'the failure to be logged');
+      expect(svc.output()).not.toContain(databaseUrl);
+      // Reference data comes from the database, through a new connection.
+      const res = await fetch(`${svc.base}/v1/venues?limit=5`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+    } finally {
+      await svc.stop();
+    }
+  }, 120_000);
+});
