@@ -90,7 +90,7 @@ export function webhooksMigration(engine: 'sqlite' | 'postgres'): Migration {
  * gives many deliveries the same next_attempt_at; ordered by endpoint within it, they formed long
  * runs of one endpoint, which a claim read through only to skip once that endpoint was at its
  * cap. In event order an event's deliveries to different endpoints come together, so a claim
- * reads about as many rows as it takes (bench/RESULTS.md "bench/webhooks").
+ * reads about as many rows as it takes (bench/RESULTS.md "Webhook claims from the index alone").
  */
 export function webhookDueByEventMigration(): Migration {
   return {
