@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Db } from '../store/db.js';
+import { rowNumber, rowText } from '../store/row-reader.js';
 
 /** A delivery claimed for one attempt; `attempts` already counts it. */
 export interface ClaimedDelivery {
@@ -76,13 +77,13 @@ const SQLITE_CLAIM = `
   where rowid in (select value from json_each(?)) and status = 'pending' and next_attempt_at <= ?
   returning id, endpoint_id, event_id, event_seq, attempts`;
 
-function claimedRow(r: Record<string, unknown>): ClaimedRow {
-  const { id, endpoint_id, event_id, event_seq, attempts } = r;
-  if (typeof id !== 'string' || typeof endpoint_id !== 'string' || typeof event_id !== 'string' || typeof event_seq !== 'number' || typeof attempts !== 'number') {
-    throw new Error(`webhook claim: unexpected row ${JSON.stringify(r)}`);
-  }
-  return { id, endpoint_id, event_id, event_seq, attempts };
-}
+const claimedRow = (r: Record<string, unknown>): ClaimedRow => ({
+  id: rowText(r.id),
+  endpoint_id: rowText(r.endpoint_id),
+  event_id: rowText(r.event_id),
+  event_seq: rowNumber(r.event_seq),
+  attempts: rowNumber(r.attempts),
+});
 
 /**
  * Claims due deliveries under a lease. The claim moves next_attempt_at to the end of the lease
@@ -121,12 +122,7 @@ export class DeliveryQueue {
     const saturated = JSON.stringify([...req.busy].filter(([, n]) => n >= req.cap).map(([id]) => id));
     return this.db.kysely.connection().execute(async () => {
       const pick = new FreeSlots(req);
-      statements.scanNow(SQLITE_DUE_WALK, [nowIso, saturated, req.scan], ([rowid, endpointId]) => {
-        if (typeof rowid !== 'number' || typeof endpointId !== 'string') {
-          throw new Error(`webhook claim: unexpected due row ${JSON.stringify([rowid, endpointId])}`);
-        }
-        return pick.offer(rowid, endpointId);
-      });
+      statements.scanNow(SQLITE_DUE_WALK, [nowIso, saturated, req.scan], ([rowid, endpointId]) => pick.offer(rowNumber(rowid), rowText(endpointId)));
       if (pick.rowids.length === 0) return [];
       const rows = statements.rowsNow(SQLITE_CLAIM, [isoTime(req.now + req.leaseMs), nowIso, token, JSON.stringify(pick.rowids), nowIso]);
       return rows.map(claimedRow);
