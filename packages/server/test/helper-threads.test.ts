@@ -70,7 +70,7 @@ describe.runIf(linux)('WalCheckpointer', () => {
     const own = niceOf('self').get(process.pid);
     const threadsOf = async (nice: number) => {
       const before = new Set(niceOf('self').keys());
-      const ckpt = WalCheckpointer.start(file, 50, nice);
+      const ckpt = WalCheckpointer.start(file, { pollMs: 50, nice });
       // The thread lowers itself as it starts; give it a moment to run its first lines.
       let added: number[] = [];
       for (let i = 0; i < 100; i++) {

@@ -11,6 +11,7 @@ import { EventLines, linesInSeqOrder } from '../src/store/event-lines.js';
 import { SqliteRowReader, type RowReader } from '../src/store/row-reader.js';
 import { MetaRepo } from '../src/store/meta.js';
 import { CachedStatements } from '../src/store/statement-cache.js';
+import { WalCheckpointer } from '../src/store/wal-checkpointer.js';
 import { engines, freshDb, sleep, tmpDir } from './helpers.js';
 
 
@@ -39,6 +40,70 @@ describe('SQLite WAL checkpointing off the event loop', () => {
       expect(rows.rows[0].n).toBe(2000);
     } finally {
       await db.close();
+    }
+  });
+
+  /** The WAL header's checkpoint sequence number: SQLite adds one each time a writer starts the WAL over. */
+  const walRestarts = (file: string) => {
+    const header = Buffer.alloc(32);
+    const fd = fs.openSync(`${file}-wal`, 'r');
+    try {
+      fs.readSync(fd, header, 0, 32, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return header.readUInt32BE(12);
+  };
+
+  it('commits seconds apart do not each start the WAL over (and pay its header fsync)', async () => {
+    const dir = tmpDir();
+    const db = await openDb({ dataDir: dir, databaseUrl: null, backgroundCheckpoint: true });
+    try {
+      await sql`create table scratch (b blob)`.execute(db.kysely);
+      const file = path.join(dir, 'svc.db');
+      const before = walRestarts(file);
+      for (let i = 0; i < 6; i++) {
+        await sql`insert into scratch (b) values (randomblob(100))`.execute(db.kysely);
+        await sleep(300);
+      }
+      expect(walRestarts(file)).toBe(before);
+      const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db.kysely);
+      expect(rows.rows[0].n).toBe(6);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('checkpoints a few frames once they have waited maxWaitMs, and many at once', async () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'x.db');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('wal_autocheckpoint = 0');
+    sqlite.exec('create table scratch (b blob)');
+    const few = WalCheckpointer.start(file, { pollMs: 50, maxWaitMs: 1000 });
+    try {
+      const insert = sqlite.prepare('insert into scratch (b) values (randomblob(?))');
+      insert.run(100);
+      const start = walRestarts(file);
+      // Not yet waited long enough: the next commit appends.
+      await sleep(100);
+      insert.run(100);
+      expect(walRestarts(file)).toBe(start);
+      // Checkpointed after maxWaitMs: the next commit starts the WAL over.
+      await sleep(1600);
+      insert.run(100);
+      expect(walRestarts(file)).toBe(start + 1);
+      // 1,000 frames (one row per page) are checkpointed at the next poll, long before maxWaitMs.
+      sqlite.transaction(() => {
+        for (let i = 0; i < 1100; i++) insert.run(3000);
+      })();
+      await sleep(500);
+      insert.run(100);
+      expect(walRestarts(file)).toBe(start + 2);
+    } finally {
+      await few.stop();
+      sqlite.close();
     }
   });
 

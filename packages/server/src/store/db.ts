@@ -64,7 +64,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -65536');
-    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, 250, opts.checkpointNice ?? 0) : null;
+    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, { nice: opts.checkpointNice ?? 0 }) : null;
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
     const statements = new CachedStatements(sqlite);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });

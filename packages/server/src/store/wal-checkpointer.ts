@@ -1,6 +1,20 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
+/** When the checkpointer runs: see WalCheckpointer. */
+export interface CheckpointPolicy {
+  /** How often the thread looks at the WAL. */
+  pollMs: number;
+  /** Checkpoint once this many frames wait in the WAL (SQLite's own automatic threshold is 1,000). */
+  frames: number;
+  /** Checkpoint frames that waited this long, however few. */
+  maxWaitMs: number;
+  /** 0: unchanged; else the thread lowers its own priority to this nice value (helper-threads.ts). */
+  nice: number;
+}
+
+export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pollMs: 250, frames: 1000, maxWaitMs: 30_000, nice: 0 };
+
 /**
  * Checkpoints a SQLite WAL from a worker thread with its own connection.
  *
@@ -8,16 +22,22 @@ import { Worker } from 'node:worker_threads';
  * copies ~1,000 pages into the database file and fsyncs twice, several milliseconds with the
  * event loop blocked. That is the tail of report → frame latency. The main connection turns
  * auto-checkpointing off and this thread runs PASSIVE checkpoints (they never block writers or
- * readers) every `intervalMs`, so the WAL stays small without any request paying for it.
+ * readers), so the WAL stays small without any commit copying pages.
+ *
+ * A completed checkpoint still costs the next commit one fsync: that commit starts the WAL over
+ * and SQLite syncs the new WAL header before its first frame (0.5–4 ms on the benchmark VM, on
+ * the event loop). So the thread does not checkpoint on a clock but by size: once `frames` wait
+ * (read from the WAL-index header; docs/operations.md "One process"), or when frames have waited
+ * `maxWaitMs`. A game's reports seconds apart then share one restart per ~80 reports instead of
+ * paying one each.
  */
 export class WalCheckpointer {
   private constructor(private readonly worker: Worker) {}
 
-  /** `nice` (0: unchanged) lowers the thread's own priority below the event loop's (helper-threads.ts). */
-  static start(file: string, intervalMs: number, nice = 0): WalCheckpointer {
+  static start(file: string, policy: Partial<CheckpointPolicy> = {}): WalCheckpointer {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, intervalMs, nice },
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, ...DEFAULT_CHECKPOINT_POLICY, ...policy },
     });
     // A failing checkpointer leaves the WAL growing until the next start; it must not crash the service.
     worker.on('error', () => undefined);
@@ -45,12 +65,44 @@ if (workerData.nice) {
   try { require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), workerData.nice); } catch { /* not Linux */ }
 }
 const db = new SQLite(workerData.file);
+// The WAL-index header (https://www.sqlite.org/walformat.html, "2.1 The WAL-Index Header"),
+// in host byte order: version 3007000 at 0, mxFrame (last frame in the WAL) at 16, and
+// nBackfill (frames already copied into the database) at 96. Read without a lock: a torn read
+// only moves one decision by one poll. Anything unexpected falls back to checkpointing every poll.
+const fs = require('node:fs');
+const le = require('node:os').endianness() === 'LE';
+const header = Buffer.alloc(100);
+let shm = null;
+const waitingFrames = () => {
+  try {
+    shm ??= fs.openSync(workerData.file + '-shm', 'r');
+    if (fs.readSync(shm, header, 0, 100, 0) < 100) return null;
+    const u32 = (at) => (le ? header.readUInt32LE(at) : header.readUInt32BE(at));
+    if (u32(0) !== 3007000) return null;
+    return Math.max(0, u32(16) - u32(96));
+  } catch {
+    return null;
+  }
+};
+let waitingSince = null;
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next tick retries */ }
-}, workerData.intervalMs);
+  const waiting = waitingFrames();
+  const now = Date.now();
+  if (waiting === 0) {
+    waitingSince = null;
+    return;
+  }
+  waitingSince ??= now;
+  if (waiting !== null && waiting < workerData.frames && now - waitingSince < workerData.maxWaitMs) return;
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    waitingSince = null;
+  } catch { /* busy or closing: the next poll retries */ }
+}, workerData.pollMs);
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   clearInterval(timer);
+  if (shm !== null) fs.closeSync(shm);
   db.close();
   parentPort.close();
 });
