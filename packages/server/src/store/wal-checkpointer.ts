@@ -27,9 +27,9 @@ export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pollMs: 250, frames
  * A completed checkpoint still costs the next commit one fsync: that commit starts the WAL over
  * and SQLite syncs the new WAL header before its first frame (0.5–4 ms on the benchmark VM, on
  * the event loop). So the thread does not checkpoint on a clock but by size: once `frames` wait
- * (read from the WAL-index header; docs/operations.md "One process"), or when frames have waited
- * `maxWaitMs`. A game's reports seconds apart then share one restart per ~80 reports instead of
- * paying one each.
+ * (read from the WAL-index file; docs/operations.md "One process"), or when frames have waited
+ * `maxWaitMs`. Reports then pay one restart per ~80 (1,000 frames), or per 30 s when they come
+ * slower than that, instead of one each whenever they are more than a poll apart.
  */
 export class WalCheckpointer {
   private constructor(private readonly worker: Worker) {}
@@ -65,10 +65,11 @@ if (workerData.nice) {
   try { require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), workerData.nice); } catch { /* not Linux */ }
 }
 const db = new SQLite(workerData.file);
-// The WAL-index header (https://www.sqlite.org/walformat.html, "2.1 The WAL-Index Header"),
-// in host byte order: version 3007000 at 0, mxFrame (last frame in the WAL) at 16, and
-// nBackfill (frames already copied into the database) at 96. Read without a lock: a torn read
-// only moves one decision by one poll. Anything unexpected falls back to checkpointing every poll.
+// The WAL-index file (https://www.sqlite.org/walformat.html, section 2), in host byte order: its
+// header's version (3007000) at 0 and mxFrame (the last frame in the WAL) at 16, and the
+// checkpoint info's nBackfill (frames already copied into the database) at 96. Read without a
+// lock: a torn read only moves one decision by one poll. Anything unexpected falls back to
+// checkpointing every poll.
 const fs = require('node:fs');
 const le = require('node:os').endianness() === 'LE';
 const header = Buffer.alloc(100);
