@@ -15,7 +15,7 @@ import { now, percentile } from './stream-common.js';
 
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-/** The same two windows as bench/stream.ts's 1-subscriber latency: after 100 round trips, and after LATENCY_WARM. */
+/** The same windows as bench/stream.ts's 1-subscriber latency: after 100 round trips, and after LATENCY_WARM. */
 const WARMUP = 100;
 const LATENCY_WARM = Number(process.env.BENCH_LATENCY_WARM ?? 3000);
 /** And bench/stream.ts's spaced window: reports this far apart (0: none). */

@@ -35,18 +35,19 @@ const CLIENT = process.env.BENCH_CLIENT === 'lean' ? 'lean' : 'ws';
 const PROTOTYPE_LABEL = 'prototype (bench only, now the gateway design): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
 /**
- * The 1-subscriber latency is sampled twice in one svc process, LATENCY_SAMPLES_ONE reports each:
- * after LATENCY_WARMUP reports (a server just started) and after LATENCY_WARM (a server in
+ * The 1-subscriber latency is sampled in windows of one svc process, LATENCY_SAMPLES_ONE reports
+ * each: after LATENCY_WARMUP reports (a server just started) and after LATENCY_WARM (a server in
  * service). TurboFan is still compiling svc's request path for the first ~3,000 reports
  * (`--trace-opt`: 15–20 functions a second until then, compiled on helper threads that share the
  * two cores with the event loop and the client), so the first window measures the JIT as much as
- * svc. bench/stream-latency-floor.ts samples the same two windows.
+ * svc. bench/stream-latency-floor.ts samples the same windows.
  */
 const LATENCY_WARMUP = 100;
 const LATENCY_WARM = Number(process.env.BENCH_LATENCY_WARM ?? 3000);
 /**
- * A third window, after the in-service one: reports this far apart, as a game's reports come in
- * (5 ms apart, every report finds the process, its caches and the disk busy with the previous one).
+ * A third window, after the in-service one: reports this far apart. 5 ms apart, every report
+ * finds the process, its caches and the WAL warm from the one before; a game's reports come
+ * seconds apart.
  */
 const LATENCY_SPACED_MS = Number(process.env.BENCH_LATENCY_SPACED_MS ?? 250);
 const LATENCY_SPACED_SAMPLES = Number(process.env.BENCH_LATENCY_SPACED_SAMPLES ?? 200);
@@ -336,7 +337,7 @@ async function postReport(base: string, report: PlannedReport): Promise<void> {
   if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
 }
 
-/** One subscriber, in this process: round trip from sending the POST to the frame's arrival, in the windows of LATENCY_WARM. */
+/** One subscriber, in this process: round trip from sending the POST to the frame's arrival, in the windows described at LATENCY_WARMUP. */
 async function latencyOne(base: string, wsUrl: string, plan: ReportPlan, pid: number | undefined, spaced: boolean): Promise<LatencyResult[]> {
   const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${BENCH_KEY}` }, perMessageDeflate: false });
   let onFrame: (() => void) | null = null;
