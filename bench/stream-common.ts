@@ -163,6 +163,64 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[i];
 }
 
+/**
+ * The windows of the 1-subscriber report → frame latency, the same for bench/stream.ts (svc) and
+ * bench/stream-latency-floor.ts, each run in one process: SAMPLES round trips after WARMUP (a
+ * server just started) and after WARM (a server in service), then SPACED_SAMPLES round trips
+ * SPACED_MS apart. TurboFan is still compiling svc's request path for the first ~3,000 reports
+ * (`--trace-opt`: 15–20 functions a second until then, on helper threads that share the two cores
+ * with the event loop and the client), so the first window measures the JIT as much as svc. 5 ms
+ * apart, every report finds the process, its caches and the WAL warm from the one before; a
+ * game's reports come seconds apart.
+ */
+export const LATENCY_WINDOWS = {
+  samples: Number(process.env.BENCH_LATENCY_SAMPLES ?? 500),
+  warmup: 100,
+  warm: Number(process.env.BENCH_LATENCY_WARM ?? 3000),
+  spacedMs: Number(process.env.BENCH_LATENCY_SPACED_MS ?? 250),
+  spacedSamples: Number(process.env.BENCH_LATENCY_SPACED_SAMPLES ?? 200),
+};
+
+export interface LatencyWindow<M> {
+  label: string;
+  /** Round trips before the window's first. */
+  after: number;
+  pauseMs: number;
+  /** The window's round trips in ms, sorted. */
+  sorted: Float64Array;
+  /** What `meter` returned for the window. */
+  metered: M;
+}
+
+/**
+ * Runs `roundTrip` (one report sent → its frame received, in ms) through LATENCY_WINDOWS, 5 ms
+ * apart outside the spaced window. `meter` is called as each window starts; the function it
+ * returns, as it ends. `spaced: false` leaves the spaced window out.
+ */
+export async function latencyWindows<M>(roundTrip: () => Promise<number>, spaced: boolean, meter: () => () => M): Promise<LatencyWindow<M>[]> {
+  const w = LATENCY_WINDOWS;
+  let sent = 0;
+  const trip = async (pauseMs: number): Promise<number> => {
+    const ms = await roundTrip();
+    sent++;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    return ms;
+  };
+  const window = async (label: string, after: number, samples: number, pauseMs: number): Promise<LatencyWindow<M>> => {
+    while (sent < after) await trip(5);
+    const done = meter();
+    const sorted = new Float64Array(samples);
+    for (let i = 0; i < samples; i++) sorted[i] = await trip(pauseMs);
+    const metered = done();
+    sorted.sort();
+    return { label, after, pauseMs, sorted, metered };
+  };
+  const out = [await window('just started', w.warmup, w.samples, 5)];
+  if (w.warm >= sent) out.push(await window('in service', w.warm, w.samples, 5));
+  if (spaced && w.spacedMs > 0) out.push(await window(`in service, ${w.spacedMs} ms apart`, sent, w.spacedSamples, w.spacedMs));
+  return out;
+}
+
 export const PROF_DIR = path.join(ROOT, 'bench/.out/prof');
 
 /** --cpu-prof flags for BENCH_CPU_PROF; BENCH_CPU_PROF_INTERVAL (µs, default V8's 1000) samples finer. */

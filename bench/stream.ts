@@ -4,8 +4,8 @@
 // Knobs: BENCH_SUBSCRIBERS=1000,10000   BENCH_CLIENT_PROCS=4   BENCH_DELIVERIES=400000 (events per
 //   run = this ÷ subscribers)   BENCH_RUNS=3 (measured runs per server, best kept)
 //   BENCH_LATENCY_SAMPLES=500 (1 subscriber)   BENCH_LATENCY_SAMPLES_MANY=60 (n subscribers)
-//   BENCH_LATENCY_WARM=3000 (reports before the 1-subscriber in-service window; 0: first window only)
-//   BENCH_LATENCY_SPACED_MS=250 (pause of the spaced window; 0: none)   BENCH_LATENCY_SPACED_SAMPLES=200
+//   BENCH_LATENCY_WARM=3000   BENCH_LATENCY_SPACED_MS=250   BENCH_LATENCY_SPACED_SAMPLES=200 (the
+//   1-subscriber windows: LATENCY_WINDOWS in stream-common.ts)
 //   BENCH_SIO_CLIENT=on|off (row with the official socket.io-client)   BENCH_PROTOTYPE=on|off (row with
 //   the coalesced-writes prototype in bench/stream-servers.ts)   BENCH_FANOUT=off (latency runs only)
 //   BENCH_CPU_PROF=1 (V8 profiles of the server processes into bench/.out/prof; BENCH_CPU_PROF_INTERVAL=50 samples every 50 µs)
@@ -18,13 +18,12 @@ import WebSocket from 'ws';
 import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { reporterKeys } from './reporter-keys.js';
 import { todaysBuckets, type Bucket } from './today.js';
-import { Child, cpuSeconds, cpuTimes, f64, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
+import { Child, cpuSeconds, cpuTimes, f64, latencyWindows, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
 
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,10000').split(',').map(Number);
 const CLIENT_PROCS = Number(process.env.BENCH_CLIENT_PROCS ?? 4);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 400_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const LATENCY_SAMPLES_ONE = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const LATENCY_SAMPLES_MANY = Number(process.env.BENCH_LATENCY_SAMPLES_MANY ?? 60);
 const SIO_CLIENT = (process.env.BENCH_SIO_CLIENT ?? 'on') !== 'off';
 const FANOUT = (process.env.BENCH_FANOUT ?? 'on') !== 'off';
@@ -34,23 +33,6 @@ const RAW_LABEL = 'floor: pre-built frame, one socket.write per subscriber';
 const CLIENT = process.env.BENCH_CLIENT === 'lean' ? 'lean' : 'ws';
 const PROTOTYPE_LABEL = 'prototype (bench only, now the gateway design): ws + per-subscriber coalesced writes';
 const POST_CONCURRENCY = 8;
-/**
- * The 1-subscriber latency is sampled in windows of one svc process, LATENCY_SAMPLES_ONE reports
- * each: after LATENCY_WARMUP reports (a server just started) and after LATENCY_WARM (a server in
- * service). TurboFan is still compiling svc's request path for the first ~3,000 reports
- * (`--trace-opt`: 15–20 functions a second until then, compiled on helper threads that share the
- * two cores with the event loop and the client), so the first window measures the JIT as much as
- * svc. bench/stream-latency-floor.ts samples the same windows.
- */
-const LATENCY_WARMUP = 100;
-const LATENCY_WARM = Number(process.env.BENCH_LATENCY_WARM ?? 3000);
-/**
- * A third window, after the in-service one: reports this far apart. 5 ms apart, every report
- * finds the process, its caches and the WAL warm from the one before; a game's reports come
- * seconds apart.
- */
-const LATENCY_SPACED_MS = Number(process.env.BENCH_LATENCY_SPACED_MS ?? 250);
-const LATENCY_SPACED_SAMPLES = Number(process.env.BENCH_LATENCY_SPACED_SAMPLES ?? 200);
 const CONNECT_CONCURRENCY = 50;
 const WARMUP_EVENTS = 5;
 const PORT_BASE = 18200;
@@ -337,7 +319,7 @@ async function postReport(base: string, report: PlannedReport): Promise<void> {
   if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
 }
 
-/** One subscriber, in this process: round trip from sending the POST to the frame's arrival, in the windows described at LATENCY_WARMUP. */
+/** One subscriber, in this process: round trip from sending the POST to the frame's arrival, in the windows of LATENCY_WINDOWS. */
 async function latencyOne(base: string, wsUrl: string, plan: ReportPlan, pid: number | undefined, spaced: boolean): Promise<LatencyResult[]> {
   const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${BENCH_KEY}` }, perMessageDeflate: false });
   let onFrame: (() => void) | null = null;
@@ -349,36 +331,26 @@ async function latencyOne(base: string, wsUrl: string, plan: ReportPlan, pid: nu
     });
     ws.once('error', reject);
   });
-  let sent = 0;
-  /** One report's round trip in ms, then a pause (at least one that keeps samples from queueing). */
-  const roundTrip = async (pauseMs = 5): Promise<number> => {
+  const roundTrip = async (): Promise<number> => {
     const arrived = new Promise<number>((resolve) => {
       onFrame = () => resolve(now());
     });
     const t0 = now();
     await Promise.all([postReport(base, plan.next()), arrived]);
-    sent++;
-    const ms = (await arrived) - t0;
-    await sleep(pauseMs);
-    return ms;
+    return (await arrived) - t0;
   };
-  const window = async (after: number, label: string, samples = LATENCY_SAMPLES_ONE, pauseMs = 5): Promise<LatencyResult> => {
-    while (sent < after) await roundTrip();
+  const windows = await latencyWindows(roundTrip, spaced, () => {
     const cpu0 = cpuTimes(pid);
-    const lat = new Float64Array(samples);
-    for (let i = 0; i < lat.length; i++) lat[i] = await roundTrip(pauseMs);
-    lat.sort();
-    const cpuPerEvent = perEvent(cpu0, cpuTimes(pid), lat.length);
-    const path = `${SVC_LATENCY}, reports ${fmt(after + 1)}–${fmt(after + lat.length)} (${label})`;
-    const r = { path, subscribers: 1, reports: lat.length, deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat[lat.length - 1], cpuPerEvent };
+    return () => ({ cpu0, cpu1: cpuTimes(pid) });
+  });
+  ws.terminate();
+  return windows.map(({ label, after, sorted, metered }) => {
+    const cpuPerEvent = perEvent(metered.cpu0, metered.cpu1, sorted.length);
+    const path = `${SVC_LATENCY}, reports ${fmt(after + 1)}–${fmt(after + sorted.length)} (${label})`;
+    const r = { path, subscribers: 1, reports: sorted.length, deliveries: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], cpuPerEvent };
     log(`  latency, 1 subscriber, ${label}: p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; server CPU per report ${fmt(cpuPerEvent.user, 2)} ms user + ${fmt(cpuPerEvent.system, 2)} ms kernel`);
     return r;
-  };
-  const out = [await window(LATENCY_WARMUP, 'just started')];
-  if (LATENCY_WARM >= sent) out.push(await window(LATENCY_WARM, 'in service'));
-  if (spaced && LATENCY_SPACED_MS > 0) out.push(await window(sent, `in service, ${LATENCY_SPACED_MS} ms apart`, LATENCY_SPACED_SAMPLES, LATENCY_SPACED_MS));
-  ws.terminate();
-  return out;
+  });
 }
 
 const SVC_LATENCY = 'svc: POST /v1/reports → provisional frame';
