@@ -17,6 +17,16 @@ async function terminateBackends(database: string): Promise<number> {
   }
 }
 
+async function terminateBackend(pid: number): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query('select pg_terminate_backend($1)', [pid]);
+  } finally {
+    await admin.end();
+  }
+}
+
 describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the server ends', () => {
   it('cost neither the process nor the next query: the pool reports the broken idle connection and opens another', async () => {
     const errors: Error[] = [];
@@ -28,6 +38,29 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
       expect(await terminateBackends(database)).toBeGreaterThanOrEqual(2);
       await until(() => errors.length >= 2, 5_000, 'the pool to hear of both terminations');
       expect(errors[0].message).toMatch(/terminating connection/);
+
+      const { rows } = await sql<{ n: number }>`select 41 + 1 as n`.execute(db.kysely);
+      expect(rows[0].n).toBe(42);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('cost neither the process nor the next query when the connection was checked out: its query fails, the pool reports it and opens another', async () => {
+    const errors: Error[] = [];
+    const { db } = await freshDb('postgres', { onConnectionError: (err) => errors.push(err) });
+    try {
+      // A background duty holds a connection (checked out of the pool) when the server ends it.
+      // A duty holds a connection (checked out of the pool, between two statements) when the
+      // server ends it.
+      const held = db.kysely.connection().execute(async (conn) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn);
+        await terminateBackend(rows[0].pid);
+        await until(() => errors.length >= 1, 5_000, 'the pool to hear of the termination');
+        await sql`select 1`.execute(conn);
+      });
+      await expect(held).rejects.toThrow(/Client has encountered a connection error|terminat/);
+      expect(errors.length).toBe(1);
 
       const { rows } = await sql<{ n: number }>`select 41 + 1 as n`.execute(db.kysely);
       expect(rows[0].n).toBe(42);
@@ -50,6 +83,16 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
       const res = await fetch(`${svc.base}/v1/venues?limit=5`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+
+      // Again while requests hold connections: those may fail, the process may not.
+      const inFlight = Array.from({ length: 40 }, (_, i) =>
+        fetch(`${svc.base}/v1/venues?limit=${i + 1}`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } }).then((r) => r.status),
+      );
+      await terminateBackends(database);
+      const statuses = await Promise.all(inFlight);
+      expect(statuses.every((s) => s === 200 || s >= 500)).toBe(true);
+      const after = await fetch(`${svc.base}/v1/venues?limit=3`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } });
+      expect(after.status).toBe(200);
     } finally {
       await svc.stop();
     }

@@ -42,8 +42,9 @@ export interface DbOptions {
   /** Seals secrets a migration finds in plaintext (docs/operations.md "Secrets at rest"). */
   secrets?: SecretBox | null;
   /**
-   * PostgreSQL: told when an idle pooled connection fails (the server restarted, an administrator
-   * or an idle timeout ended it). The pool drops that connection and the next query opens another.
+   * PostgreSQL: told once when a pooled connection fails, idle or in use (the server restarted, an
+   * administrator or an idle timeout ended it). A query in flight on it fails; the pool drops the
+   * connection and the next query opens another.
    */
   onConnectionError?: (err: Error) => void;
 }
@@ -52,9 +53,21 @@ export async function openDb(opts: DbOptions): Promise<Db> {
   let db: Db;
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    // Without a listener, an idle connection's error is an unhandled 'error' event: the process exits.
+    // A pooled client emits 'error' when its connection dies, idle or checked out (pg-pool only
+    // listens while it is idle): without a listener of our own that is an unhandled 'error' event
+    // and the process exits. One report per connection: a server that ends a connection sends an
+    // error message and then closes the socket, and pg emits both.
     const onConnectionError = opts.onConnectionError;
-    pool.on('error', (err) => onConnectionError?.(err));
+    pool.on('connect', (client) => {
+      let reported = false;
+      client.on('error', (err) => {
+        if (reported) return;
+        reported = true;
+        onConnectionError?.(err);
+      });
+    });
+    // The pool re-emits an idle client's error; the client's own listener above has reported it.
+    pool.on('error', () => undefined);
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     db = { kysely, engine: 'postgres', pgPool: pool, reader: new PgRowReader(pool), close: () => kysely.destroy() };
   } else {
