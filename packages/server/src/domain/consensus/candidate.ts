@@ -44,9 +44,87 @@ export class Candidate {
 
 export const bucketKey = (team: string, points: number): string => `${team}\u0000${points}`;
 
-/** Candidates of one game, keyed by team and points, in creation order; plus who is active. */
+const NO_CANDIDATES: readonly Candidate[] = [];
+
+/**
+ * One game's candidates of one team and points, in creation order, indexed so that a report
+ * reads only what can concern it: its reporter's own votes (repeats, rule 10's count) and the
+ * first-observed times (the nearest candidate). Every report walked the whole bucket before, and
+ * between two reports the caches are cold, so a crowded bucket cost ~0.4 µs a candidate
+ * (bench/RESULTS.md "Report → frame on a slower AMD VM").
+ */
+export class Bucket {
+  /** Creation order: ties go to the oldest. */
+  readonly list: Candidate[] = [];
+  /** `list[i].firstObservedAt`, same order: the nearest-candidate search reads only these. */
+  private readonly observed: number[] = [];
+  /** reporterId → the candidates here it voted for (a starter votes for its own). */
+  private readonly voted = new Map<string, Candidate[]>();
+
+  add(c: Candidate): void {
+    this.list.push(c);
+    this.observed.push(c.firstObservedAt);
+  }
+
+  /** Records a reporter's (first) vote for `c`, which must be in this bucket. */
+  vote(c: Candidate, reporterId: string, v: Vote): void {
+    if (!c.votes.has(reporterId)) {
+      const mine = this.voted.get(reporterId);
+      if (mine) mine.push(c);
+      else this.voted.set(reporterId, [c]);
+    }
+    c.votes.set(reporterId, v);
+  }
+
+  votedBy(reporterId: string): readonly Candidate[] {
+    return this.voted.get(reporterId) ?? NO_CANDIDATES;
+  }
+
+  /** Position in creation order (-1: not here). */
+  indexOf(c: Candidate): number {
+    return this.list.indexOf(c);
+  }
+
+  /**
+   * The candidate whose first observation is nearest to `observedAt` (within windowMs, tie: the
+   * oldest) that is not retracted and lacks `reporterId`'s vote.
+   */
+  nearestWithout(reporterId: string, observedAt: number, windowMs: number): Candidate | undefined {
+    let best: Candidate | undefined;
+    let bestGap = Infinity;
+    const observed = this.observed;
+    for (let i = 0; i < observed.length; i++) {
+      const gap = Math.abs(observedAt - observed[i]);
+      if (gap > windowMs || gap >= bestGap) continue;
+      const x = this.list[i];
+      if (x.state === 'retracted' || x.votes.has(reporterId)) continue;
+      best = x;
+      bestGap = gap;
+    }
+    return best;
+  }
+
+  /** Takes `c` out; true when the bucket is empty afterwards. */
+  remove(c: Candidate): boolean {
+    const i = this.list.indexOf(c);
+    if (i >= 0) {
+      this.list.splice(i, 1);
+      this.observed.splice(i, 1);
+      for (const id of c.votes.keys()) {
+        const mine = this.voted.get(id);
+        const j = mine ? mine.indexOf(c) : -1;
+        if (!mine || j < 0) continue;
+        mine.splice(j, 1);
+        if (mine.length === 0) this.voted.delete(id);
+      }
+    }
+    return this.list.length === 0;
+  }
+}
+
+/** Candidates of one game, in buckets by team and points; plus who is active. */
 export class GameState {
-  readonly buckets = new Map<string, Candidate[]>();
+  readonly buckets = new Map<string, Bucket>();
   /** reporterId → receivedAt of its latest report on this game. */
   readonly active = new Map<string, number>();
   /** Open candidates with a quorum but not (yet) the agreement: tick() re-checks them. */
@@ -55,21 +133,18 @@ export class GameState {
   dirty = false;
   open = 0;
 
-  bucket(key: string): Candidate[] {
-    let list = this.buckets.get(key);
-    if (!list) {
-      list = [];
-      this.buckets.set(key, list);
+  bucket(key: string): Bucket {
+    let b = this.buckets.get(key);
+    if (!b) {
+      b = new Bucket();
+      this.buckets.set(key, b);
     }
-    return list;
+    return b;
   }
 
   remove(c: Candidate): void {
-    const list = this.buckets.get(c.key);
-    if (!list) return;
-    const i = list.indexOf(c);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.buckets.delete(c.key);
+    const b = this.buckets.get(c.key);
+    if (b?.remove(c)) this.buckets.delete(c.key);
   }
 
   /** The earliest receipt among `active`: nothing can go idle before it is windowMs old. */

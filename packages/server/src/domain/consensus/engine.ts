@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { Candidate, GameState, bucketKey, nearestForOfficial, round3 } from './candidate.js';
+import { Bucket, Candidate, GameState, bucketKey, nearestForOfficial, round3, type Vote } from './candidate.js';
 import { Deadlines } from './deadlines.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
 import type { CandidateChange, CandidateSnapshot, ConsensusOptions, EngineSize, GameSnapshot, OfficialIn, Outcome, ReportIn, SubmitResult } from './types.js';
@@ -50,40 +50,38 @@ export class ConsensusEngine {
     const g = this.game(r.gameId);
     g.touch(r.reporterId, r.receivedAt);
     const key = bucketKey(r.team, r.points);
-    const list = g.bucket(key);
+    const bucket = g.bucket(key);
 
-    // One pass: a repeat of one of its votes wins over joining; otherwise the nearest candidate
-    // (tie: the oldest) that is not retracted and lacks this reporter's vote.
+    // A repeat of one of its votes (the oldest such candidate) wins over joining; otherwise the
+    // nearest candidate (tie: the oldest) that is not retracted and lacks this reporter's vote.
     const { duplicateWindowMs: dw, windowMs } = this.options;
-    let c: Candidate | undefined;
-    let bestGap = Infinity;
+    let repeat: { c: Candidate; v: Vote; at: number } | undefined;
     let startedOpen = 0;
-    for (const x of list) {
+    for (const x of bucket.votedBy(r.reporterId)) {
       if (x.starter === r.reporterId && x.state === 'open') startedOpen += 1;
       const v = x.votes.get(r.reporterId);
-      if (v) {
-        if (r.observedAt < v.first - dw || r.observedAt > v.last + dw) continue;
-        // A reporter repeating itself counts once; the span grows so a steady stream of repeats stays one vote.
-        v.first = Math.min(v.first, r.observedAt);
-        v.last = Math.max(v.last, r.observedAt);
-        this.mark(x);
-        return { candidateId: null, duplicate: true, repeatOf: x.id, tier: x.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes: [] };
-      }
-      const gap = Math.abs(r.observedAt - x.firstObservedAt);
-      if (gap <= windowMs && gap < bestGap && x.state !== 'retracted') {
-        c = x;
-        bestGap = gap;
-      }
+      if (!v || r.observedAt < v.first - dw || r.observedAt > v.last + dw) continue;
+      const at = bucket.indexOf(x);
+      if (!repeat || at < repeat.at) repeat = { c: x, v, at };
     }
+    if (repeat) {
+      const { c: x, v } = repeat;
+      // A reporter repeating itself counts once; the span grows so a steady stream of repeats stays one vote.
+      v.first = Math.min(v.first, r.observedAt);
+      v.last = Math.max(v.last, r.observedAt);
+      this.mark(x);
+      return { candidateId: null, duplicate: true, repeatOf: x.id, tier: x.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes: [] };
+    }
+    let c = bucket.nearestWithout(r.reporterId, r.observedAt, windowMs);
 
     const outcomes: Outcome[] = [];
     if (!c) {
       // Spreading observed times apart would let one reporter open candidates (and provisional
       // events) without end, each making every later report of the bucket scan longer.
       if (startedOpen >= this.options.maxOpenStartedPerReporter) return { candidateId: null, duplicate: false, absorbed: true, tier: 'provisional', outcomes };
-      c = this.create(g, list, key, r.gameId, r.team, r.points, r.observedAt, r.receivedAt, r.eventType ?? null, r.clock ?? null, r.reporterId);
+      c = this.create(g, bucket, key, r.gameId, r.team, r.points, r.observedAt, r.receivedAt, r.eventType ?? null, r.clock ?? null, r.reporterId);
     }
-    c.votes.set(r.reporterId, { first: r.observedAt, last: r.observedAt });
+    bucket.vote(c, r.reporterId, { first: r.observedAt, last: r.observedAt });
     c.fill(r.eventType, r.clock);
     this.mark(c);
     // A confirmed candidate takes late votes silently: no second event, no credit (they add no information).
@@ -97,15 +95,15 @@ export class ConsensusEngine {
     const now = this.clock.now();
     const g = this.game(play.gameId);
     const key = bucketKey(play.team, play.points);
-    const list = g.bucket(key);
-    const match = nearestForOfficial(list, play.observedAt, this.options.windowMs);
+    const bucket = g.bucket(key);
+    const match = nearestForOfficial(bucket.list, play.observedAt, this.options.windowMs);
     if (match && match.state === 'confirmed') {
       // The crowd was first: the official play is the same play, not a new event.
       match.official = true;
       this.mark(match);
       return [];
     }
-    const c = match ?? this.create(g, list, key, play.gameId, play.team, play.points, play.observedAt, now, null, null, null);
+    const c = match ?? this.create(g, bucket, key, play.gameId, play.team, play.points, play.observedAt, now, null, null, null);
     // The official source is authoritative for the details of its own play.
     c.eventType = play.eventType;
     if (play.clock !== undefined) c.clock = play.clock;
@@ -158,8 +156,8 @@ export class ConsensusEngine {
     if (!g) return [];
     const now = this.clock.now();
     const outcomes: Outcome[] = [];
-    for (const list of g.buckets.values()) {
-      for (const c of [...list]) {
+    for (const bucket of g.buckets.values()) {
+      for (const c of [...bucket.list]) {
         if (c.state === 'open') this.retract(c, g, now, outcomes);
         c.forgotten = true;
       }
@@ -211,8 +209,9 @@ export class ConsensusEngine {
       c.state = s.state;
       c.published = s.published;
       c.official = s.official;
-      for (const v of s.votes) c.votes.set(v.reporterId, { first: v.first, last: v.last });
-      g.bucket(key).push(c);
+      const bucket = g.bucket(key);
+      bucket.add(c);
+      for (const v of s.votes) bucket.vote(c, v.reporterId, { first: v.first, last: v.last });
       if (s.state === 'open') {
         g.open += 1;
         if (c.votes.size >= quorum) g.quorate.add(c);
@@ -226,8 +225,8 @@ export class ConsensusEngine {
   dropGame(gameId: string): void {
     const g = this.games.get(gameId);
     if (!g) return;
-    for (const list of g.buckets.values()) {
-      for (const c of list) {
+    for (const bucket of g.buckets.values()) {
+      for (const c of bucket.list) {
         c.forgotten = true;
         this.changed.delete(c);
         this.closedSince.delete(c);
@@ -240,7 +239,7 @@ export class ConsensusEngine {
     let candidates = 0;
     let activeReporters = 0;
     for (const g of this.games.values()) {
-      for (const list of g.buckets.values()) candidates += list.length;
+      for (const bucket of g.buckets.values()) candidates += bucket.list.length;
       activeReporters += g.active.size;
     }
     return { games: this.games.size, candidates, activeReporters };
@@ -262,7 +261,7 @@ export class ConsensusEngine {
 
   private create(
     g: GameState,
-    list: Candidate[],
+    bucket: Bucket,
     key: string,
     gameId: string,
     team: string,
@@ -275,7 +274,7 @@ export class ConsensusEngine {
   ): Candidate {
     this.seq += 1;
     const c = new Candidate(this.idPrefix + this.seq.toString(36), key, gameId, team, points, observedAt, receivedAt, eventType, clock, starter);
-    list.push(c);
+    bucket.add(c);
     g.open += 1;
     this.deadlines.push(receivedAt + this.options.retractAfterMs, c);
     return c;
