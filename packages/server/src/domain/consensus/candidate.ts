@@ -49,9 +49,9 @@ const NO_CANDIDATES: readonly Candidate[] = [];
 /**
  * One game's candidates of one team and points, in creation order, indexed so that a report
  * reads only what can concern it: its reporter's own votes (repeats, rule 10's count) and the
- * first-observed times (the nearest candidate). Every report walked the whole bucket before, and
- * between two reports the caches are cold, so a crowded bucket cost ~0.4 µs a candidate
- * (bench/RESULTS.md "Report → frame on a slower AMD VM").
+ * first-observed times (the nearest candidate). Between two live reports the caches are cold, so
+ * what a report touches sets its cost: a walk over every candidate and its votes costs ~0.4 µs a
+ * candidate (README.md "Lookup", bench/RESULTS.md "Report → frame on a slower AMD VM").
  */
 export class Bucket {
   /** Creation order: ties go to the oldest. */

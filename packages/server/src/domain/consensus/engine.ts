@@ -77,7 +77,7 @@ export class ConsensusEngine {
     const outcomes: Outcome[] = [];
     if (!c) {
       // Spreading observed times apart would let one reporter open candidates (and provisional
-      // events) without end, each making every later report of the bucket scan longer.
+      // events) without end, each making every later report of the bucket read more.
       if (startedOpen >= this.options.maxOpenStartedPerReporter) return { candidateId: null, duplicate: false, absorbed: true, tier: 'provisional', outcomes };
       c = this.create(g, bucket, key, r.gameId, r.team, r.points, r.observedAt, r.receivedAt, r.eventType ?? null, r.clock ?? null, r.reporterId);
     }
