@@ -279,6 +279,22 @@ describe('retraction, activity and memory', () => {
     expect(engine.size()).toEqual({ games: 0, candidates: 0, activeReporters: 0 });
   });
 
+  it('starts a new candidate for a report of a dropped one, even from its own voter, while the bucket lives on', () => {
+    const { clock, engine, report } = setup();
+    const seen = clock.now();
+    const first = report('r1');
+    clock.advance(60_000);
+    // Keeps the game, team and points in use after the first candidate is dropped.
+    const later = report('r2');
+    clock.advance(60_001);
+    engine.tick();
+    expect(engine.size()).toMatchObject({ candidates: 1 });
+    const again = report('r1', { observedAt: seen });
+    expect(again).toMatchObject({ duplicate: false });
+    expect([first.candidateId, later.candidateId]).not.toContain(again.candidateId);
+    expect(engine.size()).toMatchObject({ candidates: 2 });
+  });
+
   it('forgets a final game at once', () => {
     const { engine, report } = setup();
     report('r1');
