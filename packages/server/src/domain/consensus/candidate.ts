@@ -44,64 +44,33 @@ export class Candidate {
 
 export const bucketKey = (team: string, points: number): string => `${team}\u0000${points}`;
 
-const NO_CANDIDATES: readonly Candidate[] = [];
-
 /**
- * One game's candidates of one team and points, in creation order, indexed so that a report
- * reads only what can concern it: its reporter's own votes (repeats, rule 10's count) and the
- * first-observed times (the nearest candidate). Between two live reports the caches are cold, so
- * what a report touches sets its cost: a walk over every candidate and its votes costs ~0.4 µs a
- * candidate (README.md "Lookup", bench/RESULTS.md "Report → frame on a slower AMD VM").
+ * One game's candidates of one team and points, in creation order, with two numbers per
+ * candidate in plain arrays beside them: its first-observed time and a bit per reporter that
+ * voted for it (GameState.reporterBit; 32 bits shared by the game's reporters, so a set bit may be
+ * another reporter's, a clear one proves no vote). A report reads these and touches a candidate
+ * only when it may hold the reporter's vote or lies within the window: between two live reports
+ * the caches are cold, so what a report touches sets its cost (README.md "Lookup").
  */
 export class Bucket {
-  /** Creation order: ties go to the oldest. */
   readonly list: Candidate[] = [];
-  /** `list[i].firstObservedAt`, same order: the nearest-candidate search reads only these. */
-  private readonly observed: number[] = [];
-  /** reporterId → the candidates here it voted for (a starter votes for its own). */
-  private readonly voted = new Map<string, Candidate[]>();
+  /** `list[i].firstObservedAt`. */
+  readonly observed: number[] = [];
+  /** The reporter bits of `list[i]`'s voters. */
+  readonly voterBits: number[] = [];
 
-  add(c: Candidate): void {
+  /** Appends `c`; returns its index. */
+  add(c: Candidate): number {
     this.list.push(c);
     this.observed.push(c.firstObservedAt);
+    this.voterBits.push(0);
+    return this.list.length - 1;
   }
 
-  /** Records a reporter's (first) vote for `c`, which must be in this bucket. */
-  vote(c: Candidate, reporterId: string, v: Vote): void {
-    if (!c.votes.has(reporterId)) {
-      const mine = this.voted.get(reporterId);
-      if (mine) mine.push(c);
-      else this.voted.set(reporterId, [c]);
-    }
-    c.votes.set(reporterId, v);
-  }
-
-  votedBy(reporterId: string): readonly Candidate[] {
-    return this.voted.get(reporterId) ?? NO_CANDIDATES;
-  }
-
-  /** Position in creation order (-1: not here). */
-  indexOf(c: Candidate): number {
-    return this.list.indexOf(c);
-  }
-
-  /**
-   * The candidate whose first observation is nearest to `observedAt` (within windowMs, tie: the
-   * oldest) that is not retracted and lacks `reporterId`'s vote.
-   */
-  nearestWithout(reporterId: string, observedAt: number, windowMs: number): Candidate | undefined {
-    let best: Candidate | undefined;
-    let bestGap = Infinity;
-    const observed = this.observed;
-    for (let i = 0; i < observed.length; i++) {
-      const gap = Math.abs(observedAt - observed[i]);
-      if (gap > windowMs || gap >= bestGap) continue;
-      const x = this.list[i];
-      if (x.state === 'retracted' || x.votes.has(reporterId)) continue;
-      best = x;
-      bestGap = gap;
-    }
-    return best;
+  /** Records a reporter's vote for the candidate at index `i`. */
+  vote(i: number, reporterId: string, bit: number, v: Vote): void {
+    this.list[i].votes.set(reporterId, v);
+    this.voterBits[i] |= bit;
   }
 
   /** Takes `c` out; true when the bucket is empty afterwards. */
@@ -110,13 +79,7 @@ export class Bucket {
     if (i >= 0) {
       this.list.splice(i, 1);
       this.observed.splice(i, 1);
-      for (const id of c.votes.keys()) {
-        const mine = this.voted.get(id);
-        const j = mine ? mine.indexOf(c) : -1;
-        if (!mine || j < 0) continue;
-        mine.splice(j, 1);
-        if (mine.length === 0) this.voted.delete(id);
-      }
+      this.voterBits.splice(i, 1);
     }
     return this.list.length === 0;
   }
@@ -132,6 +95,17 @@ export class GameState {
   /** Something that moves agreement changed (a reporter went idle, track records moved). */
   dirty = false;
   open = 0;
+  private readonly bits = new Map<string, number>();
+
+  /** The reporter's bit in this game's Bucket.voterBits: reporters in order of first use, round the 32 bits. */
+  reporterBit(reporterId: string): number {
+    let bit = this.bits.get(reporterId);
+    if (bit === undefined) {
+      bit = 1 << (this.bits.size & 31);
+      this.bits.set(reporterId, bit);
+    }
+    return bit;
+  }
 
   bucket(key: string): Bucket {
     let b = this.buckets.get(key);

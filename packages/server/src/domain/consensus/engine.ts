@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { Bucket, Candidate, GameState, bucketKey, nearestForOfficial, round3, type Vote } from './candidate.js';
+import { Bucket, Candidate, GameState, bucketKey, nearestForOfficial, round3 } from './candidate.js';
 import { Deadlines } from './deadlines.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
 import type { CandidateChange, CandidateSnapshot, ConsensusOptions, EngineSize, GameSnapshot, OfficialIn, Outcome, ReportIn, SubmitResult } from './types.js';
@@ -52,27 +52,38 @@ export class ConsensusEngine {
     const key = bucketKey(r.team, r.points);
     const bucket = g.bucket(key);
 
-    // A repeat of one of its votes (the oldest such candidate) wins over joining; otherwise the
-    // nearest candidate (tie: the oldest) that is not retracted and lacks this reporter's vote.
+    // One pass over the bucket's arrays: a repeat of one of its votes wins over joining; otherwise
+    // the nearest candidate (tie: the oldest) that is not retracted and lacks this reporter's vote.
     const { duplicateWindowMs: dw, windowMs } = this.options;
-    let repeat: { c: Candidate; v: Vote; at: number } | undefined;
+    const bit = g.reporterBit(r.reporterId);
+    const { list, observed, voterBits } = bucket;
+    let c: Candidate | undefined;
+    let at = -1;
+    let bestGap = Infinity;
     let startedOpen = 0;
-    for (const x of bucket.votedBy(r.reporterId)) {
-      if (x.starter === r.reporterId && x.state === 'open') startedOpen += 1;
-      const v = x.votes.get(r.reporterId);
-      if (!v || r.observedAt < v.first - dw || r.observedAt > v.last + dw) continue;
-      const at = bucket.indexOf(x);
-      if (!repeat || at < repeat.at) repeat = { c: x, v, at };
+    for (let i = 0; i < list.length; i++) {
+      if ((voterBits[i] & bit) !== 0) {
+        const x = list[i];
+        const v = x.votes.get(r.reporterId);
+        if (v) {
+          if (r.observedAt >= v.first - dw && r.observedAt <= v.last + dw) {
+            // A reporter repeating itself counts once; the span grows so a steady stream of repeats stays one vote.
+            v.first = Math.min(v.first, r.observedAt);
+            v.last = Math.max(v.last, r.observedAt);
+            this.mark(x);
+            return { candidateId: null, duplicate: true, repeatOf: x.id, tier: x.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes: [] };
+          }
+          if (x.starter === r.reporterId && x.state === 'open') startedOpen += 1;
+          continue;
+        }
+      }
+      const gap = Math.abs(r.observedAt - observed[i]);
+      if (gap <= windowMs && gap < bestGap && list[i].state !== 'retracted') {
+        c = list[i];
+        at = i;
+        bestGap = gap;
+      }
     }
-    if (repeat) {
-      const { c: x, v } = repeat;
-      // A reporter repeating itself counts once; the span grows so a steady stream of repeats stays one vote.
-      v.first = Math.min(v.first, r.observedAt);
-      v.last = Math.max(v.last, r.observedAt);
-      this.mark(x);
-      return { candidateId: null, duplicate: true, repeatOf: x.id, tier: x.state === 'confirmed' ? 'confirmed' : 'provisional', outcomes: [] };
-    }
-    let c = bucket.nearestWithout(r.reporterId, r.observedAt, windowMs);
 
     const outcomes: Outcome[] = [];
     if (!c) {
@@ -80,8 +91,9 @@ export class ConsensusEngine {
       // events) without end, each making every later report of the bucket read more.
       if (startedOpen >= this.options.maxOpenStartedPerReporter) return { candidateId: null, duplicate: false, absorbed: true, tier: 'provisional', outcomes };
       c = this.create(g, bucket, key, r.gameId, r.team, r.points, r.observedAt, r.receivedAt, r.eventType ?? null, r.clock ?? null, r.reporterId);
+      at = bucket.list.length - 1;
     }
-    bucket.vote(c, r.reporterId, { first: r.observedAt, last: r.observedAt });
+    bucket.vote(at, r.reporterId, bit, { first: r.observedAt, last: r.observedAt });
     c.fill(r.eventType, r.clock);
     this.mark(c);
     // A confirmed candidate takes late votes silently: no second event, no credit (they add no information).
@@ -210,8 +222,8 @@ export class ConsensusEngine {
       c.published = s.published;
       c.official = s.official;
       const bucket = g.bucket(key);
-      bucket.add(c);
-      for (const v of s.votes) bucket.vote(c, v.reporterId, { first: v.first, last: v.last });
+      const at = bucket.add(c);
+      for (const v of s.votes) bucket.vote(at, v.reporterId, g.reporterBit(v.reporterId), { first: v.first, last: v.last });
       if (s.state === 'open') {
         g.open += 1;
         if (c.votes.size >= quorum) g.quorate.add(c);
