@@ -95,6 +95,7 @@ export class GameState {
   /** Something that moves agreement changed (a reporter went idle, track records moved). */
   dirty = false;
   open = 0;
+  /** One entry per reporter of the game; it goes with the game. */
   private readonly bits = new Map<string, number>();
 
   /** The reporter's bit in this game's Bucket.voterBits: reporters in order of first use, round the 32 bits. */
