@@ -50,7 +50,6 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
     const errors: Error[] = [];
     const { db } = await freshDb('postgres', { onConnectionError: (err) => errors.push(err) });
     try {
-      // A background duty holds a connection (checked out of the pool) when the server ends it.
       // A duty holds a connection (checked out of the pool, between two statements) when the
       // server ends it.
       const held = db.kysely.connection().execute(async (conn) => {
