@@ -5,27 +5,21 @@ import { engines, freshDb, tmpDir, until } from './helpers.js';
 import { startSvc } from './svc-process.js';
 import { PG_ADMIN_URL } from './templates.setup.js';
 
-/** Ends every server process of `database` but the caller's, as an administrator (or a restart) does. */
-async function terminateBackends(database: string): Promise<number> {
+/** Runs a `pg_terminate_backend` query as an administrator (or a restart) would; returns its row count. */
+async function asAdmin(query: string, params: unknown[]): Promise<number> {
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   try {
-    const { rows } = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
-    return rows.length;
+    return (await admin.query(query, params)).rows.length;
   } finally {
     await admin.end();
   }
 }
 
-async function terminateBackend(pid: number): Promise<void> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query('select pg_terminate_backend($1)', [pid]);
-  } finally {
-    await admin.end();
-  }
-}
+/** Ends every server process of `database` but the caller's. */
+const terminateBackends = (database: string): Promise<number> =>
+  asAdmin('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+const terminateBackend = (pid: number): Promise<number> => asAdmin('select pg_terminate_backend($1)', [pid]);
 
 describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the server ends', () => {
   it('cost neither the process nor the next query: the pool reports the broken idle connection and opens another', async () => {
