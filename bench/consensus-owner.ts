@@ -17,7 +17,7 @@ import { keyPrefix, loadConfig } from '../packages/server/src/config.js';
 import { openDb } from '../packages/server/src/store/db.js';
 import { KeyRepo } from '../packages/server/src/store/keys.js';
 import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, startSvc, stop } from './lib.js';
-import { now, percentile } from './stream-common.js';
+import { now, percentile, roundTripAgent } from './stream-common.js';
 import { todaysBuckets, type Bucket } from './today.js';
 
 const MODES = new Set((process.env.BENCH_MODES ?? 'single,owner,forward').split(','));
@@ -77,7 +77,7 @@ async function measure(post: string, stream: string, next: ReturnType<typeof pla
       };
     });
     const t0 = now();
-    const res = await request(`${post}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${r.key}`, 'content-type': 'application/json' }, body: r.body });
+    const res = await request(`${post}/v1/reports`, { dispatcher: roundTripAgent, method: 'POST', headers: { authorization: `Bearer ${r.key}`, 'content-type': 'application/json' }, body: r.body });
     const text = await res.body.text();
     if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
     const t = await arrived;

@@ -3,6 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EVENT_SCHEMA, eventId, type Event } from '@svc/schema';
+import { Agent } from 'undici';
 import type { StoredEvent } from '../packages/server/src/store/events.js';
 import { ROOT, startSvc } from './lib.js';
 
@@ -15,6 +16,15 @@ export function now(): number {
   const [s, ns] = process.hrtime();
   return s * 1e3 + ns / 1e6;
 }
+
+/**
+ * The HTTP client of every timed round trip: an Agent of the project's undici, never undici's
+ * global dispatcher. That one lives on `globalThis`, shared with the undici bundled in Node; on
+ * Node 24 an ESM import of `node:http` reads its lazy `WebSocket` export, which installs the
+ * bundled copy's Agent there, and that copy held every request on a reused connection for a
+ * 1 ms timer (bench/RESULTS.md, "Node 24: the floor's client").
+ */
+export const roundTripAgent = new Agent();
 
 export interface Msg {
   op: string;

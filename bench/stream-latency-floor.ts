@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import WebSocket, { WebSocketServer } from 'ws';
 import { fmt } from './lib.js';
-import { LATENCY_WINDOWS, latencyWindows, now, percentile, type LatencyWindow } from './stream-common.js';
+import { LATENCY_WINDOWS, latencyWindows, now, percentile, roundTripAgent, type LatencyWindow } from './stream-common.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PORT = 18555;
@@ -45,7 +45,7 @@ async function measure(): Promise<LatencyWindow<undefined>[]> {
       onFrame = () => resolve(now());
     });
     const t0 = now();
-    const res = await request(`http://127.0.0.1:${PORT}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ game_id: 'basketball_1', team: 'AAA', points: 2 }) });
+    const res = await request(`http://127.0.0.1:${PORT}/`, { dispatcher: roundTripAgent, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ game_id: 'basketball_1', team: 'AAA', points: 2 }) });
     await res.body.text();
     return (await arrived) - t0;
   };

@@ -18,7 +18,7 @@ import WebSocket from 'ws';
 import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { reporterKeys } from './reporter-keys.js';
 import { todaysBuckets, type Bucket } from './today.js';
-import { Child, cpuSeconds, cpuTimes, f64, latencyWindows, num, openFilesLimit, percentile, startSvcForBench, str, now } from './stream-common.js';
+import { Child, cpuSeconds, cpuTimes, f64, latencyWindows, num, openFilesLimit, percentile, roundTripAgent, startSvcForBench, str, now } from './stream-common.js';
 
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,10000').split(',').map(Number);
 const CLIENT_PROCS = Number(process.env.BENCH_CLIENT_PROCS ?? 4);
@@ -314,7 +314,7 @@ class ReportPlan {
 
 async function postReport(base: string, report: PlannedReport): Promise<void> {
   // undici.request, not fetch: fetch's own overhead (~1 ms a call here) is the client's, not svc's.
-  const res = await request(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${report.key}`, 'content-type': 'application/json' }, body: report.body });
+  const res = await request(`${base}/v1/reports`, { dispatcher: roundTripAgent, method: 'POST', headers: { authorization: `Bearer ${report.key}`, 'content-type': 'application/json' }, body: report.body });
   const text = await res.body.text();
   if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
 }
