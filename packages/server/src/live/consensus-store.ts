@@ -74,6 +74,9 @@ export class ConsensusStore {
       const votes = await this.db.kysely
         .selectFrom('reports')
         .select((eb) => ['candidate_id', 'key_id', eb.fn.min('observed_at').as('first'), eb.fn.max('observed_at').as('last')])
+        // Every candidate is this game's: the game narrows the read to its own reports through
+        // reports_game_received (candidate_id has no index, and by it alone every report is read).
+        .where('game_id', '=', gameId)
         .where('candidate_id', 'in', ids.slice(i, i + 500))
         .groupBy(['candidate_id', 'key_id'])
         .execute();
