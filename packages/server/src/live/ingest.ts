@@ -31,6 +31,11 @@ const REPORT_COLUMNS = ['id', 'key_id', 'ref', 'game_id', 'team', 'points', 'eve
 const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPORT_COLUMNS;
 const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
 
+/** A key's stored reports with these refs, found through reports_key_ref (which holds reports with a ref only). */
+export function reportsByRef(db: Db, keyId: string, refs: readonly string[]) {
+  return db.kysely.selectFrom('reports').select(['id', 'ref', 'event_id', 'tier']).where('key_id', '=', keyId).where('ref', 'in', [...refs]);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How long a report may wait for its game's owner: a dead owner's lease lapses within the TTL. */
@@ -245,12 +250,7 @@ export class LiveIngest {
     const refs = reports.map((r) => r.ref).filter((r): r is string => r !== undefined);
     const known = new Map<string, ReportResult>();
     if (refs.length) {
-      const prior = await this.db.kysely
-        .selectFrom('reports')
-        .select(['id', 'ref', 'event_id', 'tier'])
-        .where('key_id', '=', reporterId)
-        .where('ref', 'in', refs)
-        .execute();
+      const prior = await reportsByRef(this.db, reporterId, refs).execute();
       for (const r of prior) if (r.ref) known.set(r.ref, { id: r.id, event_id: r.event_id, tier: r.tier === 'confirmed' ? 'confirmed' : 'provisional' });
     }
     for (const r of reports) {

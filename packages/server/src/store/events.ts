@@ -1,5 +1,5 @@
 import type { Event } from '@svc/schema';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
 import { eventRecord, type EventRow } from './competitions.js';
@@ -172,17 +172,30 @@ export async function confirmedScoreSeqs(
   toIso: string,
   max: number,
 ): Promise<number[]> {
-  const rows = await db.kysely
-    .selectFrom('events')
-    .select('seq')
-    .where('tier', '=', 'confirmed')
-    .where('type', '=', 'score')
-    .where('ts', '>=', fromIso)
-    .where('ts', '<', toIso)
-    .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
-    .$if(filter.leagues !== null, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
-    .orderBy('seq')
-    .limit(max + 1)
-    .execute();
+  const rows = await confirmedScoreQuery(db, filter, fromIso, toIso, max).execute();
   return rows.map((r) => r.seq);
+}
+
+/** confirmedScoreSeqs' query, unexecuted (its plan is tested). */
+export function confirmedScoreQuery(
+  db: Db,
+  filter: { sports: readonly string[] | null; leagues: readonly string[] | null },
+  fromIso: string,
+  toIso: string,
+  max: number,
+) {
+  return (
+    db.kysely
+      .selectFrom('events')
+      .select('seq')
+      // A literal: events_webhook_replay holds confirmed events only (store/migrations-report-indexes.ts).
+      .where('tier', '=', sql.lit('confirmed'))
+      .where('type', '=', 'score')
+      .where('ts', '>=', fromIso)
+      .where('ts', '<', toIso)
+      .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
+      .$if(filter.leagues !== null, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
+      .orderBy('seq')
+      .limit(max + 1)
+  );
 }

@@ -3,6 +3,7 @@ import type { SecretBox } from '../domain/secrets/sealed.js';
 import { consensusStateMigration } from './migrations-consensus.js';
 import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
+import { reportIndexesMigration } from './migrations-report-indexes.js';
 import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
 import { webhookDueByEventMigration, webhooksMigration } from './migrations-webhooks.js';
@@ -203,6 +204,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0006_consensus_state': consensusStateMigration(engine),
         '0007_event_json': eventJsonMigration(engine),
         '0008_webhook_due_by_event': webhookDueByEventMigration(),
+        '0009_report_indexes': reportIndexesMigration(),
       };
     },
   };
