@@ -17,7 +17,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { reporterKeys } from './reporter-keys.js';
-import { todaysBuckets, type Bucket } from './today.js';
+import { REPORT_KEYS, ReportPlan, todaysBuckets, type PlannedReport } from './today.js';
 import { Child, cpuSeconds, cpuTimes, f64, latencyWindows, num, openFilesLimit, percentile, roundTripAgent, startSvcForBench, str, now } from './stream-common.js';
 
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,10000').split(',').map(Number);
@@ -276,41 +276,6 @@ async function fanOutChild(
 // (→ one provisional event) that stays unconfirmed; candidates are retracted 90 s after their
 // first report (an extra frame, and the reporter's weight falls), so every svc process used here
 // takes reports for less than 90 s: fan-out and latency get a fresh process each.
-
-/** Reporter keys per svc process: consensus lets one key start at most 16 open candidates per bucket. */
-const REPORT_KEYS = 16;
-const MAX_OPEN_STARTED_PER_REPORTER = 16;
-
-interface PlannedReport {
-  key: string;
-  body: string;
-}
-
-/**
- * Every report opens a new candidate: buckets round-robin; within a bucket, observed times 31 s
- * apart (outside each other's 30 s window) and the reporter keys in turn. Bucket b's slot s goes
- * to key (b + s) mod K, so the first K reports use every key once (a warm-up of K reports puts
- * each key in svc's auth cache) and a key reaches its 16th open candidate of a bucket only after
- * 16 K reports of that bucket.
- */
-class ReportPlan {
-  private k = 0;
-  private readonly base = Date.now() - 1000;
-  constructor(
-    private readonly buckets: Bucket[],
-    private readonly keys: string[],
-  ) {}
-  next(): PlannedReport {
-    const bucket = this.k % this.buckets.length;
-    const b = this.buckets[bucket];
-    const slot = Math.floor(this.k / this.buckets.length);
-    this.k += 1;
-    if (slot >= this.keys.length * MAX_OPEN_STARTED_PER_REPORTER) {
-      throw new Error(`ReportPlan: more than ${this.keys.length * MAX_OPEN_STARTED_PER_REPORTER * this.buckets.length} reports for one svc process; add reporter keys`);
-    }
-    return { key: this.keys[(bucket + slot) % this.keys.length], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
-  }
-}
 
 async function postReport(base: string, report: PlannedReport): Promise<void> {
   // undici.request, not fetch: fetch's own overhead (~1 ms a call here) is the client's, not svc's.

@@ -1,4 +1,5 @@
-// Today's games that take crowd reports, as (game, team, points) buckets: for bench/stream and bench/consensus.
+// Today's games that take crowd reports, as (game, team, points) buckets, and a plan of reports
+// that each open a new candidate: for bench/stream, bench/consensus and bench/report-write.
 import { BENCH_KEY } from './lib.js';
 
 export interface Bucket {
@@ -35,3 +36,38 @@ export async function todaysBuckets(base: string): Promise<Bucket[]> {
 
 /** Distinct games among the buckets. */
 export const gameCount = (buckets: Bucket[]): number => new Set(buckets.map((b) => b.game_id)).size;
+
+/** Reporter keys per svc process: consensus lets one key start at most 16 open candidates per bucket. */
+export const REPORT_KEYS = 16;
+const MAX_OPEN_STARTED_PER_REPORTER = 16;
+
+export interface PlannedReport {
+  key: string;
+  body: string;
+}
+
+/**
+ * Every report opens a new candidate: buckets round-robin; within a bucket, observed times 31 s
+ * apart (outside each other's 30 s window) and the reporter keys in turn. Bucket b's slot s goes
+ * to key (b + s) mod K, so the first K reports use every key once (a warm-up of K reports puts
+ * each key in svc's auth cache) and a key reaches its 16th open candidate of a bucket only after
+ * 16 K reports of that bucket.
+ */
+export class ReportPlan {
+  private k = 0;
+  private readonly base = Date.now() - 1000;
+  constructor(
+    private readonly buckets: Bucket[],
+    private readonly keys: string[],
+  ) {}
+  next(): PlannedReport {
+    const bucket = this.k % this.buckets.length;
+    const b = this.buckets[bucket];
+    const slot = Math.floor(this.k / this.buckets.length);
+    this.k += 1;
+    if (slot >= this.keys.length * MAX_OPEN_STARTED_PER_REPORTER) {
+      throw new Error(`ReportPlan: more than ${this.keys.length * MAX_OPEN_STARTED_PER_REPORTER * this.buckets.length} reports for one svc process; add reporter keys`);
+    }
+    return { key: this.keys[(bucket + slot) % this.keys.length], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
+  }
+}
