@@ -32,7 +32,7 @@ export function generateKey(prefix: string): string {
   return prefix + randomBase62(32);
 }
 
-/** Every request hashes its key: the one-shot form builds no Hash stream object (a third of the time). */
+/** Every request hashes its key: the one-shot form builds no Hash stream object and takes a third of the time. */
 export function hashKey(key: string): string {
   return crypto.hash('sha256', key, 'hex');
 }
