@@ -46,7 +46,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 describe('consensus over several nodes and a shared store', () => {
   let db: Db;
-  const clock = new ManualClock(Date.now());
+  // Noon (UTC) of today, whatever the hour of the run: the tests advance the clock by hours, and a
+  // game takes its first report on its own day only: from a start shortly before midnight they
+  // would go to yesterday's games. The archive schedules games for today and the days after.
+  const clock = new ManualClock(Date.parse(`${isoDate(Date.now())}T12:00:00.000Z`));
   const bus = new LocalBus();
   const network = new InProcessNetwork();
   let plays: { game_id: string; team: string; points: number }[] = [];
