@@ -164,10 +164,16 @@ export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ se
   });
 }
 
+/** The sports and leagues a replay may read; null: any. */
+export interface ReplayScope {
+  sports: readonly string[] | null;
+  leagues: readonly string[] | null;
+}
+
 /** Sequence numbers of confirmed score events with ts in [from, to) that the filter admits, in order; at most `max` + 1. */
 export async function confirmedScoreSeqs(
   db: Db,
-  filter: { sports: readonly string[] | null; leagues: readonly string[] | null },
+  filter: ReplayScope,
   fromIso: string,
   toIso: string,
   max: number,
@@ -179,7 +185,7 @@ export async function confirmedScoreSeqs(
 /** confirmedScoreSeqs' query, unexecuted (its plan is tested). */
 export function confirmedScoreQuery(
   db: Db,
-  filter: { sports: readonly string[] | null; leagues: readonly string[] | null },
+  filter: ReplayScope,
   fromIso: string,
   toIso: string,
   max: number,

@@ -3,7 +3,7 @@ import { randomBase62 } from '../domain/keys.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { endpointSecretAad } from '../secrets/columns.js';
 import type { Db } from '../store/db.js';
-import { confirmedScoreSeqs } from '../store/events.js';
+import { confirmedScoreSeqs, type ReplayScope } from '../store/events.js';
 import { dateIdKey, pageOf, type Page, type PageRequest } from '../store/page.js';
 import type { Database } from '../store/types.js';
 import type { WebhookDeliveryTable, WebhookEndpointTable } from '../store/webhook-types.js';
@@ -216,7 +216,7 @@ export class WebhookRepo {
   }
 
   /** Confirmed score events with ts in [from, to) that the filter admits, by sequence; at most `max` + 1 (read from the event log). */
-  replayableEvents(filter: { sports: readonly string[] | null; leagues: readonly string[] | null }, fromIso: string, toIso: string, max: number): Promise<number[]> {
+  replayableEvents(filter: ReplayScope, fromIso: string, toIso: string, max: number): Promise<number[]> {
     return confirmedScoreSeqs(this.db, filter, fromIso, toIso, max);
   }
 
