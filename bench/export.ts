@@ -7,10 +7,14 @@
 //      node --import tsx bench/export.ts --pg       (PostgreSQL database svc_bench_export, or BENCH_PG_DB)
 // The first run generates the data (bench/gen-large.ts, seed 42), which takes minutes; later runs
 // reuse it (generation is a no-op when done). BENCH_PG_FRESH=1 drops the database first.
+// With --pg a second baseline, the database floor: PostgreSQL alone streaming the rows the export
+// reads (seq and stored JSON of the season's confirmed events, in seq order) in one binary COPY to
+// psql, which discards them: no svc, no JavaScript, no HTTP. What no client of this database
+// could beat on this machine, so the ceiling ratio a PostgreSQL export can reach is at most its.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { genLarge } from './gen-large.js';
 import { BENCH_KEY, ROOT, fmt, startProcess, startSvc, stop } from './lib.js';
@@ -109,6 +113,25 @@ function fetchCount(url: string, headers: Record<string, string>, saveTo?: strin
   });
 }
 
+/**
+ * The database floor (see the header): one COPY of the 1,000,000-event season's export rows to
+ * psql, stdout to /dev/null. The league and season are this file's constants, never input.
+ */
+function pgFloor(databaseUrl: string): Promise<Run> {
+  const copy = `copy (select seq, json_tail from events where season_id = 'xbl_2025' and tier = 'confirmed' order by seq) to stdout with (format binary)`;
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const out = fs.openSync('/dev/null', 'w');
+    const psql = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrl, '-c', copy], { stdio: ['ignore', out, 'inherit'] });
+    psql.on('error', (e) => reject(new Error(`the database floor needs psql on PATH: ${e.message}`)));
+    psql.on('exit', (code) => {
+      fs.closeSync(out);
+      if (code !== 0) return reject(new Error(`psql exited with ${code}`));
+      resolve({ lines: 1_000_000, bytes: 0, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+    });
+  });
+}
+
 /** The run of median duration (the upper one of an even count): a typical run, where the best one flatters. */
 const median = <R extends Run>(runs: R[]): R => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
 
@@ -178,6 +201,13 @@ async function main() {
     await stop(ceilingServer);
   }
   if (ceiling.bytes !== big.bytes) throw new Error(`ceiling served ${ceiling.bytes} bytes, the export ${big.bytes}`);
+  let floor: Run | undefined;
+  if (databaseUrl) {
+    await pgFloor(databaseUrl); // warm-up: the same pages cached as for the export's runs
+    const runs: Run[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await pgFloor(databaseUrl));
+    floor = median(runs);
+  }
   const ceilingRate = ceiling.bytes / ceiling.seconds;
   const verdict = (what: string, m: Run) => {
     const lps = m.lines / m.seconds;
@@ -191,6 +221,13 @@ async function main() {
     '|---|---|---|---|---|---|---|',
     ...rows,
     `| ceiling: same ${fmt(ceiling.bytes / 1048576, 1)} MiB from a file, bare node:http + fs.createReadStream | ${fmt(ceiling.lines / ceiling.seconds)} | ${fmt(ceiling.bytes / ceiling.seconds / 1048576, 1)} MiB/s | | ${fmt(ceiling.seconds, 2)} s | | |`,
+    ...(floor
+      ? [
+          `| database floor: PostgreSQL alone, the 1,000,000 rows in one binary COPY to psql (discarded) | ${fmt(floor.lines / floor.seconds)} | | | ${fmt(floor.seconds, 2)} s | | |`,
+          '',
+          `1,000,000 events, database path ÷ the database floor: ${fmt(floor.seconds / big.seconds, 2)}; the floor ÷ the ceiling (the most any PostgreSQL client could reach here): ${fmt(ceiling.seconds / floor.seconds, 2)}`,
+        ]
+      : []),
     '',
     `goals, 1,000,000 events — ${verdict('database', big)}; ${bigCached[0] ? verdict('cached', bigCached[0]) : 'cached: not measured'}; RSS growth < 100 MB (largest of all rows): +${fmt(growth)} MiB ${growth * 1.048576 < 100 ? 'met' : 'NOT met'}`,
   ].join('\n');

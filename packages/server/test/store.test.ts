@@ -7,7 +7,7 @@ import { migrate, openDb } from '../src/store/db.js';
 import { CompetitionRepo, eventRecord } from '../src/store/competitions.js';
 import { ExportRepo, type ExportSlice } from '../src/store/export.js';
 import { storedEventRow } from '../src/store/event-json.js';
-import { EventLines, linesInSeqOrder } from '../src/store/event-lines.js';
+import { SqliteEventLines, linesInSeqOrder } from '../src/store/event-lines.js';
 import { SqliteRowReader, type RowReader } from '../src/store/row-reader.js';
 import { MetaRepo } from '../src/store/meta.js';
 import { CachedStatements } from '../src/store/statement-cache.js';
@@ -146,7 +146,7 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
     const slice = (over: Partial<ExportSlice> = {}): ExportSlice => ({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01', ...over });
     // Parsed: the bytes are checked against the REST serializer itself in export-lines.test.ts.
     const parse = (text: string): unknown[] => (text === '' ? [] : text.slice(0, -1).split('\n').map((l) => JSON.parse(l)));
-    const lines = async (over: Partial<ExportSlice>, after: number, limit: number) => parse((await repo.events(slice(over), after, limit)).text);
+    const lines = async (over: Partial<ExportSlice>, after: number, limit: number) => parse((await repo.events(slice(over), after, limit)).text.toString());
     try {
       await db.kysely.insertInto('events').values([row(1), row(4), row(2)]).execute();
       const viaKysely = await db.kysely.selectFrom('events').selectAll().where('season_id', '=', 'x_2020').where('tier', '=', 'confirmed').orderBy('seq').execute();
@@ -208,12 +208,12 @@ describe('SQLite export pages joined by the database', () => {
       close: () => real.close(),
     };
     const q = { seasonIds: ['wc_2022'], afterSeq: 0, excluded: [], limit: 50 };
-    const plain = new EventLines(new SqliteRowReader(file, 8192), 'sqlite');
+    const plain = new SqliteEventLines(new SqliteRowReader(file, 8192));
     try {
       const straight = await plain.page(q);
       expect(straight.lines).toBe(50);
-      expect(linesInSeqOrder(straight.text)).toBe(true);
-      expect(await new EventLines(reversing, 'sqlite').page(q)).toEqual(straight);
+      expect(linesInSeqOrder(straight.text.toString())).toBe(true);
+      expect(await new SqliteEventLines(reversing).page(q)).toEqual(straight);
       expect(reversed).toBe(1);
     } finally {
       await plain.close();
@@ -246,7 +246,7 @@ describe.each(engines())('events stored before their JSON was (%s)', (engine) =>
       expect(added.json_tail).toBe(storedEventRow({ ...odd, clock: null, provisional_id: 'evt_000000000001', retracted_id: null }).json_tail);
       const page = await repo.events({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01' }, 0, 10);
       expect(page.lines).toBe(1);
-      expect(JSON.parse(page.text)).toEqual(eventRecord(added));
+      expect(JSON.parse(page.text.toString())).toEqual(eventRecord(added));
       if (engine === 'postgres') {
         // Every writer sets it; PostgreSQL also refuses a row without it.
         await expect(sql`insert into events (type, tier, game_id, competition_id, sport, league, season_id, team, event_type, points, ts, agreement, reporters, latency_ms)

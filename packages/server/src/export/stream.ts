@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 
 /** One page of an export: its lines (already serialised) and whether anything follows. */
 export interface Page {
-  /** The page's lines, each ending in a newline; empty when the page kept none. */
-  text: string;
+  /** The page's lines, each ending in a newline, as text or UTF-8 bytes; empty when the page kept none. */
+  text: string | Buffer;
   /** Rows read from the database for this page (counted even when a filter drops them). */
   fetched: number;
   done: boolean;
@@ -92,10 +92,10 @@ export class NdjsonStream extends Readable {
           // Handled when the next _read takes it; a destroyed stream drops it without a warning.
           this.ahead.catch(() => undefined);
         }
-        if (p.text !== '') this.push(p.text);
+        if (p.text.length > 0) this.push(p.text);
         if (p.done) this.push(null);
         // Nothing pushed means Node will not ask again: take the next page now.
-        else if (p.text === '') this._read();
+        else if (p.text.length === 0) this._read();
       },
       (err: unknown) => {
         this.reading = false;

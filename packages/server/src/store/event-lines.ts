@@ -1,5 +1,8 @@
+import pg from 'pg';
+import { linesFromBinaryCopy } from './copy-lines.js';
 import { eventJson } from './event-json.js';
-import { RowShapeError, SqlBuilder, rowNumber, rowText, type RowReader } from './row-reader.js';
+import { copyOut } from './pg-copy.js';
+import { PgRowReader, RowShapeError, SqlBuilder, rowNumber, rowText, type RowReader } from './row-reader.js';
 
 export interface EventLineQuery {
   seasonIds: readonly string[];
@@ -13,8 +16,11 @@ export interface EventLineQuery {
 
 /** One keyset page of the bulk export's event lines. */
 export interface EventLinePage {
-  /** The lines in `seq` order, each ending in a newline; empty when every row was left out. */
-  text: string;
+  /**
+   * The lines in `seq` order, each ending in a newline, as text or as the UTF-8 bytes (PostgreSQL
+   * hands them over as bytes); empty when every row was left out.
+   */
+  text: string | Buffer;
   lines: number;
   /** Rows read, left-out ones included: fewer than the limit means the end. */
   fetched: number;
@@ -100,30 +106,78 @@ export function linesInSeqOrder(text: string): boolean {
  * into JS per column (a string per text column) plus whatever renders it; the stored JSON makes
  * it one text per row, and on SQLite one text per page (bench/RESULTS.md, "Export: the line stored with the event").
  *
- * The reader is the export's own (store/export.ts): on SQLite a read-only connection whose small
- * page cache keeps a season-long scan from growing the process, and which sees only committed
- * data; on PostgreSQL the service's pool.
+ * SQLite's pages, read through the export's own read-only connection (store/export.ts), whose
+ * small page cache keeps a season-long scan from growing the process and which sees only
+ * committed data. PostgreSQL's: PgEventLines below.
  */
-export class EventLines implements EventLinePages {
-  constructor(
-    private readonly reader: RowReader,
-    private readonly engine: 'sqlite' | 'postgres',
-  ) {}
+export class SqliteEventLines implements EventLinePages {
+  constructor(private readonly reader: RowReader) {}
 
   async page(q: EventLineQuery): Promise<EventLinePage> {
-    if (this.engine === 'postgres') return pageOfRows(this.reader, this.engine, q);
-    const b = new SqlBuilder(this.engine);
+    const b = new SqlBuilder('sqlite');
     const [row] = await this.reader.rows(b.query(aggregateSql(q, b)));
     if (row?.length !== 4) throw new RowShapeError('unexpected row shape');
     const fetched = rowNumber(row[0]);
     if (fetched === 0) return { text: '', lines: 0, fetched: 0, lastSeq: q.afterSeq };
     const lines = rowNumber(row[2]);
     const text = lines === 0 ? '' : `${rowText(row[3])}\n`;
-    if (!linesInSeqOrder(text)) return pageOfRows(this.reader, this.engine, q);
+    if (!linesInSeqOrder(text)) return pageOfRows(this.reader, 'sqlite', q);
     return { text, lines, fetched, lastSeq: rowNumber(row[1]) };
   }
 
   close(): Promise<void> {
     return this.reader.close();
+  }
+}
+
+/**
+ * Bytes a page's COPY may send: a page is `limit` rows of an event's JSON (well under 4 KiB
+ * each), so this is only reached by a statement that is not the bounded page it should be.
+ */
+const COPY_PAGE_MAX_BYTES = 64 * 1024 * 1024;
+
+const integerLiteral = (n: number): string => {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a row position: ${n}`);
+  return String(n);
+};
+
+/**
+ * The page as a binary COPY of seq and the stored JSON. COPY takes no bind parameters: the
+ * values are written as literals, integers checked as such and text quoted by node-postgres'
+ * escapeLiteral (which also handles backslashes), whatever the caller passes.
+ */
+export function copyPageSql(q: EventLineQuery): string {
+  const text = pg.escapeLiteral;
+  const seasons = q.seasonIds.length === 0 ? '1 = 0' : `season_id in (${q.seasonIds.map(text).join(', ')})`;
+  const where = [seasons, `seq > ${integerLiteral(q.afterSeq)}`, `tier = 'confirmed'`];
+  if (q.fromTs !== undefined) where.push(`ts >= ${text(q.fromTs)}`);
+  if (q.toTs !== undefined) where.push(`ts < ${text(q.toTs)}`);
+  return `copy (select seq, json_tail from events where ${where.join(' and ')} order by seq limit ${integerLiteral(q.limit)}) to stdout with (format binary)`;
+}
+
+/**
+ * PostgreSQL: a page with nothing to leave out is one binary COPY whose bytes become the lines
+ * without being decoded (store/copy-lines.ts). Rows read through node-postgres cost a string per
+ * column, and the text is encoded to UTF-8 again on its way to the socket; with the bytes passed
+ * through, the export keeps up with the database's own COPY (bench/RESULTS.md "Export on
+ * PostgreSQL: the bytes as the database sends them"). A page that leaves competitions out
+ * (today's season) reads rows, as SQLite does.
+ */
+export class PgEventLines implements EventLinePages {
+  private readonly rows: RowReader;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.rows = new PgRowReader(pool);
+  }
+
+  async page(q: EventLineQuery): Promise<EventLinePage> {
+    if (q.excluded.length > 0) return pageOfRows(this.rows, 'postgres', q);
+    const copied = linesFromBinaryCopy(await copyOut(this.pool, copyPageSql(q), COPY_PAGE_MAX_BYTES));
+    if (copied.lastSeq === null) return { text: '', lines: 0, fetched: 0, lastSeq: q.afterSeq };
+    return { text: copied.bytes, lines: copied.lines, fetched: copied.lines, lastSeq: copied.lastSeq };
+  }
+
+  close(): Promise<void> {
+    return this.rows.close();
   }
 }

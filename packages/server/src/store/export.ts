@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from './db.js';
 import type { PlayTable } from './types.js';
-import { EventLines, type EventLinePage, type EventLinePages } from './event-lines.js';
-import { PgRowReader, SqliteRowReader } from './row-reader.js';
+import { PgEventLines, SqliteEventLines, type EventLinePage, type EventLinePages } from './event-lines.js';
+import { SqliteRowReader } from './row-reader.js';
 
 /**
  * What one export reads: the season(s) of a league, only competitions the `archive` product may
@@ -57,8 +57,8 @@ export class ExportRepo {
 
   constructor(private readonly db: Db) {
     this.pageRows = db.engine === 'sqlite' ? 250 : 1000;
-    if (db.sqliteFile) this.eventLines = new EventLines(new SqliteRowReader(db.sqliteFile, 8192), 'sqlite');
-    else if (db.pgPool) this.eventLines = new EventLines(new PgRowReader(db.pgPool), 'postgres');
+    if (db.sqliteFile) this.eventLines = new SqliteEventLines(new SqliteRowReader(db.sqliteFile, 8192));
+    else if (db.pgPool) this.eventLines = new PgEventLines(db.pgPool);
     else throw new Error('ExportRepo needs a SQLite file or a PostgreSQL pool (openDb provides one)');
   }
 
