@@ -131,8 +131,8 @@ export class SqliteEventLines implements EventLinePages {
 }
 
 /**
- * Bytes a page's COPY may send: a page is `limit` rows of an event's JSON (well under 4 KiB
- * each), so this is only reached by a statement that is not the bounded page it should be.
+ * Bytes a page's COPY may send: a page is `limit` rows of an event's JSON (a few hundred
+ * bytes each), so this is only reached by a statement that is not the bounded page it should be.
  */
 const COPY_PAGE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -159,8 +159,8 @@ export function copyPageSql(q: EventLineQuery): string {
  * PostgreSQL: a page with nothing to leave out is one binary COPY whose bytes become the lines
  * without being decoded (store/copy-lines.ts). Rows read through node-postgres cost a string per
  * column, and the text is encoded to UTF-8 again on its way to the socket; with the bytes passed
- * through, the export keeps up with the database's own COPY (bench/RESULTS.md "Export on
- * PostgreSQL: the bytes as the database sends them"). A page that leaves competitions out
+ * through, the export runs at about two thirds of the database's own COPY of the season, where it
+ * ran at two fifths (bench/RESULTS.md "Export on PostgreSQL: the bytes as the database sends them"). A page that leaves competitions out
  * (today's season) reads rows, as SQLite does.
  */
 export class PgEventLines implements EventLinePages {
