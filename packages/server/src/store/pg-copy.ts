@@ -27,15 +27,19 @@ class CopyOut implements pg.Submittable {
   private buffer = Buffer.allocUnsafe(64 * 1024);
   private size = 0;
   private overflowed = false;
-  readonly result: Promise<Buffer>;
-  private settle!: { resolve: (b: Buffer) => void; reject: (e: Error) => void };
+  // Replaced by the promise's own functions as it is made (an executor runs at once); the first
+  // outcome settles it and later ones are no-ops, as for any promise.
+  private resolve: (bytes: Buffer) => void = () => undefined;
+  private reject: (err: Error) => void = () => undefined;
+  readonly result = new Promise<Buffer>((resolve, reject) => {
+    this.resolve = resolve;
+    this.reject = reject;
+  });
 
   constructor(
     private readonly text: string,
     private readonly maxBytes: number,
-  ) {
-    this.result = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
-  }
+  ) {}
 
   submit(connection: pg.Connection): void {
     connection.query(this.text);
@@ -60,17 +64,17 @@ class CopyOut implements pg.Submittable {
   handleCommandComplete(): void {}
 
   handleReadyForQuery(): void {
-    if (this.overflowed) this.settle.reject(new CopyTooLarge(this.maxBytes));
-    else this.settle.resolve(this.buffer.subarray(0, this.size));
+    if (this.overflowed) this.reject(new CopyTooLarge(this.maxBytes));
+    else this.resolve(this.buffer.subarray(0, this.size));
   }
 
   handleError(err: Error): void {
-    this.settle.reject(err);
+    this.reject(err);
   }
 
   // A COPY TO STDOUT answers with none of these; a statement that does is not one.
   handleRowDescription(): void {
-    this.settle.reject(new Error('a COPY answered with rows'));
+    this.reject(new Error('a COPY answered with rows'));
   }
 
   handleDataRow(): void {}
@@ -78,7 +82,7 @@ class CopyOut implements pg.Submittable {
   handlePortalSuspended(): void {}
 
   handleEmptyQuery(): void {
-    this.settle.reject(new Error('an empty statement where a COPY was expected'));
+    this.reject(new Error('an empty statement where a COPY was expected'));
   }
 
   /** Without an answer a COPY FROM would wait for data forever. */
