@@ -327,5 +327,6 @@ describe('deployment key of a real svc process', () => {
     } finally {
       await third.stop();
     }
-  });
+    // Thirteen real processes one after another, each a cold tsx start: 30 s was not enough on a slow VM.
+  }, 120_000);
 });
