@@ -57,7 +57,9 @@ describe('svc CLI', () => {
 });
 
 // Concurrent: each case is a process start, mostly waiting for tsx.
-describe.concurrent('svc CLI: help and usage errors (real processes)', () => {
+// Each of these starts its processes at the same time as the others (describe.concurrent): on two
+// vCPUs a cold tsx start then takes 10–20 s, so the default 30 s is too close.
+describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
   const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['simulate'], ['export'], ['help']];
 
   for (const cmd of COMMANDS) {
