@@ -34,8 +34,11 @@ export interface EventLinePages {
   close(): Promise<void>;
 }
 
+/** How a page's values enter its SQL: SqlBuilder binds them; a COPY writes them as literals (copyPageSql). */
+type PageValues = Pick<SqlBuilder, 'bind' | 'oneOf'>;
+
 /** The rows of one page: seq, competition_id and the stored JSON after the id (store/event-json.ts). */
-function rowsSql(q: EventLineQuery, b: SqlBuilder, columns: string): string {
+function rowsSql(q: EventLineQuery, b: PageValues, columns: string): string {
   const seasons = q.seasonIds.length === 1 ? `season_id = ${b.bind(q.seasonIds[0])}` : b.oneOf('season_id', q.seasonIds);
   const where = [seasons, `seq > ${b.bind(q.afterSeq)}`, `tier = 'confirmed'`];
   if (q.fromTs !== undefined) where.push(`ts >= ${b.bind(q.fromTs)}`);
@@ -142,17 +145,17 @@ const integerLiteral = (n: number): string => {
 };
 
 /**
- * The page as a binary COPY of seq and the stored JSON. COPY takes no bind parameters: the
- * values are written as literals, integers checked as such and text quoted by node-postgres'
- * escapeLiteral (which also handles backslashes), whatever the caller passes.
+ * A page's values as PostgreSQL literals: integers checked as such, text quoted by
+ * node-postgres' escapeLiteral (which also handles backslashes), whatever the caller passes.
  */
+const literals: PageValues = {
+  bind: (value) => (typeof value === 'number' ? integerLiteral(value) : pg.escapeLiteral(value)),
+  oneOf: (column, values) => (values.length === 0 ? '1 = 0' : `${column} in (${values.map((v) => pg.escapeLiteral(v)).join(', ')})`),
+};
+
+/** The page (the rows rowsSql reads) as a binary COPY of seq and the stored JSON. COPY takes no bind parameters. */
 export function copyPageSql(q: EventLineQuery): string {
-  const text = pg.escapeLiteral;
-  const seasons = q.seasonIds.length === 0 ? '1 = 0' : `season_id in (${q.seasonIds.map(text).join(', ')})`;
-  const where = [seasons, `seq > ${integerLiteral(q.afterSeq)}`, `tier = 'confirmed'`];
-  if (q.fromTs !== undefined) where.push(`ts >= ${text(q.fromTs)}`);
-  if (q.toTs !== undefined) where.push(`ts < ${text(q.toTs)}`);
-  return `copy (select seq, json_tail from events where ${where.join(' and ')} order by seq limit ${integerLiteral(q.limit)}) to stdout with (format binary)`;
+  return `copy (${rowsSql(q, literals, 'seq, json_tail')}) to stdout with (format binary)`;
 }
 
 /**
