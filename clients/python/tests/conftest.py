@@ -1,7 +1,8 @@
 """Fixtures: a real svc process (started once per run) and the keys the tests use.
 
-The server is `node --import tsx packages/server/src/main.ts serve` on a free port with a
-temporary data dir, the simulator off and a bootstrap key. Without `node` or when it cannot
+The server is the compiled `svc serve` (`node --conditions=svc-compiled
+packages/server/dist/main.js serve`, built here first when it is missing or stale, as `npm
+run build` does) on a free port with a temporary data dir, the simulator off and a bootstrap key. Without `node` or when it cannot
 start, the tests that need it are skipped, except under CI, where they fail.
 """
 from __future__ import annotations
@@ -47,6 +48,22 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+_built = False
+
+
+def svc_command(node: str) -> List[str]:
+    """The compiled `svc`, built once per run (an incremental tsc build is a no-op when fresh)."""
+    global _built
+    if not _built:
+        tsc = str(ROOT / "node_modules" / "typescript" / "bin" / "tsc")
+        for project in ("packages/schema/tsconfig.build.json", "packages/server/tsconfig.build.json"):
+            done = subprocess.run([node, tsc, "-p", project], cwd=ROOT, capture_output=True, timeout=300)
+            if done.returncode != 0:
+                raise RuntimeError(f"building {project} failed: {done.stdout.decode(errors='replace')}")
+        _built = True
+    return [node, "--conditions=svc-compiled", "packages/server/dist/main.js"]
+
+
 @dataclass
 class SvcProcess:
     """A real svc serving one data dir on one port; can be killed and started again."""
@@ -86,7 +103,7 @@ class SvcProcess:
             return
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [node, "--import", "tsx", "packages/server/src/main.ts", "serve"],
+            [*svc_command(node), "serve"],
             cwd=ROOT,
             env=self.env(),
             stdout=log,
@@ -116,7 +133,7 @@ class SvcProcess:
     def cli(self, *args: str) -> str:
         node = shutil.which("node") or "node"
         done = subprocess.run(
-            [node, "--import", "tsx", "packages/server/src/main.ts", *args],
+            [*svc_command(node), *args],
             cwd=ROOT,
             env=self.env(),
             capture_output=True,

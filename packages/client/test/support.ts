@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { listen, testApp, tmpDir, type TestApp } from '../../server/test/helpers.js';
 import { Svc, type ClientOptions } from '../src/index.js';
-import { freePort } from '../../server/test/svc-process.js';
+import { freePort, serveSvc, type SvcProcess as ServerProcess } from '../../server/test/process.js';
 
 export { freePort };
 
@@ -32,19 +31,15 @@ export async function liveSvc(config: Parameters<typeof testApp>[0] = {}): Promi
 }
 
 
-/** `svc serve` as its own process on a copy of the test archive; SIGKILL-able and restartable. */
+/** `svc serve` as its own process on a copy of the test archive; SIGKILL-able and restartable on its port. */
 export class SvcProcess {
-  readonly dataDir: string;
-  readonly port: number;
-  readonly key: string;
-  child: ChildProcess | null = null;
-  output = '';
+  private running: ServerProcess | null = null;
 
-  private constructor(dataDir: string, port: number, key: string) {
-    this.dataDir = dataDir;
-    this.port = port;
-    this.key = key;
-  }
+  private constructor(
+    readonly dataDir: string,
+    readonly port: number,
+    readonly key: string,
+  ) {}
 
   static async create(key: string): Promise<SvcProcess> {
     const dataDir = tmpDir('svc-client-');
@@ -57,44 +52,13 @@ export class SvcProcess {
   }
 
   async start(): Promise<void> {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts', 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        SVC_DATA_DIR: this.dataDir,
-        SVC_PORT: String(this.port),
-        SVC_HOST: '127.0.0.1',
-        SVC_SIMULATOR: 'off',
-        SVC_BOOTSTRAP_KEY: this.key,
-        SVC_LOG_LEVEL: 'warn',
-        SVC_DATABASE_URL: '',
-        SVC_REDIS_URL: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = p;
-    p.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    p.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
-    const end = Date.now() + 90_000;
-    for (;;) {
-      if (p.exitCode !== null) throw new Error(`svc exited ${p.exitCode}:\n${this.output}`);
-      try {
-        if ((await fetch(`${this.baseUrl}/healthz`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > end) throw new Error(`svc did not start:\n${this.output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    this.running = await serveSvc(this.dataDir, { SVC_BOOTSTRAP_KEY: this.key }, this.port);
   }
 
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill(signal);
-    await exited;
-    this.child = null;
+  /** SIGKILL: the server is gone at once, as in a crash. */
+  async kill(): Promise<void> {
+    await this.running?.kill();
+    this.running = null;
   }
 
   async dispose(): Promise<void> {

@@ -24,7 +24,7 @@ describe('compiled build (real process)', () => {
       const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${KEY}` } });
       expect(me.status).toBe(200);
     } finally {
-      p.kill('SIGTERM');
+      p.signal('SIGTERM');
     }
     expect(await p.exited).toEqual({ code: 0, signal: null });
     const loaded = await run(process.execPath, ['--conditions=svc-compiled', '-e', "import('@svc/schema').then((m) => console.log(import.meta.resolve('@svc/schema'), typeof m.Event))"], { cwd: path.join(ROOT, 'packages/server') });

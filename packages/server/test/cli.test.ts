@@ -1,18 +1,16 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { openDb } from '../src/store/db.js';
 import { auth, testConfig, tmpDir } from './helpers.js';
 import { runSvc, seededDataDir, startSvc } from './process.js';
 
-const run = promisify(execFile);
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
-
-function svc(args: string[], env: Record<string, string>) {
-  return run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+/** `svc <args>` run to completion; rejects with the exit code and output when it is not 0. */
+async function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runSvc(args, env);
+  if (r.code !== 0) throw Object.assign(new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`), r);
+  return r;
 }
 
 describe('svc CLI', () => {
@@ -56,9 +54,8 @@ describe('svc CLI', () => {
   });
 });
 
-// Concurrent: each case is a process start, mostly waiting for tsx.
-// Each of these starts its processes at the same time as the others (describe.concurrent): on two
-// vCPUs a cold tsx start then takes 10–20 s, so the default 30 s is too close.
+// Concurrent: each case is a few process starts (describe.concurrent), all at once on two vCPUs,
+// so each gets more than the default 30 s.
 describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
   const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['simulate'], ['export'], ['help']];
 
@@ -136,7 +133,7 @@ describe('svc serve: the start key (real processes)', () => {
       await p.port();
       await p.line('stderr', /API key:/);
     } finally {
-      p.kill('SIGTERM');
+      p.signal('SIGTERM');
     }
     const exit = await p.exited;
     expect(exit.code).toBe(0);
@@ -216,10 +213,10 @@ describe('svc tail (real processes)', () => {
       const eventId = (await res.json()).data[0].event_id;
       const line = await tail.line('stdout', /^\{.*\}$/);
       expect(JSON.parse(line[0])).toMatchObject({ id: eventId, type: 'score', tier: 'provisional', game_id: games[0].id, team, points: 1 });
-      tail.kill('SIGINT');
+      tail.signal('SIGINT');
       expect(await tail.exited).toEqual({ code: 0, signal: null });
     } finally {
-      server.kill('SIGTERM');
+      server.signal('SIGTERM');
       await server.exited;
     }
   });
@@ -237,7 +234,7 @@ describe('svc tail (real processes)', () => {
       expect(bad.stderr.trim().split('\n')).toHaveLength(1);
       expect(bad.stderr).toMatch(/HTTP 401: The API key is not valid or has been revoked/);
     } finally {
-      server.kill('SIGTERM');
+      server.signal('SIGTERM');
       await server.exited;
     }
   });

@@ -5,7 +5,7 @@ import { keyPrefix } from '../src/config.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { freshDb, tmpDir } from './helpers.js';
-import { startSvc, type SvcProcess } from './svc-process.js';
+import { serveSvc, type SvcProcess } from './process.js';
 import { connect, type Frame, type StreamClient } from './ws-client.js';
 
 /**
@@ -90,9 +90,9 @@ describe('a hard crash leaves no provisional unresolved', () => {
     if (!databaseUrl || !redisUrl) throw new Error('unreachable');
     // Nodes of one cluster share the deployment key (docs/operations.md "Secrets at rest").
     const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl, SVC_SECRET_KEY: CLUSTER_SECRET_KEY };
-    const a = await startSvc(dataDir, env);
+    const a = await serveSvc(dataDir, env);
     procs.push(a);
-    const b = await startSvc(tmpDir(), env);
+    const b = await serveSvc(tmpDir(), env);
     procs.push(b);
     const reporters = await reporterKeys(dataDir, databaseUrl, 3);
     const game = await todaysGame(a.base);
@@ -116,9 +116,9 @@ describe('a hard crash leaves no provisional unresolved', () => {
     if (!databaseUrl || !redisUrl) throw new Error('unreachable');
     // Nodes of one cluster share the deployment key (docs/operations.md "Secrets at rest").
     const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl, SVC_SECRET_KEY: CLUSTER_SECRET_KEY };
-    const a = await startSvc(dataDir, env);
+    const a = await serveSvc(dataDir, env);
     procs.push(a);
-    const b = await startSvc(tmpDir(), env);
+    const b = await serveSvc(tmpDir(), env);
     procs.push(b);
     const [reporter] = await reporterKeys(dataDir, databaseUrl, 1);
     const game = await todaysGame(a.base);
@@ -136,14 +136,14 @@ describe('a hard crash leaves no provisional unresolved', () => {
     const dataDir = tmpDir();
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
     const [reporter] = await reporterKeys(dataDir, null, 1);
-    const first = await startSvc(dataDir, FAST);
+    const first = await serveSvc(dataDir, FAST);
     procs.push(first);
     const game = await todaysGame(first.base);
     const opened = await report(first.base, reporter, { game_id: game.id, team: game.away, points: 2 });
     if (!opened.event_id) throw new Error('no provisional');
     const provisional = opened.event_id;
     await first.kill();
-    const again = await startSvc(dataDir, FAST);
+    const again = await serveSvc(dataDir, FAST);
     procs.push(again);
     // Resume from the provisional: the retraction may come before the stream connects.
     const client = await connect(`${again.base.replace('http', 'ws')}/v1/stream?game=${game.id}&since=${provisional}`, ADMIN);

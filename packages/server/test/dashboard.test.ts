@@ -7,7 +7,7 @@ import { verifySignature } from '../src/domain/webhooks/signature.js';
 import { openDb } from '../src/store/db.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
-import { startSvc, type SvcProcess } from './svc-process.js';
+import { serveSvc, type SvcProcess } from './process.js';
 import { tmpDir } from './helpers.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 
@@ -39,7 +39,7 @@ describe('dashboard', () => {
     await db.close();
 
     rx = await startReceiver();
-    svc = await startSvc(dataDir, {
+    svc = await serveSvc(dataDir, {
       SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
       SVC_WEBHOOK_RETRY_DELAYS: '0,1',
       SVC_WEBHOOK_DISABLE_AFTER_S: '3',

@@ -21,7 +21,7 @@ async function exitWithin(p: SvcProcess, ms: number) {
 describe('svc serve: SIGTERM drain (real process)', () => {
   let proc: SvcProcess | null = null;
   afterEach(() => {
-    proc?.kill('SIGKILL');
+    proc?.signal('SIGKILL');
     proc = null;
   });
 
@@ -30,7 +30,7 @@ describe('svc serve: SIGTERM drain (real process)', () => {
     const port = await proc.port();
     const client = await connect(`ws://127.0.0.1:${port}/v1/stream?sport=soccer`, KEY);
     await client.until((c) => c.frames.some((f) => f.type === 'subscribed'), 10_000, 'subscribed');
-    proc.kill('SIGTERM');
+    proc.signal('SIGTERM');
     const exit = await exitWithin(proc, EXIT_DEADLINE_MS);
     expect(exit).toEqual({ code: 0, signal: null });
     await client.until((c) => c.closeCode !== null, 5_000, 'close frame');
@@ -58,7 +58,7 @@ describe('svc serve: SIGTERM with clients that do not cooperate (real process)',
   let proc: SvcProcess | null = null;
   const sockets: net.Socket[] = [];
   afterEach(() => {
-    proc?.kill('SIGKILL');
+    proc?.signal('SIGKILL');
     proc = null;
     for (const s of sockets.splice(0)) s.destroy();
   });
@@ -67,7 +67,7 @@ describe('svc serve: SIGTERM with clients that do not cooperate (real process)',
     proc = startSvc(['serve'], { SVC_DATA_DIR: seededDataDir(), SVC_BOOTSTRAP_KEY: KEY });
     const port = await proc.port();
     sockets.push(await stuckClient(port, KEY));
-    proc.kill('SIGTERM');
+    proc.signal('SIGTERM');
     expect(await exitWithin(proc, EXIT_DEADLINE_MS)).toEqual({ code: 0, signal: null });
     expect(proc.logs().map((l) => l.msg)).toEqual(expect.arrayContaining(['draining', 'drained']));
   });
@@ -76,10 +76,10 @@ describe('svc serve: SIGTERM with clients that do not cooperate (real process)',
     proc = startSvc(['serve'], { SVC_DATA_DIR: seededDataDir(), SVC_BOOTSTRAP_KEY: KEY });
     const port = await proc.port();
     sockets.push(await stuckClient(port, KEY));
-    proc.kill('SIGTERM');
+    proc.signal('SIGTERM');
     // The drain has begun (and waits for the stuck client) before the second signal is sent.
     await proc.line('stdout', /"msg":"draining"/);
-    proc.kill('SIGTERM');
+    proc.signal('SIGTERM');
     expect(await exitWithin(proc, EXIT_DEADLINE_MS)).toEqual({ code: 1, signal: null });
     const msgs = proc.logs().map((l) => l.msg);
     expect(msgs).toContain('second signal: exiting now');

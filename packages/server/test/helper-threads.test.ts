@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { WalCheckpointer } from '../src/store/wal-checkpointer.js';
-import { startSvc, type SvcProcess } from './svc-process.js';
+import { serveSvc, type SvcProcess } from './process.js';
 
 /** Nice value of each thread of a process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */
 function niceOf(pid: number | 'self'): Map<number, number> {
@@ -31,8 +31,8 @@ describe.runIf(linux)('event loop first: helper threads of svc serve run below t
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-nice-'));
     [svc, plain] = await Promise.all([
-      startSvc(path.join(dir, 'a'), { SVC_HELPER_THREAD_NICE: '19' }),
-      startSvc(path.join(dir, 'b'), {}),
+      serveSvc(path.join(dir, 'a'), { SVC_HELPER_THREAD_NICE: '19' }),
+      serveSvc(path.join(dir, 'b'), {}),
     ]);
   }, 120_000);
   afterAll(async () => {

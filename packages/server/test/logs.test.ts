@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { tmpDir, until } from './helpers.js';
-import { startSvc, type SvcProcess } from './svc-process.js';
+import { serveSvc, type SvcProcess } from './process.js';
 
 const KEY = `svc_test_${'Log0Leak1Probe2Key3'.padEnd(32, 'q')}`;
 /** The random part: finding any 12 characters of it in the output is a leak. */
@@ -30,7 +30,7 @@ describe('logs of a running server', () => {
   it('never carry an API key or a webhook secret: not in URLs, the banner, client errors or failures', { timeout: 120_000 }, async () => {
     const dataDir = tmpDir('svc-logs-');
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
-    svc = await startSvc(dataDir, {
+    svc = await serveSvc(dataDir, {
       SVC_BOOTSTRAP_KEY: KEY,
       // The most talkative level: every line the server can write is in play.
       SVC_LOG_LEVEL: 'trace',
@@ -38,7 +38,7 @@ describe('logs of a running server', () => {
     });
     const { base } = svc;
     const port = Number(new URL(base).port);
-    const output = svc.output;
+    const output = () => svc?.output() ?? '';
     const bearer = { authorization: `Bearer ${KEY}` };
     const encoded = KEY.replace(/_/g, '%5F');
 

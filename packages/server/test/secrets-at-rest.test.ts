@@ -16,25 +16,15 @@ import { openEndpointSecrets } from '../src/webhooks/directory.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { migrationProvider } from '../src/store/migrations.js';
 import { auth, engines, freshDb, ManualClock, testConfig, tmpDir, type EngineName } from './helpers.js';
-import { startSvc } from './svc-process.js';
+import { runSvc, serveSvc } from './process.js';
 import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 
 const run = promisify(execFile);
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 
 /** `svc <args>` as a real process; resolves with its exit code and output whatever the code. */
-async function svc(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env: { ...process.env, SVC_DATABASE_URL: '', SVC_REDIS_URL: '', SVC_SIMULATOR: 'off', SVC_PORT: '0', SVC_SECRET_KEY: '', ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
+async function svc(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runSvc(args, env);
 }
 
 /** Every form of a secret that would betray it in raw storage: the text, its random part, its bytes. */
@@ -249,7 +239,7 @@ describe('deployment key of a real svc process', () => {
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dir, 'svc.db'));
     const env = { SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_SECRET_KEY: '' };
 
-    const first = await startSvc(dir, env);
+    const first = await serveSvc(dir, env);
     let endpointId: string;
     let shown: string;
     let apiKey: string;
@@ -278,7 +268,7 @@ describe('deployment key of a real svc process', () => {
       expect(verifySignature(String(req.headers['x-svc-signature']), req.body, shown).ok).toBe(true);
     };
 
-    const second = await startSvc(dir, env);
+    const second = await serveSvc(dir, env);
     try {
       expect(fs.readFileSync(keyFilePath(dir), 'utf8')).toBe(keyHex);
       expect(second.output()).toContain(`secret key:            ${keyFilePath(dir)}\n`);
@@ -321,12 +311,12 @@ describe('deployment key of a real svc process', () => {
     expect(fs.readFileSync(keyFilePath(dir), 'utf8')).toBe(`${next.toHex()}\n`);
     expect(fs.statSync(keyFilePath(dir)).mode & 0o777).toBe(0o600);
 
-    const third = await startSvc(dir, env);
+    const third = await serveSvc(dir, env);
     try {
       await testSend(third.base);
     } finally {
       await third.stop();
     }
-    // Thirteen real processes one after another, each a cold tsx start: 30 s was not enough on a slow VM.
+    // Thirteen real processes one after another: 30 s was not enough on a slow VM.
   }, 120_000);
 });

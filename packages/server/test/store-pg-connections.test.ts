@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { engines, freshDb, tmpDir, until } from './helpers.js';
-import { startSvc } from './svc-process.js';
+import { serveSvc } from './process.js';
 import { PG_ADMIN_URL } from './templates.setup.js';
 
 /** Runs a `pg_terminate_backend` query as an administrator (or a restart) would; returns its row count. */
@@ -67,7 +67,7 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
     await db.close();
     if (!databaseUrl) throw new Error('unreachable');
     const database = new URL(databaseUrl).pathname.slice(1);
-    const svc = await startSvc(tmpDir(), { SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: '5e'.repeat(32), SVC_BOOTSTRAP_KEY: 'svc_test_PgConnPgConnPgConn0001' });
+    const svc = await serveSvc(tmpDir(), { SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: '5e'.repeat(32), SVC_BOOTSTRAP_KEY: 'svc_test_PgConnPgConnPgConn0001' });
     try {
       expect(await terminateBackends(database)).toBeGreaterThanOrEqual(1);
       await until(() => svc.output().includes('a pooled connection failed'), 10_000, 'the failure to be logged');

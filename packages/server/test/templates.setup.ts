@@ -1,12 +1,16 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { importArchive } from '../src/archive/index.js';
 import { isoDate } from '../src/domain/clock.js';
 import { openDb } from '../src/store/db.js';
+
+const run = promisify(execFile);
 
 export const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -45,6 +49,21 @@ async function redisReachable(): Promise<boolean> {
   }
 }
 
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+/** `npm run build` without npm: the schema, then the server, each an incremental tsc project. */
+async function buildServer(): Promise<void> {
+  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+  for (const project of ['packages/schema/tsconfig.build.json', 'packages/server/tsconfig.build.json']) {
+    try {
+      await run(process.execPath, [tsc, '-p', project], { cwd: ROOT, timeout: 240_000 });
+    } catch (e) {
+      const out = e instanceof Error && 'stdout' in e ? String(e.stdout) : '';
+      throw new Error(`building ${project} for the process tests failed:\n${out}`, { cause: e });
+    }
+  }
+}
+
 export function pgUrlFor(database: string): string {
   const u = new URL(PG_ADMIN_URL);
   u.pathname = `/${database}`;
@@ -56,6 +75,8 @@ export function pgUrlFor(database: string): string {
  * database; every test file starts from a copy, so suites are isolated and fast.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Tests that start `svc` start the compiled build (test/process.ts): build it while the archive imports.
+  const built = buildServer();
   const today = isoDate(Date.now());
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-template-'));
   const db = await openDb({ dataDir: root, databaseUrl: null });
@@ -83,6 +104,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const redisOk = await redisReachable();
   if (!redisOk && process.env.CI) throw new Error(`CI is set but Redis is unreachable at ${REDIS_URL}`);
   project.provide('redisUrl', redisOk ? REDIS_URL : null);
+  await built;
 
   return async () => {
     fs.rmSync(root, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { tmpDir } from './helpers.js';
-import { startSvc, type SvcProcess } from './svc-process.js';
+import { serveSvc, type SvcProcess } from './process.js';
 
 const KEY = `svc_test_${'Crash0Test1Key2'.padEnd(32, 'x')}`;
 const EVENTS = 1000;
@@ -18,7 +18,7 @@ describe('webhook delivery survives a SIGKILL', () => {
   });
 
   const startServer = (dataDir: string) =>
-    startSvc(dataDir, {
+    serveSvc(dataDir, {
       SVC_BOOTSTRAP_KEY: KEY,
       SVC_WEBHOOK_ALLOW_PRIVATE: 'on',
       // A short timeout keeps the lease short: rows held by the killed process return sooner.

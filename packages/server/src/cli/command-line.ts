@@ -1,15 +1,15 @@
-import { ConfigError, keyPrefix, loadConfig, type Config } from './config.js';
-import { isKeysSubcommand, keysCommand, KEYS_USAGE } from './cli/keys.js';
-import { systemClock } from './domain/clock.js';
-import { openStore } from './secrets/key.js';
-import { secretsCommand, SecretsUsageError, SECRETS_USAGE } from './cli/secrets.js';
-import { KeyRepo } from './store/keys.js';
-import { serve } from './serve.js';
-import { runImport } from './cli/import.js';
-import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from './sim/cli.js';
-import { exportCommand, EXPORT_USAGE } from './cli/export.js';
-import { parseTailArgs, tailCommand, TAIL_USAGE } from './cli/tail.js';
-import { parseOptions, UsageError, wantsHelp } from './cli/usage.js';
+import { ConfigError, keyPrefix, loadConfig, type Config } from '../config.js';
+import { isKeysSubcommand, keysCommand, KEYS_USAGE } from './keys.js';
+import { systemClock } from '../domain/clock.js';
+import { openStore } from '../secrets/key.js';
+import { secretsCommand, SecretsUsageError, SECRETS_USAGE } from './secrets.js';
+import { KeyRepo } from '../store/keys.js';
+import { serve } from '../serve.js';
+import { runImport } from './import.js';
+import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from '../sim/cli.js';
+import { exportCommand, EXPORT_USAGE } from './export.js';
+import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';
+import { parseOptions, UsageError, wantsHelp } from './usage.js';
 
 const HELP = `svc — sports scoring data service
 usage: svc <command> [options]      (svc <command> --help for its options)
