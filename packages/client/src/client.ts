@@ -1,3 +1,4 @@
+import type { APIPromise } from './api-promise.js';
 import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
 import { PermissionDeniedError } from './errors.js';
 import { exportRecords, type ExportRecord } from './export.js';
@@ -55,7 +56,7 @@ abstract class Resource {
     );
   }
 
-  protected one<T>(req: FinalRequest): Promise<T> {
+  protected one<T>(req: FinalRequest): APIPromise<T> {
     return this.client.data<T>(req);
   }
 }
@@ -64,7 +65,7 @@ export class Teams extends Resource {
   list(params: ListTeamsQuery = {}, options?: RequestOptions): PagePromise<Team> {
     return this.paged('/v1/teams', params, options);
   }
-  get(id: string, options?: RequestOptions): Promise<Team> {
+  get(id: string, options?: RequestOptions): APIPromise<Team> {
     return this.one({ method: 'GET', path: `/v1/teams/${seg(id)}`, options });
   }
   /** The team's season-scoped roster. */
@@ -77,7 +78,7 @@ export class Players extends Resource {
   list(params: ListPlayersQuery = {}, options?: RequestOptions): PagePromise<Player> {
     return this.paged('/v1/players', params, options);
   }
-  get(id: string, options?: RequestOptions): Promise<Player> {
+  get(id: string, options?: RequestOptions): APIPromise<Player> {
     return this.one({ method: 'GET', path: `/v1/players/${seg(id)}`, options });
   }
 }
@@ -86,7 +87,7 @@ export class Venues extends Resource {
   list(params: ListVenuesQuery = {}, options?: RequestOptions): PagePromise<Venue> {
     return this.paged('/v1/venues', params, options);
   }
-  get(id: string, options?: RequestOptions): Promise<Venue> {
+  get(id: string, options?: RequestOptions): APIPromise<Venue> {
     return this.one({ method: 'GET', path: `/v1/venues/${seg(id)}`, options });
   }
 }
@@ -101,7 +102,7 @@ export class Competitions extends Resource {
   list(params: ListCompetitionsQuery = {}, options?: RequestOptions): PagePromise<Competition> {
     return this.paged('/v1/competitions', params, options);
   }
-  get(id: string, options?: RequestOptions): Promise<Competition> {
+  get(id: string, options?: RequestOptions): APIPromise<Competition> {
     return this.one({ method: 'GET', path: `/v1/competitions/${seg(id)}`, options });
   }
   /** Official play-by-play (svc.play.v1). */
@@ -114,7 +115,7 @@ export class Games extends Resource {
   list(params: ListGamesQuery = {}, options?: RequestOptions): PagePromise<Game> {
     return this.paged('/v1/games', params, options);
   }
-  get(id: string, options?: RequestOptions): Promise<Game> {
+  get(id: string, options?: RequestOptions): APIPromise<Game> {
     return this.one({ method: 'GET', path: `/v1/games/${seg(id)}`, options });
   }
   /** Confirmed scoring events (svc.event.v1) of a game. */
@@ -125,23 +126,21 @@ export class Games extends Resource {
 
 export class Reports extends Resource {
   /** One crowd report, or a batch of up to 500 (one bad report rejects the batch). */
-  create(report: ReportInput, options?: RequestOptions): Promise<ReportResult>;
-  create(reports: readonly ReportInput[], options?: RequestOptions): Promise<ReportResult[]>;
-  async create(input: ReportInput | readonly ReportInput[], options?: RequestOptions): Promise<ReportResult | ReportResult[]> {
+  create(report: ReportInput, options?: RequestOptions): APIPromise<ReportResult>;
+  create(reports: readonly ReportInput[], options?: RequestOptions): APIPromise<ReportResult[]>;
+  create(input: ReportInput | readonly ReportInput[], options?: RequestOptions): APIPromise<ReportResult | ReportResult[]> {
     const batch = isList(input);
-    const data = await this.one<ReportResult[]>({ method: 'POST', path: '/v1/reports', body: batch ? { reports: input } : input, options });
-    return batch ? data : data[0];
+    return this.one<ReportResult[]>({ method: 'POST', path: '/v1/reports', body: batch ? { reports: input } : input, options }).map((data) => (batch ? data : data[0]));
   }
 }
 
 export class Plays extends Resource {
   /** Official plays for a competition (product `source`): one, or a batch of up to 500. */
-  create(competitionId: string, play: PlayInput, options?: RequestOptions): Promise<Play>;
-  create(competitionId: string, plays: readonly PlayInput[], options?: RequestOptions): Promise<Play[]>;
-  async create(competitionId: string, input: PlayInput | readonly PlayInput[], options?: RequestOptions): Promise<Play | Play[]> {
+  create(competitionId: string, play: PlayInput, options?: RequestOptions): APIPromise<Play>;
+  create(competitionId: string, plays: readonly PlayInput[], options?: RequestOptions): APIPromise<Play[]>;
+  create(competitionId: string, input: PlayInput | readonly PlayInput[], options?: RequestOptions): APIPromise<Play | Play[]> {
     const batch = isList(input);
-    const data = await this.one<Play[]>({ method: 'POST', path: `/v1/competitions/${seg(competitionId)}/plays`, body: batch ? { plays: input } : input, options });
-    return batch ? data : data[0];
+    return this.one<Play[]>({ method: 'POST', path: `/v1/competitions/${seg(competitionId)}/plays`, body: batch ? { plays: input } : input, options }).map((data) => (batch ? data : data[0]));
   }
 }
 
@@ -151,19 +150,19 @@ function isList<T extends object>(input: T | readonly T[]): input is readonly T[
 
 export class Webhooks extends Resource {
   /** The answer carries the endpoint's signing `secret`, shown only here. */
-  create(body: CreateWebhookInput, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+  create(body: CreateWebhookInput, options?: RequestOptions): APIPromise<WebhookEndpointWithSecret> {
     return this.one({ method: 'POST', path: '/v1/webhooks', body, options });
   }
   list(params: PageQuery = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
     return this.paged('/v1/webhooks', params, options);
   }
-  get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+  get(id: string, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     return this.one({ method: 'GET', path: `/v1/webhooks/${seg(id)}`, options });
   }
-  update(id: string, body: UpdateWebhookInput, options?: RequestOptions): Promise<WebhookEndpoint> {
+  update(id: string, body: UpdateWebhookInput, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     return this.one({ method: 'PATCH', path: `/v1/webhooks/${seg(id)}`, body, options });
   }
-  delete(id: string, options?: RequestOptions): Promise<DeletedWebhook> {
+  delete(id: string, options?: RequestOptions): APIPromise<DeletedWebhook> {
     return this.one({ method: 'DELETE', path: `/v1/webhooks/${seg(id)}`, options });
   }
   /** Deliveries of an endpoint, newest first. */
@@ -171,23 +170,23 @@ export class Webhooks extends Resource {
     return this.paged(`/v1/webhooks/${seg(id)}/deliveries`, params, options);
   }
   /** One delivery with its attempt log. */
-  delivery(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryWithAttempts> {
+  delivery(id: string, deliveryId: string, options?: RequestOptions): APIPromise<WebhookDeliveryWithAttempts> {
     return this.one({ method: 'GET', path: `/v1/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}`, options });
   }
   /** Replays one delivery (`{delivery_id}`) or every event of a time range (`{from, to}`) as new deliveries. */
-  replay(id: string, body: ReplayInput, options?: RequestOptions): Promise<ReplayResult> {
+  replay(id: string, body: ReplayInput, options?: RequestOptions): APIPromise<ReplayResult> {
     return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/replay`, body, options });
   }
   /** Re-enables a disabled endpoint. */
-  enable(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+  enable(id: string, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/enable`, options });
   }
   /** A new secret; the old one keeps signing beside it for 24 h. */
-  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+  rotateSecret(id: string, options?: RequestOptions): APIPromise<WebhookEndpointWithSecret> {
     return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/rotate-secret`, options });
   }
   /** Sends a signed `type: "test"` event to the endpoint now, outside the retry budget. */
-  test(id: string, options?: RequestOptions): Promise<WebhookTestResult> {
+  test(id: string, options?: RequestOptions): APIPromise<WebhookTestResult> {
     return this.one({ method: 'POST', path: `/v1/webhooks/${seg(id)}/test`, options });
   }
 }
@@ -220,7 +219,7 @@ export class Svc extends APIClient {
   }
 
   /** The calling key: plan, products, sports, limits. */
-  me(options?: RequestOptions): Promise<Me> {
+  me(options?: RequestOptions): APIPromise<Me> {
     return this.data({ method: 'GET', path: '/v1/me', options });
   }
 

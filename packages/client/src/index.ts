@@ -1,5 +1,7 @@
 export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, Reports, Plays, Webhooks, Notifications } from './client.js';
-export { VERSION, type ClientOptions, type RequestOptions, type Fetch } from './core.js';
+export { VERSION, USER_AGENT, type ClientOptions, type RequestOptions, type Fetch } from './core.js';
+export { APIPromise, type WithResponse } from './api-promise.js';
+export type { Logger, LogLevel } from './log.js';
 export { Page, PagePromise, type ListEnvelope } from './pagination.js';
 export { EventStream, type StreamOptions, type StreamParams, type WebSocketConstructor, type StandardWebSocket } from './stream.js';
 export {

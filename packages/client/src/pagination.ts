@@ -1,10 +1,12 @@
+import type { APIPromise, WithResponse } from './api-promise.js';
+
 /** The API's list envelope: `{"data": [...], "next_cursor": "<opaque>" | null}`. */
 export interface ListEnvelope<T> {
   data: T[];
   next_cursor: string | null;
 }
 
-type FetchPage<T> = (cursor: string | undefined) => Promise<ListEnvelope<T>>;
+type FetchPage<T> = (cursor: string | undefined) => APIPromise<ListEnvelope<T>>;
 
 /**
  * One page of a list. `for await (const item of page)` walks this page and every page after it.
@@ -47,19 +49,30 @@ export class Page<T> implements AsyncIterable<T> {
 
 /**
  * What every list method returns: `await` it for the first page, or `for await` over it for
- * every item across pages. The first request goes out when either happens, once.
+ * every item across pages; `.withResponse()` and `.asResponse()` as on every other call give the
+ * first page's HTTP answer. The first request goes out when any of these happens, once.
  */
-export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+export class PagePromise<T> implements Promise<Page<T>>, AsyncIterable<T> {
   readonly #fetchPage: FetchPage<T>;
-  #first: Promise<Page<T>> | undefined;
+  #first: APIPromise<Page<T>> | undefined;
 
   constructor(fetchPage: FetchPage<T>) {
     this.#fetchPage = fetchPage;
   }
 
-  #page(): Promise<Page<T>> {
-    this.#first ??= this.#fetchPage(undefined).then((envelope) => new Page(envelope, this.#fetchPage));
+  #page(): APIPromise<Page<T>> {
+    this.#first ??= this.#fetchPage(undefined).map((envelope) => new Page(envelope, this.#fetchPage));
     return this.#first;
+  }
+
+  /** The first page with the answer it came in and its request id. */
+  withResponse(): Promise<WithResponse<Page<T>>> {
+    return this.#page().withResponse();
+  }
+
+  /** The first page's answer as fetch gave it, body unread. */
+  asResponse(): Promise<Response> {
+    return this.#page().asResponse();
   }
 
   then<R1 = Page<T>, R2 = never>(

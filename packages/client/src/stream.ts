@@ -1,4 +1,4 @@
-import { buildQuery, sleep } from './core.js';
+import { buildQuery, sleep, USER_AGENT } from './core.js';
 import { APIConnectionError, APIError, AuthenticationError, RateLimitError, SchemaMismatchError, errorFromStatus, parseRetryAfter } from './errors.js';
 import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type SubscribedFrame, type WireEvent } from './schema.js';
 
@@ -297,7 +297,7 @@ export class EventStream implements AsyncIterable<WireEvent> {
     const ws = Custom ? null : await loadWs();
     if (ws) {
       this.#usesWs = true;
-      const sock = new ws.WebSocket(url, { headers: { authorization: `Bearer ${this.#host.apiKey}` }, perMessageDeflate: false });
+      const sock = new ws.WebSocket(url, { headers: { authorization: `Bearer ${this.#host.apiKey}`, 'user-agent': USER_AGENT }, perMessageDeflate: false });
       sock.on('open', h.open);
       sock.on('message', (data, isBinary) => {
         if (!isBinary) h.message(data.toString());

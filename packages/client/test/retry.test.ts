@@ -1,8 +1,11 @@
-import http from 'node:http';
-import type { Socket } from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseRetryAfter } from '../src/errors.js';
+import { retryDecision } from '../src/core.js';
 import {
   APIConnectionError,
+  APIError,
   APITimeoutError,
   APIUserAbortError,
   BadRequestError,
@@ -10,62 +13,7 @@ import {
   RateLimitError,
   Svc,
 } from '../src/index.js';
-
-/** One recorded request to the stub. */
-interface Hit {
-  method: string;
-  url: string;
-  at: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy' | 'hang';
-
-/** A stub HTTP server of the test's own: answers from a script, records every attempt. */
-class Stub {
-  hits: Hit[] = [];
-  script: Answer[] = [];
-  onHit: (() => void) | null = null;
-  private server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      this.hits.push({ method: req.method ?? '', url: req.url ?? '', at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString() });
-      this.onHit?.();
-      const answer = this.script.shift() ?? { status: 200, body: { data: { ok: true } } };
-      if (answer === 'destroy') return req.socket.destroy();
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': 'application/json', 'x-request-id': `req_stub${this.hits.length}`, ...answer.headers });
-      res.end(JSON.stringify(answer.body ?? {}));
-    });
-  });
-  private sockets = new Set<Socket>();
-  url = '';
-
-  async start(): Promise<void> {
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    const addr = this.server.address();
-    if (!addr || typeof addr === 'string') throw new Error('stub has no port');
-    this.url = `http://127.0.0.1:${addr.port}`;
-  }
-
-  reset(): void {
-    this.hits = [];
-    this.script = [];
-    this.onHit = null;
-    for (const s of this.sockets) s.destroy();
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-}
+import { Stub } from './stub.js';
 
 const error = (type: string, code: string, message = 'no') => ({ error: { type, code, message, request_id: 'req_body' } });
 
@@ -191,6 +139,75 @@ describe('retries, backoff, Retry-After and idempotency keys (stub server)', () 
       else process.env.SVC_API_KEY = saved.key;
       if (saved.url === undefined) delete process.env.SVC_BASE_URL;
       else process.env.SVC_BASE_URL = saved.url;
+    }
+  });
+});
+
+/** One row of the Retry-After table both clients are tested against (fixtures/README.md). */
+interface RetryAfterCase {
+  description: string;
+  status: number;
+  retry_after: string | null;
+  max_retries: number;
+  expect: 'retry' | 'raise';
+  min_wait_s: number;
+  error?: string;
+  retry_after_s?: number;
+}
+
+const RETRY_AFTER_CASES: RetryAfterCase[] = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/retry-after.json'), 'utf8'));
+/** Rows that wait longer than this are checked against the decision function only. */
+const LIVE_WAIT_LIMIT_S = 2;
+
+describe('the Retry-After rule, on the table shared with the Python client', () => {
+  const stub = new Stub();
+  beforeAll(() => stub.start());
+  // Sockets stay open between cases: a pooled connection closed under the client would be one
+  // more retryable failure and spend a retry the case counts on.
+  afterEach(() => {
+    stub.hits = [];
+    stub.script = [];
+  });
+  afterAll(() => stub.close());
+
+  it('the table covers both outcomes, the 60 s boundary and a retry the backoff outlasts', () => {
+    expect(RETRY_AFTER_CASES.length).toBeGreaterThanOrEqual(10);
+    expect(RETRY_AFTER_CASES.some((c) => c.retry_after === '60' && c.expect === 'retry')).toBe(true);
+    expect(RETRY_AFTER_CASES.some((c) => c.retry_after === '61' && c.expect === 'raise')).toBe(true);
+    expect(RETRY_AFTER_CASES.some((c) => c.retry_after === '0' && c.min_wait_s > 0)).toBe(true);
+  });
+
+  it.each(RETRY_AFTER_CASES.map((c) => [c.description, c] as const))('decision: %s', (_, c) => {
+    const retryAfter = parseRetryAfter(c.retry_after ?? undefined);
+    // The jitter's two extremes: the shortest and the longest backoff.
+    for (const random of [() => 0, () => 1]) {
+      const d = retryDecision(c.status, retryAfter, 0, c.max_retries, random);
+      expect(d.retry).toBe(c.expect === 'retry');
+      if (d.retry) expect(d.waitS).toBeGreaterThanOrEqual(c.min_wait_s);
+    }
+  });
+
+  const live = RETRY_AFTER_CASES.filter((c) => c.min_wait_s <= LIVE_WAIT_LIMIT_S);
+  it.each(live.map((c) => [c.description, c] as const))('against a stub: %s', { timeout: 10_000 }, async (_, c) => {
+    stub.script = [{ status: c.status, headers: c.retry_after === null ? {} : { 'retry-after': c.retry_after }, body: error('some_error', 'some_code') }];
+    const svc = new Svc({ apiKey: 'svc_test_stub', baseUrl: stub.url, maxRetries: c.max_retries });
+    const started = Date.now();
+    const outcome = await svc.me().then(
+      (me) => ({ me }),
+      (err: unknown) => ({ err }),
+    );
+    if (c.expect === 'retry') {
+      expect(outcome).toEqual({ me: { ok: true } });
+      expect(stub.hits).toHaveLength(2);
+      expect(stub.hits[1].at - stub.hits[0].at).toBeGreaterThanOrEqual(c.min_wait_s * 1000 - 5);
+    } else {
+      expect(stub.hits).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(300);
+      expect('err' in outcome && outcome.err instanceof APIError).toBe(true);
+      const err = 'err' in outcome ? outcome.err : undefined;
+      expect(err).toMatchObject({ name: c.error, status: c.status });
+      if (c.retry_after_s !== undefined) expect(err).toMatchObject({ retryAfter: c.retry_after_s });
+      if (c.error === 'RateLimitError') expect(err).toBeInstanceOf(RateLimitError);
     }
   });
 });
