@@ -12,6 +12,8 @@ export {
   DEFAULT_TOLERANCE_S,
   type VerifyWebhookOptions,
   type TestHeaderOptions,
+  type SignatureSource,
+  type HeaderRecord,
 } from './webhooks.js';
 export {
   SvcError,

@@ -15,9 +15,43 @@ const DIGEST_HEX = /^[0-9a-fA-F]{64}$/;
 
 export interface VerifyWebhookOptions {
   /** Largest accepted |now − t| in seconds; default 300. */
-  toleranceS?: number;
+  toleranceS?: number | undefined;
   /** The current time in unix seconds; default the system clock (for tests). */
-  now?: number;
+  now?: number | undefined;
+}
+
+/**
+ * Request headers as server frameworks hand them over: `node:http`'s `req.headers` (and
+ * Express's, Fastify's), names in any case, a repeated header as an array.
+ */
+export type HeaderRecord = { readonly [name: string]: string | readonly string[] | undefined };
+
+/**
+ * Where the signature is: the `X-SVC-Signature` value itself, its values when the header came
+ * more than once, a fetch `Headers` (a `Request`'s, in a fetch-style handler) or all the request
+ * headers as a plain object.
+ */
+export type SignatureSource = string | readonly string[] | Headers | HeaderRecord | null | undefined;
+
+const isList = (source: SignatureSource): source is readonly string[] => Array.isArray(source);
+
+/** A `Headers` of this runtime or of another fetch implementation: anything with a `get`. */
+function isHeaders(source: object): source is Pick<Headers, 'get'> {
+  return 'get' in source && typeof source.get === 'function';
+}
+
+/** The signature header's value, its repeats joined as one list (as HTTP allows). */
+export function signatureHeaderOf(source: SignatureSource): string | undefined {
+  if (source === null || source === undefined) return undefined;
+  if (typeof source === 'string') return source;
+  if (isList(source)) return source.length === 0 ? undefined : source.join(',');
+  if (isHeaders(source)) return source.get(SIGNATURE_HEADER) ?? undefined;
+  const wanted = SIGNATURE_HEADER.toLowerCase();
+  for (const [name, value] of Object.entries(source)) {
+    if (name.toLowerCase() !== wanted || value === undefined) continue;
+    return typeof value === 'string' ? value : signatureHeaderOf(value);
+  }
+  return undefined;
 }
 
 const encoder = new TextEncoder();
@@ -81,13 +115,14 @@ function parseHeader(header: string): Parsed {
 /** Why a header fails, or null when one of its v1 signatures is the body's under `secret`. */
 export async function webhookSignatureFailure(
   rawBody: string | Uint8Array,
-  signatureHeader: string | null | undefined,
+  signature: SignatureSource,
   secret: string,
   opts: VerifyWebhookOptions = {},
 ): Promise<WebhookVerificationFailure | null> {
   const toleranceS = opts.toleranceS ?? DEFAULT_TOLERANCE_S;
   const now = opts.now ?? Math.floor(Date.now() / 1000);
-  if (typeof signatureHeader !== 'string' || signatureHeader.trim() === '') return 'missing_header';
+  const signatureHeader = signatureHeaderOf(signature);
+  if (signatureHeader === undefined || signatureHeader.trim() === '') return 'missing_header';
   const parsed = parseHeader(signatureHeader);
   if (parsed === null) return 'malformed';
   if (parsed.t === undefined) return 'missing_timestamp';
@@ -108,17 +143,18 @@ export async function webhookSignatureFailure(
 
 /**
  * Checks a webhook request and returns its event: `rawBody` is the body exactly as received
- * (string or bytes, before any JSON parsing), `signatureHeader` the `X-SVC-Signature` value.
+ * (string or bytes, before any JSON parsing); `signature` is the `X-SVC-Signature` value, or
+ * the request's headers (`req.headers` of `node:http`, or a fetch `Headers`) to read it from.
  * Throws `WebhookVerificationError` (with a `reason`) when the signature does not hold, and
  * `SchemaMismatchError` for an event of a schema this client does not read.
  */
 export async function verifyWebhook(
   rawBody: string | Uint8Array,
-  signatureHeader: string | null | undefined,
+  signature: SignatureSource,
   secret: string,
   opts: VerifyWebhookOptions = {},
 ): Promise<WebhookPayload> {
-  const failure = await webhookSignatureFailure(rawBody, signatureHeader, secret, opts);
+  const failure = await webhookSignatureFailure(rawBody, signature, secret, opts);
   if (failure !== null) throw new WebhookVerificationError(failure);
   const text = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const payload: unknown = JSON.parse(text);
@@ -140,7 +176,7 @@ export interface TestHeaderOptions {
   /** One secret, or several to imitate a rotation (one v1 each, in this order). */
   secret: string | readonly string[];
   /** Unix seconds; default now. */
-  timestamp?: number;
+  timestamp?: number | undefined;
 }
 
 /**

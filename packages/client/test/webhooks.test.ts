@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,5 +137,104 @@ describe('verifyWebhook on deliveries the server itself makes to a real receiver
     });
     expect(wire.game_id).toBe(game.id);
     expect(String(last.headers['x-svc-signature']).match(/v1=/g)).toHaveLength(2);
+  });
+});
+
+describe('verifyWebhook takes the signature as node:http, fetch and frameworks hand it over', () => {
+  let s: LiveSvc;
+  let server: http.Server;
+  let url = '';
+  /** What the receiver made of each request: the event id, or the failure reason per form. */
+  const seen: { id?: string; forms?: Record<string, string> }[] = [];
+  let secret = '';
+
+  beforeAll(async () => {
+    s = await liveSvc({ config: { webhookAllowPrivate: true, webhookTimeoutMs: 2000 } });
+    // A receiver as a user writes one with node:http under `strict`: no casts on req.headers.
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const raw = Buffer.concat(chunks);
+        const forms = {
+          headers: req.headers,
+          value: req.headers['x-svc-signature'],
+          distinct: req.headersDistinct['x-svc-signature'],
+          fetchHeaders: new Headers(Object.entries(req.headersDistinct).flatMap(([k, vs]) => (vs ?? []).map((v): [string, string] => [k, v]))),
+        };
+        const outcome: Record<string, string> = {};
+        for (const [name, source] of Object.entries(forms)) {
+          outcome[name] = await verifyWebhook(raw, source, secret).then(
+            (ev) => ev.id,
+            (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)),
+          );
+        }
+        seen.push({ forms: outcome });
+        const ok = Object.values(outcome).every((v) => v.startsWith('evt_'));
+        res.writeHead(ok ? 200 : 400).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const addr = server.address();
+    if (!addr || typeof addr === 'string') throw new Error('no port');
+    url = `http://127.0.0.1:${addr.port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    await s.close();
+  });
+
+  it('req.headers, its X-SVC-Signature entry (string | string[] | undefined), headersDistinct and a Headers: a real delivery verifies in each form', { timeout: 30_000 }, async () => {
+    const ep = await s.svc.webhooks.create({ url: `${url}/hook`, tier: 'confirmed' });
+    secret = ep.secret;
+    const result = await s.svc.webhooks.test(ep.id);
+    expect(result).toMatchObject({ delivered: true, status_code: 200 });
+    expect(seen).toHaveLength(1);
+    const forms = seen[0].forms ?? {};
+    expect(Object.keys(forms)).toEqual(['headers', 'value', 'distinct', 'fetchHeaders']);
+    expect(new Set(Object.values(forms)).size).toBe(1);
+    expect(forms.headers).toMatch(/^evt_test_/);
+  });
+
+  it('without the header each form is missing_header; a forged one is signature_mismatch', async () => {
+    seen.length = 0;
+    secret = 'whsec_receiver';
+    expect((await fetch(`${url}/hook`, { method: 'POST', body: '{"id":"evt_1"}' })).status).toBe(400);
+    const forged = `t=${now()},v1=${'0'.repeat(64)}`;
+    expect((await fetch(`${url}/hook`, { method: 'POST', body: '{"id":"evt_1"}', headers: { 'X-SVC-Signature': forged } })).status).toBe(400);
+    expect(seen.map((x) => x.forms)).toEqual([
+      { headers: 'missing_header', value: 'missing_header', distinct: 'missing_header', fetchHeaders: 'missing_header' },
+      { headers: 'signature_mismatch', value: 'signature_mismatch', distinct: 'signature_mismatch', fetchHeaders: 'signature_mismatch' },
+    ]);
+  });
+
+  it('a header sent twice (split by a proxy) reads as one list, in every form', async () => {
+    seen.length = 0;
+    secret = 'whsec_receiver';
+    const body = JSON.stringify({ id: 'evt_000000000042', type: 'score', schema: 'svc.event.v1' });
+    const header = await generateTestHeaderString({ payload: body, secret: [secret, 'whsec_old'] });
+    const [t, v1a, v1b] = header.split(',');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${url}/hook`, { method: 'POST' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.setHeader('X-SVC-Signature', [`${t},${v1b}`, v1a]);
+      req.end(body);
+    });
+    expect(status).toBe(200);
+    expect(seen[0].forms).toEqual({ headers: 'evt_000000000042', value: 'evt_000000000042', distinct: 'evt_000000000042', fetchHeaders: 'evt_000000000042' });
+  });
+
+  it('a plain object is searched case-insensitively; an empty list or object is missing_header', async () => {
+    const body = JSON.stringify({ id: 'evt_000000000043', type: 'score', schema: 'svc.event.v1' });
+    const header = await generateTestHeaderString({ payload: body, secret: SECRET });
+    for (const source of [{ 'X-Svc-Signature': header }, { 'x-svc-signature': [header] }, new Headers({ 'X-SVC-SIGNATURE': header }), [header]]) {
+      expect((await verifyWebhook(body, source, SECRET)).id).toBe('evt_000000000043');
+    }
+    for (const source of [{}, { 'x-other': header }, [], null, undefined, '']) {
+      await expect(verifyWebhook(body, source, SECRET)).rejects.toMatchObject({ reason: 'missing_header' });
+    }
   });
 });
