@@ -24,7 +24,8 @@ class Seen:
 
 
 # What a scripted step does: (status, headers, body), or "drop" to close the socket unanswered,
-# or ("sleep", seconds) to hold the request past the client's timeout.
+# or ("sleep", seconds) to hold the request past the client's timeout, or ("slow", seconds,
+# (status, headers, body)) to answer after a while.
 Step = Any
 
 
@@ -64,6 +65,9 @@ class HttpStub:
                     time.sleep(step[1])
                     self.close_connection = True
                     return
+                if isinstance(step, tuple) and step[0] == "slow":
+                    time.sleep(step[1])
+                    step = step[2]
                 status, headers, payload = step
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)

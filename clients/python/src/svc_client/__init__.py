@@ -41,6 +41,7 @@ from ._errors import (
     SvcError,
     WebhookVerificationError,
 )
+from ._response import APIResponse
 from ._stream import AsyncStream, Stream
 from ._version import __version__
 from .pagination import AsyncPage, AsyncPageRequest, SyncPage
@@ -53,6 +54,7 @@ __all__ = [
     "AsyncSvc",
     "Stream",
     "AsyncStream",
+    "APIResponse",
     "SyncPage",
     "AsyncPage",
     "AsyncPageRequest",

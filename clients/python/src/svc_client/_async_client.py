@@ -1,11 +1,16 @@
-"""The asyncio client, :class:`AsyncSvc`: the same resources as :class:`~svc_client.Svc`,
-with coroutines for single records and :class:`~svc_client.AsyncPageRequest` for lists."""
+"""The asyncio client, :class:`AsyncSvc`: the one hand-written source of both clients.
+
+``scripts/unasync.py`` writes the blocking client (``_client.py``) from this module by dropping
+``async``/``await`` and renaming the asyncio names (``AsyncSvc`` to ``Svc``, ``AsyncPageRequest``
+to ``SyncPage``, ...); a test fails when the two differ. Edit this file, then run
+``python3 clients/python/scripts/unasync.py``.
+"""
 from __future__ import annotations
 
 import asyncio
 import json
 from types import TracebackType
-from typing import Any, AsyncIterator, Dict, List, Literal, Mapping, Optional, Sequence, Type, TypeVar, Union, cast, overload
+from typing import Any, AsyncIterator, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Type, TypeVar, Union, cast, overload
 
 import httpx
 
@@ -13,26 +18,26 @@ from ._base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
     NOT_GIVEN,
+    Call,
+    ClientBase,
+    Headers,
     NdjsonSplitter,
     NotGiven,
     Params,
-    clean_params,
-    data_of,
-    default_headers,
-    encode_body,
+    RequestOptions,
+    Timeout,
+    backoff,
     export_resume_id,
-    new_idempotency_key,
+    many,
+    one,
     page_of,
     path_segment,
-    raise_for_answer,
-    resolve_config,
-    retry_delay,
-    should_retry,
+    request_options,
 )
-from ._client import _competition_filters
-from ._errors import APIConnectionError, APITimeoutError
+from ._errors import APIConnectionError
+from ._response import APIResponse, async_to_raw_response_wrapper
 from ._stream import AsyncStream, make_stream_core
-from .pagination import AsyncPage, AsyncPageRequest
+from .pagination import AsyncPage, AsyncPageRequest, async_first_page
 from .types import (
     Competition,
     CompetitionStatus,
@@ -60,9 +65,14 @@ from .types import (
     WebhookTestResult,
 )
 
-__all__ = ["AsyncSvc"]
+__all__ = ["AsyncSvc", "AsyncSvcWithRawResponse"]
 
 T = TypeVar("T")
+R = TypeVar("R")
+
+# Every method also takes the per-call options: ``timeout`` (seconds, ``None`` for no limit),
+# ``max_retries`` and ``extra_headers``, and on a POST ``idempotency_key``; they override the
+# client's settings for that call only.
 
 
 class _Resource:
@@ -71,17 +81,39 @@ class _Resource:
 
 
 class Teams(_Resource):
-    def list(self, *, sport: Optional[str] = None, league: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[Team]:
-        """Teams, filtered to the key's sports and leagues. Iterate the page for every team."""
-        return self._client._get_page("/v1/teams", {"sport": sport, "league": league, "limit": limit, "cursor": cursor}, Team)
+    def list(
+        self,
+        *,
+        sport: Optional[str] = None,
+        league: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Team]:
+        """Teams, filtered to the key's sports and leagues."""
+        params = {"sport": sport, "league": league, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/teams", params, Team, request_options(timeout, max_retries, extra_headers))
 
-    async def get(self, team_id: str) -> Team:
-        """One team by id (``team:<league>:<code>``)."""
-        return await self._client._get_one(f"/v1/teams/{path_segment(team_id)}", {}, Team)
+    async def get(self, team_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Team:
+        """One team by id (``team:<league>:<code>``, e.g. ``team:wc:ARG``)."""
+        return await self._client._request("GET", f"/v1/teams/{path_segment(team_id)}", one(Team), request_options(timeout, max_retries, extra_headers))
 
-    def roster(self, team_id: str, *, season: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[RosterEntry]:
+    def roster(
+        self,
+        team_id: str,
+        *,
+        season: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[RosterEntry]:
         """The team's players, for one season (``wc_2022`` or ``2022``) or all."""
-        return self._client._get_page(f"/v1/teams/{path_segment(team_id)}/roster", {"season": season, "limit": limit, "cursor": cursor}, RosterEntry)
+        params = {"season": season, "limit": limit, "cursor": cursor}
+        return self._client._get_page(f"/v1/teams/{path_segment(team_id)}/roster", params, RosterEntry, request_options(timeout, max_retries, extra_headers))
 
 
 class Players(_Resource):
@@ -95,27 +127,54 @@ class Players(_Resource):
         search: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncPageRequest[Player]:
         """Players; ``search`` matches names (accent and case insensitive)."""
         params = {"sport": sport, "league": league, "team": team, "season": season, "search": search, "limit": limit, "cursor": cursor}
-        return self._client._get_page("/v1/players", params, Player)
+        return self._client._get_page("/v1/players", params, Player, request_options(timeout, max_retries, extra_headers))
 
-    async def get(self, player_id: str) -> Player:
-        return await self._client._get_one(f"/v1/players/{path_segment(player_id)}", {}, Player)
+    async def get(self, player_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Player:
+        """One player by id (``player:<league>:<slug>``)."""
+        return await self._client._request("GET", f"/v1/players/{path_segment(player_id)}", one(Player), request_options(timeout, max_retries, extra_headers))
 
 
 class Venues(_Resource):
-    def list(self, *, sport: Optional[str] = None, league: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[Venue]:
-        return self._client._get_page("/v1/venues", {"sport": sport, "league": league, "limit": limit, "cursor": cursor}, Venue)
+    def list(
+        self,
+        *,
+        sport: Optional[str] = None,
+        league: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Venue]:
+        params = {"sport": sport, "league": league, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/venues", params, Venue, request_options(timeout, max_retries, extra_headers))
 
-    async def get(self, venue_id: str) -> Venue:
-        return await self._client._get_one(f"/v1/venues/{path_segment(venue_id)}", {}, Venue)
+    async def get(self, venue_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Venue:
+        """One venue by its slug, e.g. ``lusail-stadium``."""
+        return await self._client._request("GET", f"/v1/venues/{path_segment(venue_id)}", one(Venue), request_options(timeout, max_retries, extra_headers))
 
 
 class Seasons(_Resource):
-    def list(self, *, league: Optional[str] = None, sport: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[Season]:
+    def list(
+        self,
+        *,
+        league: Optional[str] = None,
+        sport: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Season]:
         """Seasons with their competition and event counts: how far the archive goes back."""
-        return self._client._get_page("/v1/seasons", {"league": league, "sport": sport, "limit": limit, "cursor": cursor}, Season)
+        params = {"league": league, "sport": sport, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/seasons", params, Season, request_options(timeout, max_retries, extra_headers))
 
 
 class Competitions(_Resource):
@@ -131,16 +190,32 @@ class Competitions(_Resource):
         status: Optional[CompetitionStatus] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncPageRequest[Competition]:
         """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id."""
-        return self._client._get_page("/v1/competitions", _competition_filters(sport, league, season, date, team, player, status, limit, cursor), Competition)
+        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/competitions", params, Competition, request_options(timeout, max_retries, extra_headers))
 
-    async def get(self, competition_id: str) -> Competition:
-        return await self._client._get_one(f"/v1/competitions/{path_segment(competition_id)}", {}, Competition)
+    async def get(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Competition:
+        """One competition by id (``<sport>_<league>_<n>``, e.g. ``soccer_wc_21728``)."""
+        path = f"/v1/competitions/{path_segment(competition_id)}"
+        return await self._client._request("GET", path, one(Competition), request_options(timeout, max_retries, extra_headers))
 
-    def plays(self, competition_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[Play]:
+    def plays(
+        self,
+        competition_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Play]:
         """The competition's official plays in ``seq`` order (product ``archive`` or ``live``)."""
-        return self._client._get_page(f"/v1/competitions/{path_segment(competition_id)}/plays", {"limit": limit, "cursor": cursor}, Play)
+        path = f"/v1/competitions/{path_segment(competition_id)}/plays"
+        return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Play, request_options(timeout, max_retries, extra_headers))
 
 
 class Games(_Resource):
@@ -156,33 +231,67 @@ class Games(_Resource):
         status: Optional[CompetitionStatus] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncPageRequest[Game]:
         """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones)."""
-        return self._client._get_page("/v1/games", _competition_filters(sport, league, season, date, team, player, status, limit, cursor), Game)
+        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/games", params, Game, request_options(timeout, max_retries, extra_headers))
 
-    async def get(self, game_id: str) -> Game:
-        return await self._client._get_one(f"/v1/games/{path_segment(game_id)}", {}, Game)
+    async def get(self, game_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Game:
+        """One game by id (``<sport>_<n>``, e.g. ``soccer_21728``)."""
+        return await self._client._request("GET", f"/v1/games/{path_segment(game_id)}", one(Game), request_options(timeout, max_retries, extra_headers))
 
-    def events(self, game_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[Event]:
+    def events(
+        self,
+        game_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Event]:
         """The game's confirmed events, in order."""
-        return self._client._get_page(f"/v1/games/{path_segment(game_id)}/events", {"limit": limit, "cursor": cursor}, Event)
+        path = f"/v1/games/{path_segment(game_id)}/events"
+        return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Event, request_options(timeout, max_retries, extra_headers))
 
 
 class Reports(_Resource):
-    async def create(self, report: Union[ReportInput, Sequence[ReportInput]], *, idempotency_key: Optional[str] = None) -> List[ReportResult]:
+    async def create(
+        self,
+        report: Union[ReportInput, Sequence[ReportInput]],
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> List[ReportResult]:
         """Submits one crowd report, or a list of up to 500 (product ``report``).
 
         Returns one result per report: its ``rpt_…`` id and the event it started or joined.
         """
         body: object = {"reports": list(report)} if isinstance(report, (list, tuple)) else report
-        return await self._client._post_list("/v1/reports", body, idempotency_key, ReportResult)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", "/v1/reports", many(ReportResult), options, body=body)
 
 
 class Plays(_Resource):
-    async def create(self, competition_id: str, play: Union[PlayInput, Sequence[PlayInput]], *, idempotency_key: Optional[str] = None) -> List[Play]:
+    async def create(
+        self,
+        competition_id: str,
+        play: Union[PlayInput, Sequence[PlayInput]],
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> List[Play]:
         """Appends official plays to a competition (product ``source``); returns the stored plays."""
         body: object = {"plays": list(play)} if isinstance(play, (list, tuple)) else play
-        return await self._client._post_list(f"/v1/competitions/{path_segment(competition_id)}/plays", body, idempotency_key, Play)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", f"/v1/competitions/{path_segment(competition_id)}/plays", many(Play), options, body=body)
 
 
 class Webhooks(_Resource):
@@ -194,6 +303,9 @@ class Webhooks(_Resource):
         tier: Literal["confirmed"] = "confirmed",
         description: Optional[str] = None,
         idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> WebhookEndpointWithSecret:
         """Registers an endpoint; the answer's ``secret`` is shown only here: store it."""
         body: Dict[str, object] = {"url": url, "tier": tier}
@@ -201,13 +313,23 @@ class Webhooks(_Resource):
             body["sports"] = list(sports)
         if description is not None:
             body["description"] = description
-        return await self._client._post_one("/v1/webhooks", body, idempotency_key, WebhookEndpointWithSecret)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", "/v1/webhooks", one(WebhookEndpointWithSecret), options, body=body)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[WebhookEndpoint]:
-        return self._client._get_page("/v1/webhooks", {"limit": limit, "cursor": cursor}, WebhookEndpoint)
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[WebhookEndpoint]:
+        return self._client._get_page("/v1/webhooks", {"limit": limit, "cursor": cursor}, WebhookEndpoint, request_options(timeout, max_retries, extra_headers))
 
-    async def get(self, webhook_id: str) -> WebhookEndpoint:
-        return await self._client._get_one(f"/v1/webhooks/{path_segment(webhook_id)}", {}, WebhookEndpoint)
+    async def get(self, webhook_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> WebhookEndpoint:
+        path = f"/v1/webhooks/{path_segment(webhook_id)}"
+        return await self._client._request("GET", path, one(WebhookEndpoint), request_options(timeout, max_retries, extra_headers))
 
     async def update(
         self,
@@ -216,6 +338,9 @@ class Webhooks(_Resource):
         url: Union[str, NotGiven] = NOT_GIVEN,
         sports: Union[Sequence[str], None, NotGiven] = NOT_GIVEN,
         description: Union[str, None, NotGiven] = NOT_GIVEN,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> WebhookEndpoint:
         """Changes the fields given; ``sports=None`` means every sport, ``description=None`` clears it."""
         body: Dict[str, object] = {}
@@ -225,20 +350,36 @@ class Webhooks(_Resource):
             body["sports"] = None if sports is None else list(sports)
         if not isinstance(description, NotGiven):
             body["description"] = description
-        return await self._client._request_one("PATCH", f"/v1/webhooks/{path_segment(webhook_id)}", body, None, WebhookEndpoint)
+        path = f"/v1/webhooks/{path_segment(webhook_id)}"
+        return await self._client._request("PATCH", path, one(WebhookEndpoint), request_options(timeout, max_retries, extra_headers), body=body)
 
-    async def delete(self, webhook_id: str) -> DeletedWebhook:
+    async def delete(self, webhook_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> DeletedWebhook:
         """Deletes the endpoint and its deliveries."""
-        return await self._client._request_one("DELETE", f"/v1/webhooks/{path_segment(webhook_id)}", NOT_GIVEN, None, DeletedWebhook)
+        path = f"/v1/webhooks/{path_segment(webhook_id)}"
+        return await self._client._request("DELETE", path, one(DeletedWebhook), request_options(timeout, max_retries, extra_headers))
 
-    def deliveries(self, webhook_id: str, *, status: Optional[DeliveryStatus] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[WebhookDelivery]:
+    def deliveries(
+        self,
+        webhook_id: str,
+        *,
+        status: Optional[DeliveryStatus] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[WebhookDelivery]:
         """The endpoint's deliveries, newest first, optionally of one ``status``."""
-        return self._client._get_page(f"/v1/webhooks/{path_segment(webhook_id)}/deliveries", {"status": status, "limit": limit, "cursor": cursor}, WebhookDelivery)
+        path = f"/v1/webhooks/{path_segment(webhook_id)}/deliveries"
+        params = {"status": status, "limit": limit, "cursor": cursor}
+        return self._client._get_page(path, params, WebhookDelivery, request_options(timeout, max_retries, extra_headers))
 
-    async def delivery(self, webhook_id: str, delivery_id: str) -> WebhookDeliveryWithAttempts:
+    async def delivery(
+        self, webhook_id: str, delivery_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookDeliveryWithAttempts:
         """One delivery with its attempt log (status codes, durations, response excerpts)."""
         path = f"/v1/webhooks/{path_segment(webhook_id)}/deliveries/{path_segment(delivery_id)}"
-        return await self._client._get_one(path, {}, WebhookDeliveryWithAttempts)
+        return await self._client._request("GET", path, one(WebhookDeliveryWithAttempts), request_options(timeout, max_retries, extra_headers))
 
     async def replay(
         self,
@@ -248,6 +389,9 @@ class Webhooks(_Resource):
         from_: Optional[str] = None,
         to: Optional[str] = None,
         idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> ReplayResult:
         """Replays one delivery (``delivery_id``) or every event in ``[from_, to)`` (ISO 8601) as new deliveries."""
         if delivery_id is not None:
@@ -258,39 +402,67 @@ class Webhooks(_Resource):
             body = {"from": from_, "to": to}
         else:
             raise ValueError("replay needs delivery_id, or both from_ and to")
-        return await self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/replay", body, idempotency_key, ReplayResult)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/replay", one(ReplayResult), options, body=body)
 
-    async def enable(self, webhook_id: str) -> WebhookEndpoint:
+    async def enable(
+        self, webhook_id: str, *, idempotency_key: Optional[str] = None, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookEndpoint:
         """Re-enables a disabled endpoint."""
-        return await self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/enable", NOT_GIVEN, None, WebhookEndpoint)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/enable", one(WebhookEndpoint), options)
 
-    async def rotate_secret(self, webhook_id: str) -> WebhookEndpointWithSecret:
+    async def rotate_secret(
+        self, webhook_id: str, *, idempotency_key: Optional[str] = None, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookEndpointWithSecret:
         """A new secret (in the answer, once); the old one keeps signing beside it for 24 h."""
-        return await self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/rotate-secret", NOT_GIVEN, None, WebhookEndpointWithSecret)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/rotate-secret", one(WebhookEndpointWithSecret), options)
 
-    async def test(self, webhook_id: str) -> WebhookTestResult:
+    async def test(
+        self, webhook_id: str, *, idempotency_key: Optional[str] = None, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookTestResult:
         """Sends a signed ``type: "test"`` event to the endpoint, outside the retry budget."""
-        return await self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/test", NOT_GIVEN, None, WebhookTestResult)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/test", one(WebhookTestResult), options)
 
 
 class Notifications(_Resource):
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPageRequest[Notification]:
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Notification]:
         """Notices for the key (e.g. a webhook endpoint was disabled), newest first."""
-        return self._client._get_page("/v1/notifications", {"limit": limit, "cursor": cursor}, Notification)
+        return self._client._get_page("/v1/notifications", {"limit": limit, "cursor": cursor}, Notification, request_options(timeout, max_retries, extra_headers))
 
 
-class AsyncSvc:
-    """The svc API for asyncio; arguments and behaviour as :class:`~svc_client.Svc`.
+class AsyncSvc(ClientBase[httpx.AsyncClient]):
+    """The svc API.
 
-    ::
+    Args:
+        api_key: ``svc_live_…`` or ``svc_test_…``; default ``$SVC_API_KEY``.
+        base_url: the service's origin, without ``/v1``; default ``$SVC_BASE_URL`` or
+            ``http://127.0.0.1:8080``.
+        timeout: seconds per request (connect, and each read of a streamed export).
+        max_retries: retries of a request after a connection error, a timeout, 408, 429 or 5xx
+            (exponential backoff with jitter, at least the server's ``Retry-After``). Every
+            POST carries an ``Idempotency-Key``, the same on each attempt, so a retry never
+            doubles a write.
+        http_client: an ``httpx.AsyncClient`` of your own (proxies, transports, limits); it is
+            not closed by :meth:`close`.
+
+    ``with_raw_response`` has the same resources, answering with an :class:`APIResponse`
+    (status, headers, request id, ``parse()``). Use the client as a context manager, or call
+    :meth:`close`::
 
         async with AsyncSvc() as svc:
-            me = await svc.me()
             async for competition in svc.competitions.list(league="wc", season="2022"):
                 ...
-            async with svc.stream(sport="soccer") as events:
-                async for event in events:
-                    ...
     """
 
     def __init__(
@@ -302,14 +474,9 @@ class AsyncSvc:
         max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: Optional[httpx.AsyncClient] = None,
     ) -> None:
-        self.api_key, self.base_url = resolve_config(api_key, base_url)
-        if max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
-        self.timeout = timeout
-        self.max_retries = max_retries
+        super().__init__(api_key, base_url, timeout, max_retries)
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=timeout, follow_redirects=False)
-        self._headers = default_headers(self.api_key)
         self.teams = Teams(self)
         self.players = Players(self)
         self.venues = Venues(self)
@@ -320,7 +487,9 @@ class AsyncSvc:
         self.plays = Plays(self)
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
+        self.with_raw_response = AsyncSvcWithRawResponse(self)
 
+    # -- lifecycle --------------------------------------------------------------------------
     async def close(self) -> None:
         if self._owns_http:
             await self._http.aclose()
@@ -331,31 +500,79 @@ class AsyncSvc:
     async def __aexit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
         await self.close()
 
-    async def me(self) -> Me:
+    # -- endpoints outside a resource -------------------------------------------------------
+    async def me(self, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Me:
         """The calling key: plan, products, sports, rate limit and stream connections."""
-        return await self._get_one("/v1/me", {}, Me)
+        return await self._request("GET", "/v1/me", one(Me), request_options(timeout, max_retries, extra_headers))
 
     @overload
     def export(
-        self, *, league: str, season: str, entity: Literal["events"] = "events", from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: Literal["events"] = "events",
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncIterator[Event]: ...
 
     @overload
     def export(
-        self, *, league: str, season: str, entity: Literal["plays"], from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: Literal["plays"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncIterator[Play]: ...
 
     @overload
     def export(
-        self, *, league: str, season: str, entity: Literal["competitions"], from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: Literal["competitions"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncIterator[Competition]: ...
 
     def export(
-        self, *, league: str, season: str, entity: str = "events", from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: str = "events",
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> AsyncIterator[Any]:
-        """Every record of a season for ``async for``, resuming after drops; see :meth:`Svc.export`."""
+        """Every record of a season, streamed (product ``archive``).
+
+        ``entity``: ``events`` (confirmed events, in order), ``plays`` or ``competitions``;
+        ``from_`` (inclusive) and ``to`` (exclusive) are ISO 8601 dates or date-times. Each
+        record is the one the REST API returns. When the connection drops, the iterator resumes
+        on its own with ``after=<last id>``: no record is lost or repeated. ``timeout`` bounds
+        each read; the request starts when iteration does.
+        """
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after)
+        return self._export(params, entity, after, request_options(timeout, max_retries, extra_headers))
 
     def stream(
         self,
@@ -367,11 +584,24 @@ class AsyncSvc:
         since: Optional[str] = None,
         heartbeat_timeout: Optional[float] = None,
         max_reconnects: Optional[int] = None,
+        timeout: Optional[float] = None,
+        extra_headers: Headers = None,
     ) -> AsyncStream:
-        """Live events for ``async for``; see :meth:`Svc.stream` and :class:`AsyncStream`."""
+        """Live events (product ``live``); see :class:`AsyncStream`.
+
+        Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
+        resumes after an event id. The stream reconnects with backoff and ``since=<last id>``
+        after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
+        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
+        bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
+        raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
+        :class:`RateLimitError` at once; an event of another schema raises
+        :class:`SchemaMismatchError`.
+        """
         core = make_stream_core(
             base_url=self.base_url,
             api_key=self.api_key,
+            extra_headers=dict(extra_headers or {}),
             sport=sport,
             league=league,
             game=game,
@@ -379,81 +609,54 @@ class AsyncSvc:
             since=since,
             heartbeat_timeout=heartbeat_timeout,
             max_reconnects=max_reconnects,
-            open_timeout=self.timeout,
+            open_timeout=self.timeout if timeout is None else timeout,
         )
         return AsyncStream(core)
 
-    async def _send(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Optional[Params] = None,
-        body: object = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
-        stream: bool = False,
-    ) -> httpx.Response:
-        headers = dict(self._headers)
-        content: Optional[bytes] = None
-        if not isinstance(body, NotGiven):
-            content = encode_body(body)
-            headers["Content-Type"] = "application/json"
-        if method == "POST":
-            headers["Idempotency-Key"] = idempotency_key or new_idempotency_key()
-        request = self._http.build_request(method, self.base_url + path, params=clean_params(params or {}), content=content, headers=headers, timeout=self.timeout)
-        retries = 0
+    # -- plumbing ---------------------------------------------------------------------------
+    async def _send(self, call: Call, *, stream: bool = False) -> httpx.Response:
+        """Sends with retries; returns a 2xx answer or raises its error class."""
         while True:
+            call.attempt()
             try:
-                response = await self._http.send(request, stream=stream)
-            except httpx.TimeoutException as exc:
-                if retries < self.max_retries:
-                    await asyncio.sleep(retry_delay(retries))
-                    retries += 1
-                    continue
-                raise APITimeoutError(cause=exc) from exc
+                response = await self._http.send(call.request, stream=stream)
             except httpx.TransportError as exc:
-                if retries < self.max_retries:
-                    await asyncio.sleep(retry_delay(retries))
-                    retries += 1
-                    continue
-                raise APIConnectionError(f"Connection error: {exc}", cause=exc) from exc
+                await asyncio.sleep(call.after_failure(exc))
+                continue
             if not 200 <= response.status_code < 300:
                 await response.aread()  # error bodies are small; streamed or not, read them whole
-                if retries < self.max_retries and should_retry(response):
-                    delay = retry_delay(retries, response.headers)
-                    await response.aclose()
-                    await asyncio.sleep(delay)
-                    retries += 1
-                    continue
                 await response.aclose()
-                raise_for_answer(response)
-            return response
+            wait = call.after_answer(response)
+            if wait is None:
+                return response
+            await asyncio.sleep(wait)
 
-    async def _get_one(self, path: str, params: Params, cast_to: Type[T]) -> T:
-        return cast(T, data_of(await self._send("GET", path, params=params)))
+    async def _request(self, method: str, path: str, parse: Callable[[httpx.Response], R], options: RequestOptions, *, params: Optional[Params] = None, body: object = NOT_GIVEN) -> R:
+        call = self._call(method, path, params, body, options)
+        response = await self._send(call)
+        if options.raw:
+            # The raw wrappers type the answer as APIResponse[R]; see _response.py.
+            return cast(R, APIResponse(response, parse, call.elapsed))
+        return parse(response)
 
-    async def _request_one(self, method: str, path: str, body: object, idempotency_key: Optional[str], cast_to: Type[T]) -> T:
-        return cast(T, data_of(await self._send(method, path, body=body, idempotency_key=idempotency_key)))
+    def _get_page(self, path: str, params: Params, item: Type[T], options: RequestOptions) -> AsyncPageRequest[T]:
+        async def fetch(cursor: Optional[str], options: RequestOptions) -> AsyncPage[T]:
+            def parse(response: httpx.Response) -> AsyncPage[T]:
+                data, next_cursor = page_of(response)
+                # Only the first page of a raw call is raw: the next ones are plain pages.
+                return AsyncPage(cast(List[T], data), next_cursor, lambda cursor: fetch(cursor, options.without_raw()))
 
-    async def _post_one(self, path: str, body: object, idempotency_key: Optional[str], cast_to: Type[T]) -> T:
-        return await self._request_one("POST", path, body, idempotency_key, cast_to)
+            return await self._request("GET", path, parse, options, params={**params, "cursor": cursor})
 
-    async def _post_list(self, path: str, body: object, idempotency_key: Optional[str], cast_to: Type[T]) -> List[T]:
-        return cast(List[T], data_of(await self._send("POST", path, body=body, idempotency_key=idempotency_key)))
+        first = params.get("cursor")
+        return async_first_page(lambda: fetch(first if isinstance(first, str) else None, options))
 
-    def _get_page(self, path: str, params: Params, cast_to: Type[T]) -> AsyncPageRequest[T]:
-        async def fetch(cursor: Optional[str]) -> AsyncPage[T]:
-            data, next_cursor = page_of(await self._send("GET", path, params={**params, "cursor": cursor}))
-            return AsyncPage(cast(List[T], data), next_cursor, fetch)
-
-        initial = params.get("cursor")
-        return AsyncPageRequest(lambda: fetch(initial if isinstance(initial, str) else None))
-
-    async def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str]) -> AsyncIterator[Any]:
+    async def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions) -> AsyncIterator[Any]:
         last = after
         failures = 0
+        max_retries = self.max_retries if options.max_retries is None else options.max_retries
         while True:
-            response = await self._send("GET", "/v1/export", params={**params, "after": last}, stream=True)
+            response = await self._send(self._call("GET", "/v1/export", {**params, "after": last}, NOT_GIVEN, options), stream=True)
             splitter = NdjsonSplitter()
             progressed = False
             error: BaseException
@@ -473,10 +676,103 @@ class AsyncSvc:
                 error = exc
             finally:
                 await response.aclose()
+            # A drop after progress resumes at once; only attempts that return nothing count.
             if progressed:
                 failures = 0
                 continue
-            if failures >= self.max_retries:
+            if failures >= max_retries:
                 raise APIConnectionError(f"export: the connection dropped {failures + 1} times without a record: {error}", cause=error)
-            await asyncio.sleep(retry_delay(failures))
+            await asyncio.sleep(backoff(failures))
             failures += 1
+
+
+class TeamsWithRawResponse:
+    def __init__(self, teams: Teams) -> None:
+        self.list = async_to_raw_response_wrapper(teams.list)
+        self.get = async_to_raw_response_wrapper(teams.get)
+        self.roster = async_to_raw_response_wrapper(teams.roster)
+
+
+class PlayersWithRawResponse:
+    def __init__(self, players: Players) -> None:
+        self.list = async_to_raw_response_wrapper(players.list)
+        self.get = async_to_raw_response_wrapper(players.get)
+
+
+class VenuesWithRawResponse:
+    def __init__(self, venues: Venues) -> None:
+        self.list = async_to_raw_response_wrapper(venues.list)
+        self.get = async_to_raw_response_wrapper(venues.get)
+
+
+class SeasonsWithRawResponse:
+    def __init__(self, seasons: Seasons) -> None:
+        self.list = async_to_raw_response_wrapper(seasons.list)
+
+
+class CompetitionsWithRawResponse:
+    def __init__(self, competitions: Competitions) -> None:
+        self.list = async_to_raw_response_wrapper(competitions.list)
+        self.get = async_to_raw_response_wrapper(competitions.get)
+        self.plays = async_to_raw_response_wrapper(competitions.plays)
+
+
+class GamesWithRawResponse:
+    def __init__(self, games: Games) -> None:
+        self.list = async_to_raw_response_wrapper(games.list)
+        self.get = async_to_raw_response_wrapper(games.get)
+        self.events = async_to_raw_response_wrapper(games.events)
+
+
+class ReportsWithRawResponse:
+    def __init__(self, reports: Reports) -> None:
+        self.create = async_to_raw_response_wrapper(reports.create)
+
+
+class PlaysWithRawResponse:
+    def __init__(self, plays: Plays) -> None:
+        self.create = async_to_raw_response_wrapper(plays.create)
+
+
+class WebhooksWithRawResponse:
+    def __init__(self, webhooks: Webhooks) -> None:
+        self.create = async_to_raw_response_wrapper(webhooks.create)
+        self.list = async_to_raw_response_wrapper(webhooks.list)
+        self.get = async_to_raw_response_wrapper(webhooks.get)
+        self.update = async_to_raw_response_wrapper(webhooks.update)
+        self.delete = async_to_raw_response_wrapper(webhooks.delete)
+        self.deliveries = async_to_raw_response_wrapper(webhooks.deliveries)
+        self.delivery = async_to_raw_response_wrapper(webhooks.delivery)
+        self.replay = async_to_raw_response_wrapper(webhooks.replay)
+        self.enable = async_to_raw_response_wrapper(webhooks.enable)
+        self.rotate_secret = async_to_raw_response_wrapper(webhooks.rotate_secret)
+        self.test = async_to_raw_response_wrapper(webhooks.test)
+
+
+class NotificationsWithRawResponse:
+    def __init__(self, notifications: Notifications) -> None:
+        self.list = async_to_raw_response_wrapper(notifications.list)
+
+
+class AsyncSvcWithRawResponse:
+    """``svc.with_raw_response``: every REST method, answering with an :class:`APIResponse`.
+
+    ::
+
+        response = await svc.with_raw_response.teams.get("team:wc:ARG")
+        response.status_code, response.request_id, response.headers["ratelimit-remaining"]
+        team = response.parse()
+    """
+
+    def __init__(self, client: AsyncSvc) -> None:
+        self.me = async_to_raw_response_wrapper(client.me)
+        self.teams = TeamsWithRawResponse(client.teams)
+        self.players = PlayersWithRawResponse(client.players)
+        self.venues = VenuesWithRawResponse(client.venues)
+        self.seasons = SeasonsWithRawResponse(client.seasons)
+        self.competitions = CompetitionsWithRawResponse(client.competitions)
+        self.games = GamesWithRawResponse(client.games)
+        self.reports = ReportsWithRawResponse(client.reports)
+        self.plays = PlaysWithRawResponse(client.plays)
+        self.webhooks = WebhooksWithRawResponse(client.webhooks)
+        self.notifications = NotificationsWithRawResponse(client.notifications)

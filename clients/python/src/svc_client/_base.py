@@ -1,17 +1,21 @@
-"""What the blocking and the asyncio clients share: configuration, request shaping, the retry
-policy and the decoding of answers. No I/O happens here."""
+"""What the blocking and the asyncio clients share: configuration, per-call options, request
+shaping, the retry policy, the log lines and the decoding of answers. No I/O happens here."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
+import time
 import uuid
-from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
 from urllib.parse import quote, urlencode
 
 import httpx
 
-from ._errors import APIError, SvcError, error_for_status, parse_retry_after
+from ._errors import APIConnectionError, APIError, APITimeoutError, SvcError, error_for_status, parse_retry_after
+from ._logs import describe_headers, logger, setup_logging_from_env
 from ._version import __version__
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
@@ -28,6 +32,11 @@ MAX_RETRY_DELAY = 8.0
 MAX_RETRY_AFTER = 60.0
 
 RETRYABLE_STATUSES = frozenset({408, 429})
+
+T = TypeVar("T")
+
+#: Set by the ``with_raw_response`` wrappers in ``extra_headers``; removed before sending.
+RAW_RESPONSE_HEADER = "X-Svc-Client-Raw-Response"
 
 
 class NotGiven:
@@ -50,6 +59,10 @@ class NotGiven:
 NOT_GIVEN = NotGiven()
 
 Params = Mapping[str, Union[str, int, None]]
+#: A call's ``timeout=``: seconds, ``None`` for no limit, or not given for the client's.
+Timeout = Union[float, None, NotGiven]
+#: A call's ``extra_headers=``.
+Headers = Optional[Mapping[str, str]]
 
 
 def resolve_config(api_key: Optional[str], base_url: Optional[str]) -> Tuple[str, str]:
@@ -101,28 +114,36 @@ def encode_body(body: object) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def should_retry(response: httpx.Response) -> bool:
-    """Connection-level trouble is handled by the caller; this judges an answer: 408, 429, 5xx,
-    and the 409 ``idempotency_key_in_use`` of a retry that overtook its own first attempt."""
-    status = response.status_code
+def backoff(retries_done: int, jitter: Optional[float] = None) -> float:
+    """Seconds before retry ``retries_done`` (0-based) when the server names no time."""
+    delay = min(INITIAL_RETRY_DELAY * (2.0 ** retries_done), MAX_RETRY_DELAY)
+    return delay * (1.0 - 0.25 * (random.random() if jitter is None else jitter))
+
+
+def is_retryable(status: int, body: object = None) -> bool:
+    """408, 429 and 5xx, and the 409 ``idempotency_key_in_use`` of a retry that overtook its own
+    first attempt (the first one's answer will be replayed once it is stored)."""
     if status in RETRYABLE_STATUSES or status >= 500:
         return True
     if status == 409:
-        body = decode_json(response)
         error = body.get("error") if isinstance(body, dict) else None
         return isinstance(error, dict) and error.get("code") == "idempotency_key_in_use"
     return False
 
 
-def retry_delay(retries_done: int, headers: Optional[Mapping[str, str]] = None) -> float:
-    """Seconds to wait before the next attempt: the server's ``Retry-After`` when it gives a
-    usable one, else exponential backoff with jitter."""
-    if headers is not None:
-        retry_after = parse_retry_after(headers.get("retry-after"))
-        if retry_after is not None and retry_after <= MAX_RETRY_AFTER:
-            return retry_after
-    delay = min(INITIAL_RETRY_DELAY * (2.0 ** retries_done), MAX_RETRY_DELAY)
-    return delay * (1.0 - 0.25 * random.random())
+def retry_wait(status: int, retry_after: Optional[str], retries_done: int, max_retries: int, *, body: object = None, jitter: Optional[float] = None) -> Optional[float]:
+    """Seconds to wait before retrying an error answer, or ``None`` to raise it now.
+
+    The rule both svc clients follow: a retryable status is retried while retries are left,
+    after max(``Retry-After``, backoff); a ``Retry-After`` over 60 s is not waited out inside a
+    call, so the error (``RateLimitError.retry_after`` for a 429) goes to the caller at once.
+    """
+    if not is_retryable(status, body) or retries_done >= max_retries:
+        return None
+    server_wait = parse_retry_after(retry_after)
+    if server_wait is not None and server_wait > MAX_RETRY_AFTER:
+        return None
+    return max(server_wait or 0.0, backoff(retries_done, jitter))
 
 
 def decode_json(response: httpx.Response) -> Any:
@@ -130,13 +151,6 @@ def decode_json(response: httpx.Response) -> Any:
         return json.loads(response.content) if response.content else None
     except ValueError:
         return None
-
-
-def raise_for_answer(response: httpx.Response) -> None:
-    """Raises the error class of a non-2xx answer."""
-    if 200 <= response.status_code < 300:
-        return
-    raise error_for_status(response.status_code, decode_json(response), dict(response.headers))
 
 
 def data_of(response: httpx.Response) -> Any:
@@ -151,6 +165,17 @@ def data_of(response: httpx.Response) -> Any:
             body=body,
         )
     return body["data"]
+
+
+def one(record: Type[T]) -> Callable[[httpx.Response], T]:
+    """The parser of a ``{"data": record}`` answer."""
+    # The API's records are plain JSON; the TypedDict is the server's contract for them.
+    return lambda response: cast(T, data_of(response))
+
+
+def many(record: Type[T]) -> Callable[[httpx.Response], List[T]]:
+    """The parser of a ``{"data": [record, ...]}`` answer (a batch write's results)."""
+    return lambda response: cast(List[T], data_of(response))
 
 
 def page_of(response: httpx.Response) -> Tuple[Any, Optional[str]]:
@@ -206,3 +231,109 @@ class NdjsonSplitter:
     def pending(self) -> bool:
         """True when bytes of an unfinished line are buffered (the stream was cut mid-record)."""
         return bool(self._buffer.strip())
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """The per-call keyword arguments every method takes, beside its own."""
+
+    timeout: Timeout = NOT_GIVEN
+    max_retries: Optional[int] = None
+    extra_headers: Mapping[str, str] = field(default_factory=dict)
+    idempotency_key: Optional[str] = None
+
+    @property
+    def raw(self) -> bool:
+        return RAW_RESPONSE_HEADER in self.extra_headers
+
+    def without_raw(self) -> "RequestOptions":
+        """The same options for the calls a raw answer leads to (a page's next pages)."""
+        headers = {k: v for k, v in self.extra_headers.items() if k != RAW_RESPONSE_HEADER}
+        return RequestOptions(self.timeout, self.max_retries, headers, self.idempotency_key)
+
+
+def request_options(timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None, idempotency_key: Optional[str] = None) -> RequestOptions:
+    if max_retries is not None and max_retries < 0:
+        raise ValueError("max_retries must be >= 0")
+    if idempotency_key is not None and not 0 < len(idempotency_key) <= 255:
+        raise ValueError("idempotency_key must be 1 to 255 characters")
+    return RequestOptions(timeout, max_retries, dict(extra_headers or {}), idempotency_key)
+
+
+class Call:
+    """One call through its attempts: the retry budget, the waits, and a log line per attempt."""
+
+    def __init__(self, request: httpx.Request, max_retries: int) -> None:
+        self.request = request
+        self.max_retries = max_retries
+        self.retries = 0
+        #: Seconds the last attempt took, until its answer's headers.
+        self.elapsed = 0.0
+        self._started = 0.0
+        self._target = f"{request.method} {request.url.raw_path.decode('ascii', 'replace')}"
+
+    def attempt(self) -> None:
+        self._started = time.monotonic()
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("sending %s (attempt %d; %s)", self._target, self.retries + 1, describe_headers(self.request.headers))
+
+    def after_failure(self, exc: httpx.TransportError) -> float:
+        """The wait before the next attempt after no answer came; raises when no retry is left."""
+        self.elapsed = time.monotonic() - self._started
+        logger.info("%s failed %.0fms: %s", self._target, self.elapsed * 1000, type(exc).__name__)
+        if self.retries >= self.max_retries:
+            if isinstance(exc, httpx.TimeoutException):
+                raise APITimeoutError(cause=exc) from exc
+            raise APIConnectionError(f"Connection error: {exc}", cause=exc) from exc
+        return self._retry(backoff(self.retries), type(exc).__name__)
+
+    def after_answer(self, response: httpx.Response) -> Optional[float]:
+        """``None`` for a 2xx; else the wait before retrying it, or the answer's error raised.
+        An error answer must have been read."""
+        self.elapsed = time.monotonic() - self._started
+        status = response.status_code
+        logger.info("%s %d %.0fms request_id=%s", self._target, status, self.elapsed * 1000, response.headers.get("x-request-id"))
+        if 200 <= status < 300:
+            return None
+        body = decode_json(response)
+        wait = retry_wait(status, response.headers.get("retry-after"), self.retries, self.max_retries, body=body)
+        if wait is None:
+            raise error_for_status(status, body, dict(response.headers))
+        return self._retry(wait, f"status {status}")
+
+    def _retry(self, wait: float, reason: str) -> float:
+        self.retries += 1
+        logger.info("retrying %s in %.2fs after %s (retry %d of %d)", self._target, wait, reason, self.retries, self.max_retries)
+        return wait
+
+
+HttpClient = TypeVar("HttpClient", httpx.Client, httpx.AsyncClient)
+
+
+class ClientBase(Generic[HttpClient]):
+    """Configuration and request building, the same for :class:`Svc` and :class:`AsyncSvc`."""
+
+    _http: HttpClient
+
+    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
+        self.api_key, self.base_url = resolve_config(api_key, base_url)
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._headers = default_headers(self.api_key)
+        setup_logging_from_env()
+
+    def _call(self, method: str, path: str, params: Optional[Params], body: object, options: RequestOptions) -> Call:
+        headers = dict(self._headers)
+        content: Optional[bytes] = None
+        if not isinstance(body, NotGiven):
+            content = encode_body(body)
+            headers["Content-Type"] = "application/json"
+        if method == "POST":
+            # One key for every attempt of this call: the server replays the first answer.
+            headers["Idempotency-Key"] = options.idempotency_key or new_idempotency_key()
+        headers.update(options.without_raw().extra_headers)
+        timeout = self.timeout if isinstance(options.timeout, NotGiven) else options.timeout
+        request = self._http.build_request(method, self.base_url + path, params=clean_params(params or {}), content=content, headers=headers, timeout=timeout)
+        return Call(request, self.max_retries if options.max_retries is None else options.max_retries)

@@ -1,10 +1,13 @@
-"""The blocking client, :class:`Svc`."""
+"""The blocking client, :class:`Svc`.
+
+Written by ``scripts/unasync.py`` from ``_async_client.py``: edit that file, then run the script.
+"""
 from __future__ import annotations
 
-import json
 import time
+import json
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Type, TypeVar, Union, cast, overload
+from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Type, TypeVar, Union, cast, overload
 
 import httpx
 
@@ -12,25 +15,26 @@ from ._base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
     NOT_GIVEN,
+    Call,
+    ClientBase,
+    Headers,
     NdjsonSplitter,
     NotGiven,
     Params,
-    clean_params,
-    data_of,
-    default_headers,
-    encode_body,
+    RequestOptions,
+    Timeout,
+    backoff,
     export_resume_id,
-    new_idempotency_key,
+    many,
+    one,
     page_of,
     path_segment,
-    raise_for_answer,
-    resolve_config,
-    retry_delay,
-    should_retry,
+    request_options,
 )
-from ._errors import APIConnectionError, APITimeoutError
+from ._errors import APIConnectionError
+from ._response import APIResponse, to_raw_response_wrapper
 from ._stream import Stream, make_stream_core
-from .pagination import SyncPage
+from .pagination import SyncPage, first_page
 from .types import (
     Competition,
     CompetitionStatus,
@@ -58,9 +62,14 @@ from .types import (
     WebhookTestResult,
 )
 
-__all__ = ["Svc"]
+__all__ = ["Svc", "SvcWithRawResponse"]
 
 T = TypeVar("T")
+R = TypeVar("R")
+
+# Every method also takes the per-call options: ``timeout`` (seconds, ``None`` for no limit),
+# ``max_retries`` and ``extra_headers``, and on a POST ``idempotency_key``; they override the
+# client's settings for that call only.
 
 
 class _Resource:
@@ -69,17 +78,39 @@ class _Resource:
 
 
 class Teams(_Resource):
-    def list(self, *, sport: Optional[str] = None, league: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[Team]:
-        """Teams, filtered to the key's sports and leagues. Iterate the page for every team."""
-        return self._client._get_page("/v1/teams", {"sport": sport, "league": league, "limit": limit, "cursor": cursor}, Team)
+    def list(
+        self,
+        *,
+        sport: Optional[str] = None,
+        league: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Team]:
+        """Teams, filtered to the key's sports and leagues."""
+        params = {"sport": sport, "league": league, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/teams", params, Team, request_options(timeout, max_retries, extra_headers))
 
-    def get(self, team_id: str) -> Team:
-        """One team by id (``team:<league>:<code>``)."""
-        return self._client._get_one(f"/v1/teams/{path_segment(team_id)}", {}, Team)
+    def get(self, team_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Team:
+        """One team by id (``team:<league>:<code>``, e.g. ``team:wc:ARG``)."""
+        return self._client._request("GET", f"/v1/teams/{path_segment(team_id)}", one(Team), request_options(timeout, max_retries, extra_headers))
 
-    def roster(self, team_id: str, *, season: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[RosterEntry]:
+    def roster(
+        self,
+        team_id: str,
+        *,
+        season: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[RosterEntry]:
         """The team's players, for one season (``wc_2022`` or ``2022``) or all."""
-        return self._client._get_page(f"/v1/teams/{path_segment(team_id)}/roster", {"season": season, "limit": limit, "cursor": cursor}, RosterEntry)
+        params = {"season": season, "limit": limit, "cursor": cursor}
+        return self._client._get_page(f"/v1/teams/{path_segment(team_id)}/roster", params, RosterEntry, request_options(timeout, max_retries, extra_headers))
 
 
 class Players(_Resource):
@@ -93,41 +124,54 @@ class Players(_Resource):
         search: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> SyncPage[Player]:
         """Players; ``search`` matches names (accent and case insensitive)."""
         params = {"sport": sport, "league": league, "team": team, "season": season, "search": search, "limit": limit, "cursor": cursor}
-        return self._client._get_page("/v1/players", params, Player)
+        return self._client._get_page("/v1/players", params, Player, request_options(timeout, max_retries, extra_headers))
 
-    def get(self, player_id: str) -> Player:
-        return self._client._get_one(f"/v1/players/{path_segment(player_id)}", {}, Player)
+    def get(self, player_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Player:
+        """One player by id (``player:<league>:<slug>``)."""
+        return self._client._request("GET", f"/v1/players/{path_segment(player_id)}", one(Player), request_options(timeout, max_retries, extra_headers))
 
 
 class Venues(_Resource):
-    def list(self, *, sport: Optional[str] = None, league: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[Venue]:
-        return self._client._get_page("/v1/venues", {"sport": sport, "league": league, "limit": limit, "cursor": cursor}, Venue)
+    def list(
+        self,
+        *,
+        sport: Optional[str] = None,
+        league: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Venue]:
+        params = {"sport": sport, "league": league, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/venues", params, Venue, request_options(timeout, max_retries, extra_headers))
 
-    def get(self, venue_id: str) -> Venue:
-        return self._client._get_one(f"/v1/venues/{path_segment(venue_id)}", {}, Venue)
+    def get(self, venue_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Venue:
+        """One venue by its slug, e.g. ``lusail-stadium``."""
+        return self._client._request("GET", f"/v1/venues/{path_segment(venue_id)}", one(Venue), request_options(timeout, max_retries, extra_headers))
 
 
 class Seasons(_Resource):
-    def list(self, *, league: Optional[str] = None, sport: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[Season]:
+    def list(
+        self,
+        *,
+        league: Optional[str] = None,
+        sport: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Season]:
         """Seasons with their competition and event counts: how far the archive goes back."""
-        return self._client._get_page("/v1/seasons", {"league": league, "sport": sport, "limit": limit, "cursor": cursor}, Season)
-
-
-def _competition_filters(
-    sport: Optional[str],
-    league: Optional[str],
-    season: Optional[str],
-    date: Optional[str],
-    team: Optional[str],
-    player: Optional[str],
-    status: Optional[CompetitionStatus],
-    limit: Optional[int],
-    cursor: Optional[str],
-) -> Params:
-    return {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        params = {"league": league, "sport": sport, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/seasons", params, Season, request_options(timeout, max_retries, extra_headers))
 
 
 class Competitions(_Resource):
@@ -143,16 +187,32 @@ class Competitions(_Resource):
         status: Optional[CompetitionStatus] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> SyncPage[Competition]:
         """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id."""
-        return self._client._get_page("/v1/competitions", _competition_filters(sport, league, season, date, team, player, status, limit, cursor), Competition)
+        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/competitions", params, Competition, request_options(timeout, max_retries, extra_headers))
 
-    def get(self, competition_id: str) -> Competition:
-        return self._client._get_one(f"/v1/competitions/{path_segment(competition_id)}", {}, Competition)
+    def get(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Competition:
+        """One competition by id (``<sport>_<league>_<n>``, e.g. ``soccer_wc_21728``)."""
+        path = f"/v1/competitions/{path_segment(competition_id)}"
+        return self._client._request("GET", path, one(Competition), request_options(timeout, max_retries, extra_headers))
 
-    def plays(self, competition_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[Play]:
+    def plays(
+        self,
+        competition_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Play]:
         """The competition's official plays in ``seq`` order (product ``archive`` or ``live``)."""
-        return self._client._get_page(f"/v1/competitions/{path_segment(competition_id)}/plays", {"limit": limit, "cursor": cursor}, Play)
+        path = f"/v1/competitions/{path_segment(competition_id)}/plays"
+        return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Play, request_options(timeout, max_retries, extra_headers))
 
 
 class Games(_Resource):
@@ -168,33 +228,67 @@ class Games(_Resource):
         status: Optional[CompetitionStatus] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> SyncPage[Game]:
         """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones)."""
-        return self._client._get_page("/v1/games", _competition_filters(sport, league, season, date, team, player, status, limit, cursor), Game)
+        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/games", params, Game, request_options(timeout, max_retries, extra_headers))
 
-    def get(self, game_id: str) -> Game:
-        return self._client._get_one(f"/v1/games/{path_segment(game_id)}", {}, Game)
+    def get(self, game_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Game:
+        """One game by id (``<sport>_<n>``, e.g. ``soccer_21728``)."""
+        return self._client._request("GET", f"/v1/games/{path_segment(game_id)}", one(Game), request_options(timeout, max_retries, extra_headers))
 
-    def events(self, game_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[Event]:
+    def events(
+        self,
+        game_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Event]:
         """The game's confirmed events, in order."""
-        return self._client._get_page(f"/v1/games/{path_segment(game_id)}/events", {"limit": limit, "cursor": cursor}, Event)
+        path = f"/v1/games/{path_segment(game_id)}/events"
+        return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Event, request_options(timeout, max_retries, extra_headers))
 
 
 class Reports(_Resource):
-    def create(self, report: Union[ReportInput, Sequence[ReportInput]], *, idempotency_key: Optional[str] = None) -> List[ReportResult]:
+    def create(
+        self,
+        report: Union[ReportInput, Sequence[ReportInput]],
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> List[ReportResult]:
         """Submits one crowd report, or a list of up to 500 (product ``report``).
 
         Returns one result per report: its ``rpt_…`` id and the event it started or joined.
         """
         body: object = {"reports": list(report)} if isinstance(report, (list, tuple)) else report
-        return self._client._post_list("/v1/reports", body, idempotency_key, ReportResult)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", "/v1/reports", many(ReportResult), options, body=body)
 
 
 class Plays(_Resource):
-    def create(self, competition_id: str, play: Union[PlayInput, Sequence[PlayInput]], *, idempotency_key: Optional[str] = None) -> List[Play]:
+    def create(
+        self,
+        competition_id: str,
+        play: Union[PlayInput, Sequence[PlayInput]],
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> List[Play]:
         """Appends official plays to a competition (product ``source``); returns the stored plays."""
         body: object = {"plays": list(play)} if isinstance(play, (list, tuple)) else play
-        return self._client._post_list(f"/v1/competitions/{path_segment(competition_id)}/plays", body, idempotency_key, Play)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", f"/v1/competitions/{path_segment(competition_id)}/plays", many(Play), options, body=body)
 
 
 class Webhooks(_Resource):
@@ -206,6 +300,9 @@ class Webhooks(_Resource):
         tier: Literal["confirmed"] = "confirmed",
         description: Optional[str] = None,
         idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> WebhookEndpointWithSecret:
         """Registers an endpoint; the answer's ``secret`` is shown only here: store it."""
         body: Dict[str, object] = {"url": url, "tier": tier}
@@ -213,13 +310,23 @@ class Webhooks(_Resource):
             body["sports"] = list(sports)
         if description is not None:
             body["description"] = description
-        return self._client._post_one("/v1/webhooks", body, idempotency_key, WebhookEndpointWithSecret)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", "/v1/webhooks", one(WebhookEndpointWithSecret), options, body=body)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[WebhookEndpoint]:
-        return self._client._get_page("/v1/webhooks", {"limit": limit, "cursor": cursor}, WebhookEndpoint)
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[WebhookEndpoint]:
+        return self._client._get_page("/v1/webhooks", {"limit": limit, "cursor": cursor}, WebhookEndpoint, request_options(timeout, max_retries, extra_headers))
 
-    def get(self, webhook_id: str) -> WebhookEndpoint:
-        return self._client._get_one(f"/v1/webhooks/{path_segment(webhook_id)}", {}, WebhookEndpoint)
+    def get(self, webhook_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> WebhookEndpoint:
+        path = f"/v1/webhooks/{path_segment(webhook_id)}"
+        return self._client._request("GET", path, one(WebhookEndpoint), request_options(timeout, max_retries, extra_headers))
 
     def update(
         self,
@@ -228,6 +335,9 @@ class Webhooks(_Resource):
         url: Union[str, NotGiven] = NOT_GIVEN,
         sports: Union[Sequence[str], None, NotGiven] = NOT_GIVEN,
         description: Union[str, None, NotGiven] = NOT_GIVEN,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> WebhookEndpoint:
         """Changes the fields given; ``sports=None`` means every sport, ``description=None`` clears it."""
         body: Dict[str, object] = {}
@@ -237,20 +347,36 @@ class Webhooks(_Resource):
             body["sports"] = None if sports is None else list(sports)
         if not isinstance(description, NotGiven):
             body["description"] = description
-        return self._client._request_one("PATCH", f"/v1/webhooks/{path_segment(webhook_id)}", body, None, WebhookEndpoint)
+        path = f"/v1/webhooks/{path_segment(webhook_id)}"
+        return self._client._request("PATCH", path, one(WebhookEndpoint), request_options(timeout, max_retries, extra_headers), body=body)
 
-    def delete(self, webhook_id: str) -> DeletedWebhook:
+    def delete(self, webhook_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> DeletedWebhook:
         """Deletes the endpoint and its deliveries."""
-        return self._client._request_one("DELETE", f"/v1/webhooks/{path_segment(webhook_id)}", NOT_GIVEN, None, DeletedWebhook)
+        path = f"/v1/webhooks/{path_segment(webhook_id)}"
+        return self._client._request("DELETE", path, one(DeletedWebhook), request_options(timeout, max_retries, extra_headers))
 
-    def deliveries(self, webhook_id: str, *, status: Optional[DeliveryStatus] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[WebhookDelivery]:
+    def deliveries(
+        self,
+        webhook_id: str,
+        *,
+        status: Optional[DeliveryStatus] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[WebhookDelivery]:
         """The endpoint's deliveries, newest first, optionally of one ``status``."""
-        return self._client._get_page(f"/v1/webhooks/{path_segment(webhook_id)}/deliveries", {"status": status, "limit": limit, "cursor": cursor}, WebhookDelivery)
+        path = f"/v1/webhooks/{path_segment(webhook_id)}/deliveries"
+        params = {"status": status, "limit": limit, "cursor": cursor}
+        return self._client._get_page(path, params, WebhookDelivery, request_options(timeout, max_retries, extra_headers))
 
-    def delivery(self, webhook_id: str, delivery_id: str) -> WebhookDeliveryWithAttempts:
+    def delivery(
+        self, webhook_id: str, delivery_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookDeliveryWithAttempts:
         """One delivery with its attempt log (status codes, durations, response excerpts)."""
         path = f"/v1/webhooks/{path_segment(webhook_id)}/deliveries/{path_segment(delivery_id)}"
-        return self._client._get_one(path, {}, WebhookDeliveryWithAttempts)
+        return self._client._request("GET", path, one(WebhookDeliveryWithAttempts), request_options(timeout, max_retries, extra_headers))
 
     def replay(
         self,
@@ -260,6 +386,9 @@ class Webhooks(_Resource):
         from_: Optional[str] = None,
         to: Optional[str] = None,
         idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> ReplayResult:
         """Replays one delivery (``delivery_id``) or every event in ``[from_, to)`` (ISO 8601) as new deliveries."""
         if delivery_id is not None:
@@ -270,29 +399,47 @@ class Webhooks(_Resource):
             body = {"from": from_, "to": to}
         else:
             raise ValueError("replay needs delivery_id, or both from_ and to")
-        return self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/replay", body, idempotency_key, ReplayResult)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/replay", one(ReplayResult), options, body=body)
 
-    def enable(self, webhook_id: str) -> WebhookEndpoint:
+    def enable(
+        self, webhook_id: str, *, idempotency_key: Optional[str] = None, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookEndpoint:
         """Re-enables a disabled endpoint."""
-        return self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/enable", NOT_GIVEN, None, WebhookEndpoint)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/enable", one(WebhookEndpoint), options)
 
-    def rotate_secret(self, webhook_id: str) -> WebhookEndpointWithSecret:
+    def rotate_secret(
+        self, webhook_id: str, *, idempotency_key: Optional[str] = None, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookEndpointWithSecret:
         """A new secret (in the answer, once); the old one keeps signing beside it for 24 h."""
-        return self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/rotate-secret", NOT_GIVEN, None, WebhookEndpointWithSecret)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/rotate-secret", one(WebhookEndpointWithSecret), options)
 
-    def test(self, webhook_id: str) -> WebhookTestResult:
+    def test(
+        self, webhook_id: str, *, idempotency_key: Optional[str] = None, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None
+    ) -> WebhookTestResult:
         """Sends a signed ``type: "test"`` event to the endpoint, outside the retry budget."""
-        return self._client._post_one(f"/v1/webhooks/{path_segment(webhook_id)}/test", NOT_GIVEN, None, WebhookTestResult)
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", f"/v1/webhooks/{path_segment(webhook_id)}/test", one(WebhookTestResult), options)
 
 
 class Notifications(_Resource):
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> SyncPage[Notification]:
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Notification]:
         """Notices for the key (e.g. a webhook endpoint was disabled), newest first."""
-        return self._client._get_page("/v1/notifications", {"limit": limit, "cursor": cursor}, Notification)
+        return self._client._get_page("/v1/notifications", {"limit": limit, "cursor": cursor}, Notification, request_options(timeout, max_retries, extra_headers))
 
 
-class Svc:
-    """The svc API, blocking.
+class Svc(ClientBase[httpx.Client]):
+    """The svc API.
 
     Args:
         api_key: ``svc_live_…`` or ``svc_test_…``; default ``$SVC_API_KEY``.
@@ -300,12 +447,15 @@ class Svc:
             ``http://127.0.0.1:8080``.
         timeout: seconds per request (connect, and each read of a streamed export).
         max_retries: retries of a request after a connection error, a timeout, 408, 429 or 5xx
-            (exponential backoff with jitter, or the server's ``Retry-After``). Every POST
-            carries an ``Idempotency-Key``, the same on each attempt, so a retry never doubles
-            a write.
-        http_client: an ``httpx.Client`` of your own (proxies, transports); not closed by us.
+            (exponential backoff with jitter, at least the server's ``Retry-After``). Every
+            POST carries an ``Idempotency-Key``, the same on each attempt, so a retry never
+            doubles a write.
+        http_client: an ``httpx.Client`` of your own (proxies, transports, limits); it is
+            not closed by :meth:`close`.
 
-    Use it as a context manager, or call :meth:`close`::
+    ``with_raw_response`` has the same resources, answering with an :class:`APIResponse`
+    (status, headers, request id, ``parse()``). Use the client as a context manager, or call
+    :meth:`close`::
 
         with Svc() as svc:
             for competition in svc.competitions.list(league="wc", season="2022"):
@@ -321,14 +471,9 @@ class Svc:
         max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: Optional[httpx.Client] = None,
     ) -> None:
-        self.api_key, self.base_url = resolve_config(api_key, base_url)
-        if max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
-        self.timeout = timeout
-        self.max_retries = max_retries
+        super().__init__(api_key, base_url, timeout, max_retries)
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else httpx.Client(timeout=timeout, follow_redirects=False)
-        self._headers = default_headers(self.api_key)
         self.teams = Teams(self)
         self.players = Players(self)
         self.venues = Venues(self)
@@ -339,6 +484,7 @@ class Svc:
         self.plays = Plays(self)
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
+        self.with_raw_response = SvcWithRawResponse(self)
 
     # -- lifecycle --------------------------------------------------------------------------
     def close(self) -> None:
@@ -352,36 +498,78 @@ class Svc:
         self.close()
 
     # -- endpoints outside a resource -------------------------------------------------------
-    def me(self) -> Me:
+    def me(self, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Me:
         """The calling key: plan, products, sports, rate limit and stream connections."""
-        return self._get_one("/v1/me", {}, Me)
+        return self._request("GET", "/v1/me", one(Me), request_options(timeout, max_retries, extra_headers))
 
     @overload
     def export(
-        self, *, league: str, season: str, entity: Literal["events"] = "events", from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: Literal["events"] = "events",
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> Iterator[Event]: ...
 
     @overload
-    def export(self, *, league: str, season: str, entity: Literal["plays"], from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None) -> Iterator[Play]: ...
+    def export(
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: Literal["plays"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Iterator[Play]: ...
 
     @overload
     def export(
-        self, *, league: str, season: str, entity: Literal["competitions"], from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: Literal["competitions"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> Iterator[Competition]: ...
 
     def export(
-        self, *, league: str, season: str, entity: str = "events", from_: Optional[str] = None, to: Optional[str] = None, after: Optional[str] = None
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: str = "events",
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
     ) -> Iterator[Any]:
         """Every record of a season, streamed (product ``archive``).
 
         ``entity``: ``events`` (confirmed events, in order), ``plays`` or ``competitions``;
         ``from_`` (inclusive) and ``to`` (exclusive) are ISO 8601 dates or date-times. Each
         record is the one the REST API returns. When the connection drops, the iterator resumes
-        on its own with ``after=<last id>``: no record is lost or repeated. The request starts
-        when iteration does.
+        on its own with ``after=<last id>``: no record is lost or repeated. ``timeout`` bounds
+        each read; the request starts when iteration does.
         """
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after)
+        return self._export(params, entity, after, request_options(timeout, max_retries, extra_headers))
 
     def stream(
         self,
@@ -393,20 +581,24 @@ class Svc:
         since: Optional[str] = None,
         heartbeat_timeout: Optional[float] = None,
         max_reconnects: Optional[int] = None,
+        timeout: Optional[float] = None,
+        extra_headers: Headers = None,
     ) -> Stream:
-        """Live events (product ``live``) as a blocking iterator; see :class:`Stream`.
+        """Live events (product ``live``); see :class:`Stream`.
 
         Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
         resumes after an event id. The stream reconnects with backoff and ``since=<last id>``
         after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
-        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). 401, 403 and
-        4029 raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
+        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
+        bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
+        raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
         :class:`RateLimitError` at once; an event of another schema raises
         :class:`SchemaMismatchError`.
         """
         core = make_stream_core(
             base_url=self.base_url,
             api_key=self.api_key,
+            extra_headers=dict(extra_headers or {}),
             sport=sport,
             league=league,
             game=game,
@@ -414,85 +606,54 @@ class Svc:
             since=since,
             heartbeat_timeout=heartbeat_timeout,
             max_reconnects=max_reconnects,
-            open_timeout=self.timeout,
+            open_timeout=self.timeout if timeout is None else timeout,
         )
         return Stream(core)
 
     # -- plumbing ---------------------------------------------------------------------------
-    def _send(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Optional[Params] = None,
-        body: object = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
-        stream: bool = False,
-    ) -> httpx.Response:
+    def _send(self, call: Call, *, stream: bool = False) -> httpx.Response:
         """Sends with retries; returns a 2xx answer or raises its error class."""
-        headers = dict(self._headers)
-        content: Optional[bytes] = None
-        if not isinstance(body, NotGiven):
-            content = encode_body(body)
-            headers["Content-Type"] = "application/json"
-        if method == "POST":
-            # One key for every attempt of this call: the server replays the first answer.
-            headers["Idempotency-Key"] = idempotency_key or new_idempotency_key()
-        request = self._http.build_request(method, self.base_url + path, params=clean_params(params or {}), content=content, headers=headers, timeout=self.timeout)
-        retries = 0
         while True:
+            call.attempt()
             try:
-                response = self._http.send(request, stream=stream)
-            except httpx.TimeoutException as exc:
-                if retries < self.max_retries:
-                    time.sleep(retry_delay(retries))
-                    retries += 1
-                    continue
-                raise APITimeoutError(cause=exc) from exc
+                response = self._http.send(call.request, stream=stream)
             except httpx.TransportError as exc:
-                if retries < self.max_retries:
-                    time.sleep(retry_delay(retries))
-                    retries += 1
-                    continue
-                raise APIConnectionError(f"Connection error: {exc}", cause=exc) from exc
+                time.sleep(call.after_failure(exc))
+                continue
             if not 200 <= response.status_code < 300:
                 response.read()  # error bodies are small; streamed or not, read them whole
-                if retries < self.max_retries and should_retry(response):
-                    delay = retry_delay(retries, response.headers)
-                    response.close()
-                    time.sleep(delay)
-                    retries += 1
-                    continue
                 response.close()
-                raise_for_answer(response)
-            return response
+            wait = call.after_answer(response)
+            if wait is None:
+                return response
+            time.sleep(wait)
 
-    def _get_one(self, path: str, params: Params, cast_to: Type[T]) -> T:
-        # The API's records are plain JSON; the TypedDict is the server's contract for them.
-        return cast(T, data_of(self._send("GET", path, params=params)))
+    def _request(self, method: str, path: str, parse: Callable[[httpx.Response], R], options: RequestOptions, *, params: Optional[Params] = None, body: object = NOT_GIVEN) -> R:
+        call = self._call(method, path, params, body, options)
+        response = self._send(call)
+        if options.raw:
+            # The raw wrappers type the answer as APIResponse[R]; see _response.py.
+            return cast(R, APIResponse(response, parse, call.elapsed))
+        return parse(response)
 
-    def _request_one(self, method: str, path: str, body: object, idempotency_key: Optional[str], cast_to: Type[T]) -> T:
-        return cast(T, data_of(self._send(method, path, body=body, idempotency_key=idempotency_key)))
+    def _get_page(self, path: str, params: Params, item: Type[T], options: RequestOptions) -> SyncPage[T]:
+        def fetch(cursor: Optional[str], options: RequestOptions) -> SyncPage[T]:
+            def parse(response: httpx.Response) -> SyncPage[T]:
+                data, next_cursor = page_of(response)
+                # Only the first page of a raw call is raw: the next ones are plain pages.
+                return SyncPage(cast(List[T], data), next_cursor, lambda cursor: fetch(cursor, options.without_raw()))
 
-    def _post_one(self, path: str, body: object, idempotency_key: Optional[str], cast_to: Type[T]) -> T:
-        return self._request_one("POST", path, body, idempotency_key, cast_to)
+            return self._request("GET", path, parse, options, params={**params, "cursor": cursor})
 
-    def _post_list(self, path: str, body: object, idempotency_key: Optional[str], cast_to: Type[T]) -> List[T]:
-        return cast(List[T], data_of(self._send("POST", path, body=body, idempotency_key=idempotency_key)))
+        first = params.get("cursor")
+        return first_page(lambda: fetch(first if isinstance(first, str) else None, options))
 
-    def _get_page(self, path: str, params: Params, cast_to: Type[T]) -> SyncPage[T]:
-        def fetch(cursor: Optional[str]) -> SyncPage[T]:
-            data, next_cursor = page_of(self._send("GET", path, params={**params, "cursor": cursor}))
-            return SyncPage(cast(List[T], data), next_cursor, fetch)
-
-        initial = params.get("cursor")
-        return fetch(initial if isinstance(initial, str) else None)
-
-    def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str]) -> Iterator[Any]:
+    def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions) -> Iterator[Any]:
         last = after
         failures = 0
+        max_retries = self.max_retries if options.max_retries is None else options.max_retries
         while True:
-            response = self._send("GET", "/v1/export", params={**params, "after": last}, stream=True)
+            response = self._send(self._call("GET", "/v1/export", {**params, "after": last}, NOT_GIVEN, options), stream=True)
             splitter = NdjsonSplitter()
             progressed = False
             error: BaseException
@@ -516,8 +677,99 @@ class Svc:
             if progressed:
                 failures = 0
                 continue
-            if failures >= self.max_retries:
+            if failures >= max_retries:
                 raise APIConnectionError(f"export: the connection dropped {failures + 1} times without a record: {error}", cause=error)
-            time.sleep(retry_delay(failures))
+            time.sleep(backoff(failures))
             failures += 1
 
+
+class TeamsWithRawResponse:
+    def __init__(self, teams: Teams) -> None:
+        self.list = to_raw_response_wrapper(teams.list)
+        self.get = to_raw_response_wrapper(teams.get)
+        self.roster = to_raw_response_wrapper(teams.roster)
+
+
+class PlayersWithRawResponse:
+    def __init__(self, players: Players) -> None:
+        self.list = to_raw_response_wrapper(players.list)
+        self.get = to_raw_response_wrapper(players.get)
+
+
+class VenuesWithRawResponse:
+    def __init__(self, venues: Venues) -> None:
+        self.list = to_raw_response_wrapper(venues.list)
+        self.get = to_raw_response_wrapper(venues.get)
+
+
+class SeasonsWithRawResponse:
+    def __init__(self, seasons: Seasons) -> None:
+        self.list = to_raw_response_wrapper(seasons.list)
+
+
+class CompetitionsWithRawResponse:
+    def __init__(self, competitions: Competitions) -> None:
+        self.list = to_raw_response_wrapper(competitions.list)
+        self.get = to_raw_response_wrapper(competitions.get)
+        self.plays = to_raw_response_wrapper(competitions.plays)
+
+
+class GamesWithRawResponse:
+    def __init__(self, games: Games) -> None:
+        self.list = to_raw_response_wrapper(games.list)
+        self.get = to_raw_response_wrapper(games.get)
+        self.events = to_raw_response_wrapper(games.events)
+
+
+class ReportsWithRawResponse:
+    def __init__(self, reports: Reports) -> None:
+        self.create = to_raw_response_wrapper(reports.create)
+
+
+class PlaysWithRawResponse:
+    def __init__(self, plays: Plays) -> None:
+        self.create = to_raw_response_wrapper(plays.create)
+
+
+class WebhooksWithRawResponse:
+    def __init__(self, webhooks: Webhooks) -> None:
+        self.create = to_raw_response_wrapper(webhooks.create)
+        self.list = to_raw_response_wrapper(webhooks.list)
+        self.get = to_raw_response_wrapper(webhooks.get)
+        self.update = to_raw_response_wrapper(webhooks.update)
+        self.delete = to_raw_response_wrapper(webhooks.delete)
+        self.deliveries = to_raw_response_wrapper(webhooks.deliveries)
+        self.delivery = to_raw_response_wrapper(webhooks.delivery)
+        self.replay = to_raw_response_wrapper(webhooks.replay)
+        self.enable = to_raw_response_wrapper(webhooks.enable)
+        self.rotate_secret = to_raw_response_wrapper(webhooks.rotate_secret)
+        self.test = to_raw_response_wrapper(webhooks.test)
+
+
+class NotificationsWithRawResponse:
+    def __init__(self, notifications: Notifications) -> None:
+        self.list = to_raw_response_wrapper(notifications.list)
+
+
+class SvcWithRawResponse:
+    """``svc.with_raw_response``: every REST method, answering with an :class:`APIResponse`.
+
+    ::
+
+        response = svc.with_raw_response.teams.get("team:wc:ARG")
+        response.status_code, response.request_id, response.headers["ratelimit-remaining"]
+        team = response.parse()
+    """
+
+    def __init__(self, client: Svc) -> None:
+        self.me = to_raw_response_wrapper(client.me)
+        self.teams = TeamsWithRawResponse(client.teams)
+        self.players = PlayersWithRawResponse(client.players)
+        self.venues = VenuesWithRawResponse(client.venues)
+        self.seasons = SeasonsWithRawResponse(client.seasons)
+        self.competitions = CompetitionsWithRawResponse(client.competitions)
+        self.games = GamesWithRawResponse(client.games)
+        self.reports = ReportsWithRawResponse(client.reports)
+        self.plays = PlaysWithRawResponse(client.plays)
+        self.webhooks = WebhooksWithRawResponse(client.webhooks)
+        self.notifications = NotificationsWithRawResponse(client.notifications)

@@ -95,6 +95,7 @@ class _StreamCore:
         *,
         base_url: str,
         api_key: str,
+        extra_headers: Mapping[str, str],
         params: Mapping[str, Optional[str]],
         since: Optional[str],
         heartbeat_timeout: float,
@@ -103,6 +104,7 @@ class _StreamCore:
     ) -> None:
         self._base_url = base_url
         self._api_key = api_key
+        self._extra_headers = dict(extra_headers)
         self._params = dict(params)
         self.last_id = since
         self.recovered: Optional[bool] = None
@@ -131,6 +133,7 @@ class _StreamCore:
                 "Upgrade": "websocket",
                 "Sec-WebSocket-Version": "13",
                 "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode("ascii"),
+                **self._extra_headers,
             }
             try:
                 async with httpx.AsyncClient(timeout=self._open_timeout) as client:
@@ -156,7 +159,7 @@ class _StreamCore:
             try:
                 ws: _Connection = await connect(
                     url,
-                    **{headers_arg: {"Authorization": f"Bearer {self._api_key}"}},
+                    **{headers_arg: {"Authorization": f"Bearer {self._api_key}", **self._extra_headers}},
                     user_agent_header=f"svc-client-python/{__version__}",
                     open_timeout=self._open_timeout,
                     compression=None,
@@ -381,6 +384,7 @@ def make_stream_core(
     *,
     base_url: str,
     api_key: str,
+    extra_headers: Mapping[str, str],
     sport: Union[str, Sequence[str], None],
     league: Union[str, Sequence[str], None],
     game: Union[str, Sequence[str], None],
@@ -394,6 +398,7 @@ def make_stream_core(
     return _StreamCore(
         base_url=base_url,
         api_key=api_key,
+        extra_headers=extra_headers,
         params=params,
         since=since,
         heartbeat_timeout=DEFAULT_HEARTBEAT_TIMEOUT if heartbeat_timeout is None else heartbeat_timeout,

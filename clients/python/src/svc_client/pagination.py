@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import AsyncIterator, Awaitable, Callable, Generator, Generic, Iterator, List, Optional, TypeVar
 
-__all__ = ["SyncPage", "AsyncPage", "AsyncPageRequest"]
+__all__ = ["SyncPage", "AsyncPage", "AsyncPageRequest", "first_page", "async_first_page"]
 
 T = TypeVar("T")
 
@@ -122,3 +122,14 @@ class AsyncPageRequest(Generic[T]):
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._items()
+
+
+def first_page(fetch: Callable[[], SyncPage[T]]) -> SyncPage[T]:
+    """What a blocking list call returns: its first page, fetched at once."""
+    return fetch()
+
+
+def async_first_page(fetch: Callable[[], Awaitable[AsyncPage[T]]]) -> AsyncPageRequest[T]:
+    """What an asyncio list call returns: a request for its first page, sent when awaited or
+    iterated."""
+    return AsyncPageRequest(fetch)

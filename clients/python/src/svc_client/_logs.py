@@ -1,0 +1,48 @@
+"""The ``svc_client`` logger, and ``SVC_LOG`` to turn it on without touching logging config.
+
+Lines name the method, path, status, duration and request id of each request; they never carry
+the API key, a header value other than the harmless ones below, or a body (webhook secrets
+travel in bodies).
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Mapping, Optional
+
+logger = logging.getLogger("svc_client")
+
+_LEVELS: Mapping[str, int] = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "off": logging.CRITICAL + 1,
+}
+
+# Header values that may be written to a log; every other header shows its name only.
+LOGGABLE_HEADERS = frozenset({"accept", "content-type", "user-agent", "idempotency-key"})
+
+_env_handler: Optional[logging.Handler] = None
+
+
+def setup_logging_from_env() -> None:
+    """Applies ``SVC_LOG`` (``debug``, ``info``, ``warn``, ``error`` or ``off``): sets the
+    logger's level and, unless it is ``off``, writes its lines to stderr. Without ``SVC_LOG`` the
+    application's own logging configuration decides, as for any library."""
+    global _env_handler
+    value = os.environ.get("SVC_LOG", "").strip().lower()
+    level = _LEVELS.get(value)
+    if level is None:
+        return
+    logger.setLevel(level)
+    if level > logging.CRITICAL or _env_handler in logger.handlers:
+        return
+    _env_handler = logging.StreamHandler()
+    _env_handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logger.addHandler(_env_handler)
+
+
+def describe_headers(headers: Mapping[str, str]) -> str:
+    return ", ".join(f"{name}: {value}" if name.lower() in LOGGABLE_HEADERS else name for name, value in headers.items())

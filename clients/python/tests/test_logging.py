@@ -1,0 +1,82 @@
+"""The ``svc_client`` logger and ``SVC_LOG``: a line per request with method, path, status,
+duration and request id; never the key or a secret."""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SRC, Keys, SvcProcess
+from stubs import HttpStub, error_body
+from svc_client import Svc
+
+KEY = "svc_test_" + "L" * 32
+REQUEST_LINE = re.compile(r"^(GET|POST|PATCH|DELETE) (/v1/\S*) (\d{3}) (\d+)ms request_id=(\S+)$")
+
+
+def test_each_attempt_is_one_line_and_a_retry_says_why(caplog: pytest.LogCaptureFixture) -> None:
+    steps = [(503, {"X-Request-Id": "req_first", "Retry-After": "0"}, error_body("unavailable", "draining")), (200, {"X-Request-Id": "req_second"}, {"data": {"id": "team:wc:ARG"}})]
+    with caplog.at_level(logging.DEBUG, logger="svc_client"):
+        with HttpStub(steps) as stub, Svc(api_key=KEY, base_url=stub.base_url) as svc:
+            svc.teams.get("team:wc:ARG")
+    records = [r for r in caplog.records if r.name == "svc_client"]
+    lines = [m.groups() for m in (REQUEST_LINE.match(r.getMessage()) for r in records) if m]
+    assert [(method, path, status, rid) for method, path, status, _, rid in lines] == [
+        ("GET", "/v1/teams/team:wc:ARG", "503", "req_first"),
+        ("GET", "/v1/teams/team:wc:ARG", "200", "req_second"),
+    ]
+    assert all(r.levelno == logging.INFO for r in records if REQUEST_LINE.match(r.getMessage()))
+    assert any(r.getMessage().startswith("retrying GET /v1/teams/team:wc:ARG in ") and "status 503" in r.getMessage() for r in records)
+    assert any(r.levelno == logging.DEBUG and "authorization" in r.getMessage().lower() for r in records), "the debug line names the headers"
+    assert not any(KEY in r.getMessage() or "Bearer" in r.getMessage() for r in records)
+
+
+def test_a_connection_failure_is_logged_too(caplog: pytest.LogCaptureFixture) -> None:
+    from conftest import free_port
+
+    with caplog.at_level(logging.INFO, logger="svc_client"), Svc(api_key=KEY, base_url=f"http://127.0.0.1:{free_port()}", max_retries=0) as svc:
+        with pytest.raises(Exception):
+            svc.me()
+    assert any(re.match(r"^GET /v1/me failed \d+ms: ConnectError$", r.getMessage()) for r in caplog.records)
+
+
+SCRIPT = """
+from svc_client import Svc
+with Svc() as svc:
+    svc.me()
+    endpoint = svc.webhooks.create(url="http://127.0.0.1:9/hook", description="logging test")
+    rotated = svc.webhooks.rotate_secret(endpoint["id"])
+    svc.webhooks.delete(endpoint["id"])
+    print(endpoint["secret"])
+    print(rotated["secret"])
+"""
+
+
+def run(server: SvcProcess, key: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
+    full_env.update({"SVC_API_KEY": key, "SVC_BASE_URL": server.base_url, "PYTHONPATH": str(SRC), **env})
+    return subprocess.run([sys.executable, "-c", SCRIPT], env=full_env, capture_output=True, text=True, timeout=60)
+
+
+def test_svc_log_debug_writes_request_lines_to_stderr_without_the_key_or_secrets(server: SvcProcess, keys: Keys) -> None:
+    done = run(server, keys.admin, SVC_LOG="debug")
+    assert done.returncode == 0, done.stderr
+    secrets = done.stdout.split()
+    assert len(secrets) == 2 and all(s.startswith("whsec_") for s in secrets)
+    requests = [m.groups() for m in (REQUEST_LINE.match(line.split(" svc_client INFO ", 1)[-1]) for line in done.stderr.splitlines()) if m]
+    assert [(method, status) for method, _, status, _, _ in requests] == [("GET", "200"), ("POST", "201"), ("POST", "200"), ("DELETE", "200")]
+    assert requests[0][1] == "/v1/me" and requests[1][1] == "/v1/webhooks" and requests[2][1].endswith("/rotate-secret")
+    assert all(rid.startswith("req_") for *_, rid in requests)
+    assert " svc_client DEBUG sending GET /v1/me" in done.stderr
+    for secret in [keys.admin, *secrets, "whsec_", "Bearer"]:
+        assert secret not in done.stderr
+
+
+def test_without_svc_log_a_library_prints_nothing(server: SvcProcess, keys: Keys) -> None:
+    for env in ({}, {"SVC_LOG": "off"}):
+        done = run(server, keys.admin, **env)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
