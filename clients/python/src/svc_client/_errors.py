@@ -181,8 +181,9 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
     try:
         seconds = float(value)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):  # not a date either (3.9 raises TypeError, later ValueError)
             return None
         seconds = parsed.timestamp() - (time.time() if now is None else now)
     if seconds != seconds or seconds < 0:  # NaN or in the past
