@@ -21,7 +21,7 @@ const server = http.createServer((req, res) => {
     const raw = Buffer.concat(chunks);
     try {
       // The raw bytes, before any JSON parsing: re-serialised JSON would not match the signature.
-      const ev = await verifyWebhook(raw, req.headers['x-svc-signature']?.toString(), secret ?? '', { toleranceS: 300 });
+      const ev = await verifyWebhook(raw, req.headers, secret ?? '', { toleranceS: 300 });
       res.writeHead(200).end('ok');
       // At-least-once delivery: the same event may come twice; its id says so.
       if (seen.has(ev.id)) return;

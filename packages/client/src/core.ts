@@ -205,7 +205,7 @@ export class APIClient {
       this.authHeaders(),
       opts.headers,
     );
-    let body: string | undefined;
+    let body: string | null = null;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';

@@ -2,11 +2,11 @@ import type { ErrorCode, ErrorType } from './schema.js';
 
 /** The `error` member of the API's error body. Unknown types and codes (a newer server) are kept verbatim. */
 export interface ErrorDetail {
-  type?: ErrorType | (string & {});
-  code?: ErrorCode | (string & {});
-  message?: string;
-  param?: string;
-  request_id?: string;
+  type?: ErrorType | (string & {}) | undefined;
+  code?: ErrorCode | (string & {}) | undefined;
+  message?: string | undefined;
+  param?: string | undefined;
+  request_id?: string | undefined;
 }
 
 /** Base of every error this package throws. */
@@ -47,7 +47,7 @@ export class APIError extends SvcError {
     this.error = body;
   }
 
-  private static describe(status: number | undefined, body: { code?: string; message?: string } | undefined, message: string | undefined): string {
+  private static describe(status: number | undefined, body: ErrorDetail | undefined, message: string | undefined): string {
     const text = body?.message ?? message ?? 'no message';
     const code = body?.code ? ` ${body.code}` : '';
     return status === undefined ? `${code.trim() || 'error'}: ${text}` : `${status}${code}: ${text}`;

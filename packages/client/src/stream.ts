@@ -5,7 +5,7 @@ import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type SubscribedFram
 type ListParam = 'sport' | 'league' | 'game';
 /** The query of `GET /v1/stream`; `sport`, `league` and `game` also take arrays. The key travels apart. */
 export type StreamParams = {
-  [K in Exclude<keyof StreamQuery, 'access_token'>]?: K extends ListParam ? StreamQuery[K] | readonly string[] : StreamQuery[K];
+  [K in Exclude<keyof StreamQuery, 'access_token'>]?: (K extends ListParam ? StreamQuery[K] | readonly string[] : StreamQuery[K]) | undefined;
 };
 
 /** The server sends a heartbeat after this much silence (docs/stream.md). */
@@ -24,20 +24,20 @@ export interface StandardWebSocket {
 
 export interface StreamOptions {
   /** Silence after which the link counts as dead and is replaced; default 2 × the 5 s heartbeat. */
-  deadAfterMs?: number;
+  deadAfterMs?: number | undefined;
   /** Events buffered before the client stops reading the socket (Node); default 10,000. */
-  highWaterMark?: number;
+  highWaterMark?: number | undefined;
   /** Reconnections in a row without a successful subscription before giving up; default unlimited. */
-  maxReconnects?: number;
+  maxReconnects?: number | undefined;
   /**
    * Called when the server could not replay everything after the last event (it keeps 24 h and
    * at most 10,000 events): events between `lastEventId` and the next one may be missing.
    */
-  onGap?: (lastEventId: string) => void;
+  onGap?: ((lastEventId: string) => void) | undefined;
   /** Called on each `subscribed` frame: the link is up (again) and live events follow. */
-  onSubscribed?: (frame: SubscribedFrame) => void;
+  onSubscribed?: ((frame: SubscribedFrame) => void) | undefined;
   /** A standard WebSocket constructor; on Node the client uses `ws` (header auth) by default. */
-  WebSocket?: WebSocketConstructor;
+  WebSocket?: WebSocketConstructor | undefined;
 }
 
 /** What the stream needs from the client that made it. */
@@ -102,7 +102,7 @@ export function compareEventIds(a: string, b: string): number {
 export class EventStream implements AsyncIterable<WireEvent> {
   readonly #host: StreamHost;
   readonly #params: StreamParams;
-  readonly #opts: Required<Pick<StreamOptions, 'deadAfterMs' | 'highWaterMark' | 'maxReconnects'>> & StreamOptions;
+  readonly #opts: { deadAfterMs: number; highWaterMark: number; maxReconnects: number } & StreamOptions;
   #lastEventId: string | undefined;
   #queue: WireEvent[] = [];
   #head = 0;
@@ -119,7 +119,8 @@ export class EventStream implements AsyncIterable<WireEvent> {
   constructor(host: StreamHost, params: StreamParams = {}, opts: StreamOptions = {}) {
     this.#host = host;
     this.#params = params;
-    this.#opts = { deadAfterMs: 2 * HEARTBEAT_MS, highWaterMark: 10_000, maxReconnects: Infinity, ...opts };
+    // `??`, not a spread: an option given as undefined keeps its default.
+    this.#opts = { ...opts, deadAfterMs: opts.deadAfterMs ?? 2 * HEARTBEAT_MS, highWaterMark: opts.highWaterMark ?? 10_000, maxReconnects: opts.maxReconnects ?? Infinity };
     this.#lastEventId = params.since;
   }
 
