@@ -91,6 +91,7 @@ export const ERROR_CODES = spec({
   unsupported_media_type: { type: 'unsupported_media_type', status: 415, description: 'The body is not application/json.' },
   // 429
   rate_limited: { type: 'rate_limit_error', status: 429, description: 'The plan’s requests per minute are used up; see Retry-After.' },
+  too_many_exports: { type: 'rate_limit_error', status: 429, description: 'The key already runs as many exports as its plan allows at once (free 1, pro 4, enterprise 16); retry after Retry-After, or when one ends.' },
   // 503
   draining: { type: 'unavailable', status: 503, description: 'This node is shutting down; retry, and the next connection reaches another node.' },
   consensus_unavailable: { type: 'unavailable', status: 503, description: 'No node could take the game’s consensus in time (a handover is under way); retry shortly.' },

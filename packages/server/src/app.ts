@@ -149,7 +149,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
-  await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports });
+  await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots });
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
   app.get('/v1/stream', { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
     throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
@@ -176,6 +176,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     await services.exports.close();
     await services.live.ingest.close();
     await services.connections.close();
+    await services.exportSlots.close();
     await services.webhooks.tester.close();
   });
   return { app, services, gateway };

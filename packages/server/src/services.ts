@@ -22,7 +22,7 @@ import { redisKeys } from './bus/redis-keys.js';
 import { createLive, defaultNodeId, type Live } from './live/index.js';
 import { RedisRouter, type OwnerRouter } from './live/router.js';
 import type { STREAM_LIMITS } from './stream/gateway.js';
-import { MemoryConnectionCounter, RedisConnectionCounter, type ConnectionCounter } from './stream/connection-counter.js';
+import { MemorySlots, RedisSlots, type SlotCounter } from './bus/slots.js';
 import { Lifecycle } from './lifecycle.js';
 import { Metrics } from './metrics/index.js';
 import { countPending } from './webhooks/queue.js';
@@ -65,7 +65,10 @@ export interface Services {
   status: StatusService;
   live: Live;
   webhooks: Webhooks;
-  connections: ConnectionCounter;
+  /** Each key's open stream connections, against its plan's `streamConnections`. */
+  connections: SlotCounter;
+  /** Each key's running bulk exports, against its plan's `concurrentExports`. */
+  exportSlots: SlotCounter;
   metrics: Metrics;
   lifecycle: Lifecycle;
   exports: Exports;
@@ -123,7 +126,8 @@ export function createServices(deps: AppDeps): Services {
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
     metrics,
     lifecycle: new Lifecycle(),
-    connections: redis ? new RedisConnectionCounter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryConnectionCounter(),
+    connections: redis ? new RedisSlots(redis, clock, redisKeys(config.redisPrefix).connections) : new MemorySlots(),
+    exportSlots: redis ? new RedisSlots(redis, clock, redisKeys(config.redisPrefix).exports) : new MemorySlots(),
     config,
     clock,
     db,

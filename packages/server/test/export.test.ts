@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -449,6 +450,93 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       expect(stats.active).toBe(0);
       await new Promise((r) => setTimeout(r, 300));
       expect(stats.rowsFetched).toBe(paused);
+    });
+
+    /** Opens an export and stops reading once its headers are in: it stays running, paused. */
+    async function heldExport(query: string, as: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Promise<string>; cancel(): void }> {
+      const req = http.get(`${base}/v1/export?${query}`, { headers: auth(as) });
+      req.on('error', () => undefined);
+      const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
+      if (res.statusCode === 200) res.pause();
+      const body = res.statusCode === 200 ? Promise.resolve('') : (async () => {
+        let text = '';
+        for await (const chunk of res) text += String(chunk);
+        return text;
+      })();
+      return { status: res.statusCode ?? 0, headers: res.headers, body, cancel: () => req.destroy() };
+    }
+
+    it('answers other requests between pages while a reader that never pushes back takes a whole season', { timeout: 60_000 }, async () => {
+      // curl into /dev/null reads as fast as the server writes: the export never waits on the socket.
+      const stats = t.services.exports.stats;
+      for (const entity of ['events', 'plays']) {
+        const before = stats.rowsFetched;
+        const curl = spawn('curl', ['-sS', '-o', '/dev/null', '-H', `authorization: Bearer ${key}`, `${base}/v1/export?league=xbp&season=2024&entity=${entity}&from=2024-01-01`]);
+        const curlDone = new Promise<number | null>((resolve) => curl.once('close', resolve));
+        while (stats.rowsFetched === before) await new Promise((r) => setImmediate(r));
+        // The probe is sent and answered by this same event loop: it gets through only if the
+        // export gives the loop back between pages, not once the season is out.
+        const livez = await fetch(`${base}/livez`);
+        const fetchedAtAnswer = stats.rowsFetched - before;
+        expect(livez.status).toBe(200);
+        expect(await curlDone, entity).toBe(0);
+        const total = stats.rowsFetched - before;
+        expect(total).toBeGreaterThan(10 * 1000);
+        expect(fetchedAtAnswer, `${entity}: /livez answered after ${fetchedAtAnswer} of ${total} rows`).toBeLessThan(total / 2);
+      }
+    });
+
+    it('runs as many exports at once per key as its plan allows, 429 too_many_exports past it, and a cancelled one frees its slot at once', { timeout: 60_000 }, async () => {
+      const stats = t.services.exports.stats;
+      const q = 'league=xbp&season=2024&entity=plays';
+      for (const [plan, limit] of [['free', 1], ['pro', 4], ['enterprise', 16]] as const) {
+        const k = await t.key({ products: ['archive'], plan });
+        const held = [];
+        try {
+          for (let i = 0; i < limit; i++) held.push(await heldExport(q, k));
+          expect(held.map((h) => h.status)).toEqual(held.map(() => 200));
+          const refused = await heldExport(q, k);
+          expect(refused.status, plan).toBe(429);
+          expect(refused.headers['retry-after']).toBe('5');
+          const body: unknown = JSON.parse(await refused.body);
+          expect(body).toMatchObject({ error: { type: 'rate_limit_error', code: 'too_many_exports' } });
+          // Another key's exports are its own.
+          const other = await heldExport(q, key);
+          expect(other.status).toBe(200);
+          other.cancel();
+          // Cancelling one (the client goes away) lets the next in, without waiting for the export to notice.
+          held.shift()?.cancel();
+          let again = await heldExport(q, k);
+          for (let i = 0; i < 50 && again.status === 429; i++) {
+            await new Promise((r) => setTimeout(r, 20));
+            again = await heldExport(q, k);
+          }
+          expect(again.status, plan).toBe(200);
+          held.push(again);
+        } finally {
+          for (const h of held) h.cancel();
+        }
+      }
+      for (let i = 0; i < 200 && stats.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stats.active).toBe(0);
+      // An internal key is not counted.
+      const internal = await t.key({ products: ['archive'], plan: 'internal' });
+      const many = [];
+      for (let i = 0; i < 20; i++) many.push(await heldExport(q, internal));
+      for (const h of many) h.cancel();
+      expect(many.map((h) => h.status)).toEqual(many.map(() => 200));
+    });
+
+    it('refuses past the limit before reading anything, and a refused or invalid request holds no slot', async () => {
+      const k = await t.key({ products: ['archive'], plan: 'free' });
+      for (let i = 0; i < 3; i++) expectError(await get('/v1/export?league=xbp&season=1999', auth(k)), 400, 'invalid_request', { param: 'season' });
+      const one = await heldExport('league=xbp&season=2024', k);
+      expect(one.status).toBe(200);
+      const rows = t.services.exports.stats.rowsFetched;
+      const refused = await get('/v1/export?league=xbp&season=2024', auth(k));
+      expectError(refused, 429, 'rate_limit_error', { code: 'too_many_exports' });
+      expect(t.services.exports.stats.rowsFetched - rows).toBeLessThanOrEqual(2 * 1000);
+      one.cancel();
     });
 
     it('lists the generated season with its counts', async () => {

@@ -11,6 +11,8 @@ export interface RedisKeys {
   rateLimit(keyId: string): string;
   /** Open stream connections of one API key. */
   connections(keyId: string): string;
+  /** Running bulk exports of one API key. */
+  exports(keyId: string): string;
   /** Request/reply channel of one node's consensus (reports routed to a game's owner). */
   consensus(nodeId: string): string;
 }
@@ -21,6 +23,7 @@ export function redisKeys(prefix: string): RedisKeys {
     events: `${prefix}events`,
     rateLimit: (keyId) => `${prefix}rl:${keyId}`,
     connections: (keyId) => `${prefix}conns:${keyId}`,
+    exports: (keyId) => `${prefix}exports:${keyId}`,
     consensus: (nodeId) => `${prefix}consensus:${nodeId}`,
   };
 }

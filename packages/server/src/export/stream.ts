@@ -36,6 +36,16 @@ export interface ExportStats {
  */
 export const EXPORT_BUFFER_BYTES = 1 << 20;
 
+/**
+ * Every page is produced in a macrotask of its own. A reader that never pushes back (curl on
+ * loopback) drains each push at once, so without this the next page would start from a promise
+ * callback, and SQLite's synchronous reads would chain page after page through the microtask
+ * queue without the event loop ever polling: one export would hold back every probe, stream
+ * ping and report until the whole season was out. Between pages, I/O of every other request runs
+ * (docs/decisions.md "Export: off the live path").
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class NdjsonStream extends Readable {
   private reading = false;
   private counted = false;
@@ -55,18 +65,20 @@ export class NdjsonStream extends Readable {
 
   private fetch(): Promise<Page> {
     this.stats.inFlight++;
-    const page = this.source.next(this.pageSize).then(
-      (p) => {
-        this.stats.inFlight--;
-        this.stats.rowsFetched += p.fetched;
-        this.stats.pagesFetched++;
-        return p;
-      },
-      (err: unknown) => {
-        this.stats.inFlight--;
-        throw err;
-      },
-    );
+    const page = nextTurn()
+      .then(() => this.source.next(this.pageSize))
+      .then(
+        (p) => {
+          this.stats.inFlight--;
+          this.stats.rowsFetched += p.fetched;
+          this.stats.pagesFetched++;
+          return p;
+        },
+        (err: unknown) => {
+          this.stats.inFlight--;
+          throw err;
+        },
+      );
     const settled = page.then(
       () => undefined,
       () => undefined,

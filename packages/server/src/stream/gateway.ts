@@ -7,7 +7,7 @@ import type { Authenticator } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { EventLog, StoredEvent } from '../store/events.js';
 import { Connection, Liveness, PING_SLOTS, Writer } from './connection.js';
-import type { ConnectionCounter } from './connection-counter.js';
+import type { SlotCounter } from '../bus/slots.js';
 import type { StreamFilter } from './filter.js';
 import { readHandshake, refuse, type Handshake } from './handshake.js';
 import { Hub } from './hub.js';
@@ -28,7 +28,7 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   bus: EventBus;
   events: EventLog;
-  counter: ConnectionCounter;
+  counter: SlotCounter;
   clock: Clock;
   leagueSport: (league: string) => Promise<string | undefined>;
   limits?: Partial<StreamLimits>;

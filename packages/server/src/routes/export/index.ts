@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pipeline, type Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Competition, EVENT_SCHEMA, Event, Play } from '@svc/schema';
@@ -7,12 +8,41 @@ import type { Exports } from '../../export/index.js';
 import { acceptsGzip } from '../../export/encoding.js';
 import { competitionSource, eventSource, playSource, type Serialize } from '../../export/sources.js';
 import { NdjsonStream, type PageSource } from '../../export/stream.js';
+import type { SlotCounter } from '../../bus/slots.js';
+import { SvcError } from '../../domain/errors.js';
+import type { Principal } from '../../domain/scopes.js';
 import type { ExportRepo } from '../../store/export.js';
 import type { CompetitionRepo } from '../../store/competitions.js';
 import { principal, type CompetitionDeps, type RoutePlugin } from '../types.js';
 import { planExport, type ExportPlan } from './plan.js';
 import { exportSchema } from './schema.js';
 
+/**
+ * What a refused export is told to wait: exports of a season take seconds, so a few seconds is a
+ * fair first guess, and clients retry on it as on any 429 (docs/decisions.md "Export").
+ */
+export const EXPORT_RETRY_AFTER_S = 5;
+
+/**
+ * Takes one of the key's export slots (its plan's `concurrentExports`, across nodes), or refuses
+ * with 429 `too_many_exports`. Resolves with the function that gives the slot back.
+ */
+async function takeExportSlot(slots: SlotCounter, p: Principal): Promise<() => void> {
+  const limit = p.plan.concurrentExports;
+  if (!Number.isFinite(limit)) return () => undefined;
+  const token = await slots.acquire(p.keyId, limit);
+  if (token === null) {
+    throw new SvcError('too_many_exports', `This key already runs ${limit} export${limit === 1 ? '' : 's'} at once, the ${p.plan.name} plan's limit; retry when one ends.`, undefined, {
+      'Retry-After': String(EXPORT_RETRY_AFTER_S),
+    });
+  }
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    void slots.release(p.keyId, token).catch(() => undefined);
+  };
+}
 
 const RECORD_SCHEMA = { events: Event, plays: Play, competitions: Competition } as const;
 
@@ -32,10 +62,23 @@ async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo, excluded: Readonly
   return { league: sl.league, seasonIds: sl.seasonIds, entity: 'events', head: await repo.head(sl.seasonIds), schema: EVENT_SCHEMA };
 }
 
-export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports }> = async (app, deps) => {
+export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exportSlots: SlotCounter }> = async (app, deps) => {
   const { repo, cache, stats } = deps.exports;
   app.get('/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
-    const plan = await planExport(deps, repo, principal(request), request.query);
+    const who = principal(request);
+    const plan = await planExport(deps, repo, who, request.query);
+    // Held from here until the response is done or its client is gone, whichever comes first.
+    const giveBack = await takeExportSlot(deps.exportSlots, who);
+    reply.raw.once('close', giveBack);
+    try {
+      return await sendExport(plan, request, reply);
+    } catch (err) {
+      giveBack();
+      throw err;
+    }
+  });
+
+  async function sendExport(plan: ExportPlan, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // Read once: it decides the cache and filters the events (plays and competitions apply
     // eligibility per competition as they go).
     const excluded = plan.entity === 'events' ? await repo.excluded(plan.slice) : new Set<string>();
@@ -64,5 +107,5 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports }> =
         if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'export stream failed');
       }),
     );
-  });
+  }
 };
