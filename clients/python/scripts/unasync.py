@@ -9,7 +9,7 @@ from it, as httpcore does: ``async`` before ``def``, ``with`` and ``for`` and ev
 dropped, and the names in ``RENAMES`` are replaced, in code, docstrings and comments alike. What
 cannot be renamed (a list's first page fetched at once, or when awaited) lives in pairs of
 small functions outside the generated module (``first_page`` / ``async_first_page``). The
-names of a one-line import are sorted after renaming.
+imports are sorted again after renaming.
 ``tests/test_generated.py`` fails when ``_client.py`` is not what this script writes.
 """
 from __future__ import annotations
@@ -48,6 +48,7 @@ CODE_RENAMES = {**RENAMES, "asyncio": "time"}
 DOCSTRING = '"""The blocking client, :class:`Svc`.\n\nWritten by ``scripts/unasync.py`` from ``_async_client.py``: edit that file, then run the script.\n"""'
 
 _SINGLE_LINE_IMPORT = re.compile(r"^from (\S+) import ([\w, ]+)$", re.MULTILINE)
+_IMPORT_BLOCK = re.compile(r"^(?:import \w+\n)+", re.MULTILINE)
 _PROSE_NAMES = re.compile(r"\b(" + "|".join(sorted(RENAMES, key=len, reverse=True)) + r")\b")
 _PROSE_KEYWORDS = re.compile(r"\basync (?=def\b|with\b|for\b)|\bawait ")
 
@@ -82,8 +83,10 @@ def generate() -> str:
             edits.append((start, end, _prose(token.string)))
     for start, end, text in reversed(edits):
         source = source[:start] + text + source[end:]
-    # Two asyncio names can become one (AsyncPage and AsyncPageRequest are both SyncPage).
-    return _SINGLE_LINE_IMPORT.sub(lambda m: f"from {m.group(1)} import {', '.join(sorted(set(m.group(2).split(', '))))}", source)
+    # Two asyncio names can become one (AsyncPage and AsyncPageRequest are both SyncPage), and
+    # `import time` does not sort where `import asyncio` did.
+    source = _SINGLE_LINE_IMPORT.sub(lambda m: f"from {m.group(1)} import {', '.join(sorted(set(m.group(2).split(', '))))}", source)
+    return _IMPORT_BLOCK.sub(lambda m: "".join(sorted(m.group(0).splitlines(keepends=True))), source)
 
 
 def main(argv: List[str]) -> int:

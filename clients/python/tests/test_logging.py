@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -80,3 +81,25 @@ def test_without_svc_log_a_library_prints_nothing(server: SvcProcess, keys: Keys
     for env in ({}, {"SVC_LOG": "off"}):
         done = run(server, keys.admin, **env)
         assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_a_stream_connection_is_a_request_line_too(server: SvcProcess, keys: Keys, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="svc_client"), Svc(api_key=keys.live, base_url=server.base_url) as svc:
+        with svc.stream(sport="golf") as stream:
+            thread = threading.Thread(target=lambda: next(stream, None), daemon=True)
+            thread.start()
+            while stream.recovered is None:
+                thread.join(0.02)
+        thread.join(5)
+    lines = [m.groups() for m in (REQUEST_LINE.match(r.getMessage()) for r in caplog.records) if m]
+    assert [(method, path, status) for method, path, status, _, _ in lines] == [("GET", "/v1/stream?sport=golf", "101")]
+    # svc's 101 carries no X-Request-Id today; the line says so rather than guessing one.
+    assert lines[0][4] == "-" or lines[0][4].startswith("req_")
+    assert not any(keys.live in r.getMessage() for r in caplog.records)
+
+
+def test_an_unknown_svc_log_value_is_named_once_and_ignored() -> None:
+    code = "from svc_client import Svc\nSvc(api_key='svc_test_" + "L" * 32 + "').close()\n"
+    env = {**os.environ, "SVC_LOG": "loud", "PYTHONPATH": str(SRC)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr.strip() == "SVC_LOG=loud is not a log level (debug, info, warn, error, off); ignored"

@@ -292,7 +292,7 @@ class Call:
         An error answer must have been read."""
         self.elapsed = time.monotonic() - self._started
         status = response.status_code
-        logger.info("%s %d %.0fms request_id=%s", self._target, status, self.elapsed * 1000, response.headers.get("x-request-id"))
+        logger.info("%s %d %.0fms request_id=%s", self._target, status, self.elapsed * 1000, response.headers.get("x-request-id") or "-")
         if 200 <= status < 300:
             return None
         body = decode_json(response)

@@ -4,8 +4,8 @@ Written by ``scripts/unasync.py`` from ``_async_client.py``: edit that file, the
 """
 from __future__ import annotations
 
-import time
 import json
+import time
 from types import TracebackType
 from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Type, TypeVar, Union, cast, overload
 

@@ -35,6 +35,8 @@ def setup_logging_from_env() -> None:
     value = os.environ.get("SVC_LOG", "").strip().lower()
     level = _LEVELS.get(value)
     if level is None:
+        if value:
+            logger.warning("SVC_LOG=%s is not a log level (debug, info, warn, error, off); ignored", value)
         return
     logger.setLevel(level)
     if level > logging.CRITICAL or _env_handler in logger.handlers:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import importlib
 import json
 import os
 import random
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, Mapping, Optional, Protocol, Sequence, Tuple, Type, Union, cast
+import threading
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, Mapping, Optional, Protocol, Sequence, Set, Tuple, Type, TypeVar, Union, cast
 from types import TracebackType
 
 import httpx
@@ -29,6 +32,7 @@ from ._errors import (
     SchemaMismatchError,
     error_for_status,
 )
+from ._logs import logger
 from ._version import __version__
 from .types import EVENT_SCHEMA, StreamEvent
 
@@ -49,6 +53,10 @@ _FATAL_HANDSHAKE = frozenset({400, 401, 403, 404, 429})
 
 _RECONNECT_INITIAL = 0.25
 _RECONNECT_MAX = 5.0
+# How long close() waits for the closing handshake and for the blocking stream's loop thread.
+_CLOSE_TIMEOUT = 1.0
+
+T = TypeVar("T")
 
 
 class _Connection(Protocol):
@@ -66,6 +74,18 @@ def _connector() -> Tuple[Callable[..., Any], str]:
     except ImportError:
         module = importlib.import_module("websockets.legacy.client")
         return getattr(module, "connect"), "extra_headers"
+
+
+def _path_of(url: str) -> str:
+    """The path and query of a stream URL, for log lines."""
+    return url[url.index("/v1/"):] if "/v1/" in url else url
+
+
+def _request_id_of(ws: object) -> Optional[str]:
+    # The legacy client keeps the upgrade answer's headers on the connection, the new one on its response.
+    headers = getattr(ws, "response_headers", None) or getattr(getattr(ws, "response", None), "headers", None)
+    value = headers.get("x-request-id") if headers is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _close_code(exc: ConnectionClosed) -> Optional[int]:
@@ -116,6 +136,9 @@ class _StreamCore:
         self._failures = 0
         self._retry_after: Optional[float] = None
         self._closed = False
+        # Made on first use inside the loop that runs the stream (Python 3.9 binds an Event to
+        # the loop current when it is made).
+        self._closing: Optional[asyncio.Event] = None
 
     def url(self) -> str:
         return stream_url(self._base_url, {**self._params, "since": self.last_id})
@@ -156,22 +179,27 @@ class _StreamCore:
             if self._closed:
                 raise StopAsyncIteration
             url = self.url()
+            started = time.monotonic()
             try:
-                ws: _Connection = await connect(
+                ws: _Connection = await self._unless_closed(connect(
                     url,
                     **{headers_arg: {"Authorization": f"Bearer {self._api_key}", **self._extra_headers}},
                     user_agent_header=f"svc-client-python/{__version__}",
                     open_timeout=self._open_timeout,
+                    # Bounds the wait for the peer's TCP close after a close or a failed handshake.
+                    close_timeout=_CLOSE_TIMEOUT,
                     compression=None,
                     max_size=4 * 1024 * 1024,
-                )
+                ))
                 self.connections += 1
+                logger.info("GET %s 101 %.0fms request_id=%s", _path_of(url), (time.monotonic() - started) * 1000, _request_id_of(ws) or "-")
                 return ws
             except InvalidHandshake as exc:
                 status = getattr(exc, "status_code", None)
                 response = getattr(exc, "response", None)
                 if status is None and response is not None:
                     status = getattr(response, "status_code", None)
+                logger.info("GET %s %s %.0fms", _path_of(url), status, (time.monotonic() - started) * 1000)
                 if isinstance(status, int) and status in _FATAL_HANDSHAKE:
                     raw_headers = getattr(exc, "headers", None) or getattr(response, "headers", None) or {}
                     body = getattr(response, "body", None)
@@ -180,6 +208,7 @@ class _StreamCore:
                     ) from None
                 error: BaseException = exc
             except (OSError, asyncio.TimeoutError) as exc:
+                logger.info("GET %s failed %.0fms: %s", _path_of(url), (time.monotonic() - started) * 1000, type(exc).__name__)
                 error = exc
             await self._backoff(error)
 
@@ -187,14 +216,15 @@ class _StreamCore:
         self._failures += 1
         if self._max_reconnects is not None and self._failures > self._max_reconnects:
             raise APIConnectionError(f"stream: no connection after {self._failures} attempts: {error}", cause=error)
-        delay = min(_RECONNECT_INITIAL * (2.0 ** (self._failures - 1)), _RECONNECT_MAX)
-        await asyncio.sleep(delay * (0.5 + 0.5 * random.random()))
+        delay = min(_RECONNECT_INITIAL * (2.0 ** (self._failures - 1)), _RECONNECT_MAX) * (0.5 + 0.5 * random.random())
+        logger.info("stream: reconnecting in %.2fs after %s (since=%s)", delay, type(error).__name__, self.last_id)
+        await self._unless_closed(asyncio.sleep(delay))
 
     async def _drop(self) -> None:
         ws, self._ws = self._ws, None
         if ws is not None:
             try:
-                await asyncio.wait_for(ws.close(), timeout=1.0)
+                await asyncio.wait_for(ws.close(), timeout=_CLOSE_TIMEOUT)
             except Exception:  # the link is already gone; nothing to tell the peer
                 pass
 
@@ -205,7 +235,7 @@ class _StreamCore:
             if self._ws is None:
                 self._ws = await self._connect()
             try:
-                raw = await asyncio.wait_for(self._ws.recv(), timeout=self._heartbeat_timeout)
+                raw = await self._unless_closed(asyncio.wait_for(self._ws.recv(), timeout=self._heartbeat_timeout))
             except asyncio.TimeoutError:
                 # Two heartbeats of silence: the link is dead even if TCP has not noticed.
                 await self._drop()
@@ -216,6 +246,7 @@ class _StreamCore:
                 await self._drop()
                 if self._closed:
                     raise StopAsyncIteration from None
+                logger.info("stream: closed by the server with %s", code)
                 fatal = _FATAL_CLOSE_CODES.get(code) if code is not None else None
                 if fatal is not None:
                     cls, status = fatal
@@ -226,7 +257,7 @@ class _StreamCore:
                     # The key's budget ran out during a replay: the error frame before the close
                     # said how long to wait; then resume from the last event as usual.
                     wait, self._retry_after = self._retry_after or 1.0, None
-                    await asyncio.sleep(wait)
+                    await self._unless_closed(asyncio.sleep(wait))
                     continue
                 # 4008 (slow consumer), 1001 (server going away), 1006 (dropped): resume.
                 await self._backoff(exc)
@@ -270,8 +301,44 @@ class _StreamCore:
         # Decoded JSON whose schema was just checked: its shape is the server's contract.
         return cast(StreamEvent, frame)
 
+    def _closing_event(self) -> asyncio.Event:
+        if self._closing is None:
+            self._closing = asyncio.Event()
+            if self._closed:
+                self._closing.set()
+        return self._closing
+
+    async def _unless_closed(self, awaitable: Awaitable[T]) -> T:
+        """What ``awaitable`` gives, unless :meth:`close` comes first: then iteration ends.
+
+        Every wait of the stream (opening a connection, a frame, a backoff) goes through here,
+        so a close from another task or thread ends ``next_event`` at once, whatever it waits on.
+        """
+        if self._closed:
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            raise StopAsyncIteration
+        work = asyncio.ensure_future(awaitable)
+        closing = asyncio.ensure_future(self._closing_event().wait())
+        try:
+            await asyncio.wait({work, closing}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
+            if not work.done():
+                work.cancel()
+                # Its outcome no longer matters; retrieving it keeps asyncio from reporting it.
+                work.add_done_callback(lambda task: task.cancelled() or task.exception())
+        if not work.done() or work.cancelled():
+            raise StopAsyncIteration
+        return work.result()
+
+    def mark_closed(self) -> None:
+        """Closes a stream that never connected (no loop has run it: nothing to await)."""
+        self._closed = True
+
     async def close(self) -> None:
         self._closed = True
+        self._closing_event().set()
         await self._drop()
 
 
@@ -316,7 +383,7 @@ class AsyncStream(_StreamState):
         return await self._core.next_event()
 
     async def close(self) -> None:
-        """Closes the connection; iteration ends."""
+        """Closes the connection; iteration ends, also an ``async for`` waiting in another task."""
         await self._core.close()
 
     async def __aenter__(self) -> "AsyncStream":
@@ -329,35 +396,81 @@ class AsyncStream(_StreamState):
 class Stream(_StreamState):
     """Events of ``GET /v1/stream`` as a blocking iterator (from :meth:`Svc.stream`).
 
-    Runs its own asyncio loop while ``next()`` waits, so it must not be used from inside a
-    running event loop (use :class:`AsyncSvc` there). Between two ``next()`` calls nothing
-    reads the socket: a consumer far behind is closed by the server with 4008 and resumed
-    here, without losing an event.
+    The connection lives on an asyncio loop of its own, in a daemon thread started by the first
+    ``next()``; ``next()`` waits for that loop's next event. :meth:`close` may be called from
+    any thread, also while another thread waits in ``next()``: that iteration then ends
+    (``StopIteration``) at once. Iterate from one thread at a time. Between two ``next()`` calls
+    the loop reads only what the WebSocket library buffers; a consumer far behind is closed by
+    the server with 4008 and resumed here, without losing an event.
     """
 
     def __init__(self, core: _StreamCore) -> None:
         super().__init__(core)
-        self._loop = asyncio.new_event_loop()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._thread: Optional[threading.Thread] = None
+        # The next event being fetched; kept when next() is interrupted (Ctrl-C), so the next
+        # call waits for it instead of reading the socket from two places.
+        self._pending: Optional[concurrent.futures.Future[StreamEvent]] = None
 
     def __iter__(self) -> Iterator[StreamEvent]:
         return self
 
     def __next__(self) -> StreamEvent:
-        if self._loop.is_closed():
-            raise StopIteration
+        with self._lock:
+            if self._closed:
+                raise StopIteration
+            if self._pending is None:
+                self._pending = asyncio.run_coroutine_threadsafe(self._core.next_event(), self._started_loop())
+            pending = self._pending
         try:
-            return self._loop.run_until_complete(self._core.next_event())
+            return pending.result()
         except StopAsyncIteration:
             raise StopIteration from None
+        except concurrent.futures.CancelledError:
+            if self._closed:
+                raise StopIteration from None
+            raise
+        finally:
+            with self._lock:
+                if self._pending is pending and pending.done():
+                    self._pending = None
+
+    def _started_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=_run_loop, args=(loop,), name="svc-client-stream", daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+        return self._loop
 
     def close(self) -> None:
-        """Closes the connection; iteration ends."""
-        if self._loop.is_closed():
+        """Closes the connection; iteration ends, in this thread or any other. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            loop, thread, pending = self._loop, self._thread, self._pending
+        if loop is None or thread is None or not thread.is_alive():
+            self._core.mark_closed()
             return
+        if thread is threading.current_thread():
+            # Called from the stream's own loop (a callback of ours): it cannot wait for itself.
+            self._core.mark_closed()
+            loop.call_soon(loop.stop)
+            return
+        closing = self._core.close()
         try:
-            self._loop.run_until_complete(self._core.close())
-        finally:
-            self._loop.close()
+            asyncio.run_coroutine_threadsafe(closing, loop).result(timeout=_CLOSE_TIMEOUT + 0.5)
+        except RuntimeError:  # the loop stopped meanwhile; nothing of it is left to close
+            closing.close()
+        except Exception:  # a socket that will not close cleanly is dropped with the loop
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(_CLOSE_TIMEOUT)
+        if pending is not None:
+            pending.cancel()  # a call the loop never started must not keep next() waiting
 
     def __enter__(self) -> "Stream":
         return self
@@ -366,18 +479,39 @@ class Stream(_StreamState):
         self.close()
 
     def __del__(self) -> None:
-        if self._loop.is_closed():
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        # Without waiting: a collector may run in any thread, also at interpreter exit.
+        loop = getattr(self, "_loop", None)
+        if loop is not None and not getattr(self, "_closed", True):
+            self._closed = True
+            self._core.mark_closed()
             try:
-                self.close()
-            except Exception:  # interpreter shutdown or a broken socket: nothing left to tell
+                loop.call_soon_threadsafe(loop.stop)
+            except RuntimeError:  # already closed
                 pass
-            return
-        # Collected inside another running loop: ours cannot run here; dropping it drops the socket.
-        self._loop.close()
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """The blocking stream's loop thread: runs until close(), then ends what is left."""
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        try:
+            # Cancelling a connection's tasks can start others (websockets closes the TCP
+            # connection in a task of its own): repeat until none is left, each cancelled once.
+            cancelled: Set["asyncio.Task[Any]"] = set()
+            deadline = time.monotonic() + 4 * _CLOSE_TIMEOUT
+            while time.monotonic() < deadline:
+                pending = {task for task in asyncio.all_tasks(loop) if not task.done()}
+                if not pending:
+                    break
+                for task in pending - cancelled:
+                    task.cancel()
+                cancelled |= pending
+                loop.run_until_complete(asyncio.wait(pending, timeout=deadline - time.monotonic()))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
 
 
 def make_stream_core(
