@@ -3,7 +3,6 @@ shaping, the retry policy, the log lines and the decoding of answers. No I/O hap
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import time
@@ -15,7 +14,7 @@ from urllib.parse import quote, urlencode
 import httpx
 
 from ._errors import APIConnectionError, APIError, APITimeoutError, SvcError, error_for_status, parse_retry_after
-from ._logs import describe_headers, logger, setup_logging_from_env
+from ._logs import logger, setup_logging_from_env
 from ._version import __version__
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
@@ -261,7 +260,7 @@ def request_options(timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = N
 
 
 class Call:
-    """One call through its attempts: the retry budget, the waits, and a log line per attempt."""
+    """One call through its attempts: the retry budget, the waits, and its log lines."""
 
     def __init__(self, request: httpx.Request, max_retries: int) -> None:
         self.request = request
@@ -274,37 +273,42 @@ class Call:
 
     def attempt(self) -> None:
         self._started = time.monotonic()
-        if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("sending %s (attempt %d; %s)", self._target, self.retries + 1, describe_headers(self.request.headers))
 
     def after_failure(self, exc: httpx.TransportError) -> float:
         """The wait before the next attempt after no answer came; raises when no retry is left."""
         self.elapsed = time.monotonic() - self._started
-        logger.info("%s failed %.0fms: %s", self._target, self.elapsed * 1000, type(exc).__name__)
+        outcome = f"failed {self.elapsed * 1000:.0f}ms: {type(exc).__name__}"
         if self.retries >= self.max_retries:
+            logger.info("%s %s%s", self._target, outcome, self._retries_note())
             if isinstance(exc, httpx.TimeoutException):
                 raise APITimeoutError(cause=exc) from exc
             raise APIConnectionError(f"Connection error: {exc}", cause=exc) from exc
-        return self._retry(backoff(self.retries), type(exc).__name__)
+        return self._retry(outcome, backoff(self.retries))
 
     def after_answer(self, response: httpx.Response) -> Optional[float]:
         """``None`` for a 2xx; else the wait before retrying it, or the answer's error raised.
         An error answer must have been read."""
         self.elapsed = time.monotonic() - self._started
         status = response.status_code
-        logger.info("%s %d %.0fms request_id=%s", self._target, status, self.elapsed * 1000, response.headers.get("x-request-id") or "-")
+        outcome = f"{status} {self.elapsed * 1000:.0f}ms request_id={response.headers.get('x-request-id') or '-'}"
         if 200 <= status < 300:
+            logger.info("%s %s%s", self._target, outcome, self._retries_note())
             return None
         body = decode_json(response)
         wait = retry_wait(status, response.headers.get("retry-after"), self.retries, self.max_retries, body=body)
         if wait is None:
+            logger.info("%s %s%s", self._target, outcome, self._retries_note())
             raise error_for_status(status, body, dict(response.headers))
-        return self._retry(wait, f"status {status}")
+        return self._retry(outcome, wait)
 
-    def _retry(self, wait: float, reason: str) -> float:
+    # One INFO line per call, its outcome; each attempt that is retried is a DEBUG line.
+    def _retry(self, outcome: str, wait: float) -> float:
         self.retries += 1
-        logger.info("retrying %s in %.2fs after %s (retry %d of %d)", self._target, wait, reason, self.retries, self.max_retries)
+        logger.debug("%s %s; retrying in %.2fs (retry %d of %d)", self._target, outcome, wait, self.retries, self.max_retries)
         return wait
+
+    def _retries_note(self) -> str:
+        return f" after {self.retries} {'retry' if self.retries == 1 else 'retries'}" if self.retries else ""
 
 
 HttpClient = TypeVar("HttpClient", httpx.Client, httpx.AsyncClient)

@@ -1,8 +1,8 @@
 """The ``svc_client`` logger, and ``SVC_LOG`` to turn it on without touching logging config.
 
-Lines name the method, path, status, duration and request id of each request; they never carry
-the API key, a header value other than the harmless ones below, or a body (webhook secrets
-travel in bodies).
+A call is one INFO line (method, path, status, duration, request id, and the retries it took);
+each attempt that was retried is a DEBUG line. No line carries a header or a body: not the API
+key, nor a webhook secret (secrets travel in bodies).
 """
 from __future__ import annotations
 
@@ -20,9 +20,6 @@ _LEVELS: Mapping[str, int] = {
     "error": logging.ERROR,
     "off": logging.CRITICAL + 1,
 }
-
-# Header values that may be written to a log; every other header shows its name only.
-LOGGABLE_HEADERS = frozenset({"accept", "content-type", "user-agent", "idempotency-key"})
 
 _env_handler: Optional[logging.Handler] = None
 
@@ -45,6 +42,3 @@ def setup_logging_from_env() -> None:
     _env_handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     logger.addHandler(_env_handler)
 
-
-def describe_headers(headers: Mapping[str, str]) -> str:
-    return ", ".join(f"{name}: {value}" if name.lower() in LOGGABLE_HEADERS else name for name, value in headers.items())

@@ -217,7 +217,7 @@ class _StreamCore:
         if self._max_reconnects is not None and self._failures > self._max_reconnects:
             raise APIConnectionError(f"stream: no connection after {self._failures} attempts: {error}", cause=error)
         delay = min(_RECONNECT_INITIAL * (2.0 ** (self._failures - 1)), _RECONNECT_MAX) * (0.5 + 0.5 * random.random())
-        logger.info("stream: reconnecting in %.2fs after %s (since=%s)", delay, type(error).__name__, self.last_id)
+        logger.debug("stream: reconnecting in %.2fs after %s (since=%s)", delay, type(error).__name__, self.last_id)
         await self._unless_closed(asyncio.sleep(delay))
 
     async def _drop(self) -> None:
@@ -246,7 +246,7 @@ class _StreamCore:
                 await self._drop()
                 if self._closed:
                     raise StopAsyncIteration from None
-                logger.info("stream: closed by the server with %s", code)
+                logger.debug("stream: closed by the server with %s", code)
                 fatal = _FATAL_CLOSE_CODES.get(code) if code is not None else None
                 if fatal is not None:
                     cls, status = fatal
