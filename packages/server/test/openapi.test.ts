@@ -81,6 +81,63 @@ describe('OpenAPI', () => {
     expect(doc.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateWebhookInput' });
   });
 
+  it('gives every operation a success example, every request body an example and every parameter a description (counted)', () => {
+    const parameter = (p: Json): Json => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p);
+    const count = { operations: 0, withExample: 0, bodies: 0, bodiesWithExample: 0, parameters: 0, described: 0 };
+    const missing: string[] = [];
+    const webhookOps = Object.entries<Json>(doc.webhooks).map(([name, item]): [string, string, Json] => ['post', `webhooks.${name}`, item.post]);
+    for (const [method, p, op] of [...operations(), ...webhookOps]) {
+      const where = `${method.toUpperCase()} ${p}`;
+      const webhook = p.startsWith('webhooks.');
+      if (!webhook) {
+        count.operations++;
+        const media = Object.entries<Json>(op.responses)
+          .filter(([status]) => status.startsWith('2'))
+          .flatMap(([, r]) => Object.values<Json>(r.content ?? {}));
+        if (media.length > 0 && media.every((m) => Object.keys(m.examples ?? {}).length > 0)) count.withExample++;
+        else missing.push(`${where}: a success answer without an example`);
+      }
+      if (op.requestBody) {
+        count.bodies++;
+        const media = Object.values<Json>(op.requestBody.content);
+        if (media.every((m) => Object.values<Json>(m.examples ?? {}).some((e) => e.value !== undefined && typeof e.summary === 'string'))) count.bodiesWithExample++;
+        else missing.push(`${where}: a request body without an example`);
+      }
+      for (const raw of op.parameters ?? []) {
+        const par = parameter(raw);
+        count.parameters++;
+        if (typeof par.description === 'string' && par.description.length > 12) count.described++;
+        else missing.push(`${where}: ${par.in} parameter ${par.name} without a description`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(count.operations).toBeGreaterThanOrEqual(31);
+    expect(count.bodies).toBeGreaterThanOrEqual(7);
+    expect(count.parameters).toBeGreaterThanOrEqual(83);
+    expect(count).toEqual({ ...count, withExample: count.operations, bodiesWithExample: count.bodies, described: count.parameters });
+  });
+
+  it('examples read as served: a page of the archive, the record inside {data}, a batch body beside a single one', () => {
+    const example = (p: string, method: string, status: string): Json => Object.values<Json>(doc.paths[p][method].responses[status].content['application/json'].examples)[0].value;
+    expect(example('/v1/teams', 'get', '200')).toEqual({ data: [ARCHIVE_EXAMPLES.team], next_cursor: expect.any(String) });
+    expect(example('/v1/games/{id}', 'get', '200')).toEqual({ data: ARCHIVE_EXAMPLES.game });
+    expect(example('/v1/games/{id}/events', 'get', '200').data).toEqual([ARCHIVE_EXAMPLES.event]);
+    const lines = doc.paths['/v1/export'].get.responses['200'].content['application/x-ndjson'].examples;
+    expect(Object.fromEntries(Object.entries<Json>(lines).map(([k, v]) => [k, v.value]))).toEqual({ events: ARCHIVE_EXAMPLES.event, plays: ARCHIVE_EXAMPLES.play, competitions: ARCHIVE_EXAMPLES.competition });
+    const reports = doc.paths['/v1/reports'].post.requestBody.content['application/json'].examples;
+    expect(Object.keys(reports)).toEqual(['one', 'batch']);
+    expect(reports.batch.value.reports).toEqual([reports.one.value]);
+  });
+
+  it('types the export’s NDJSON line per entity: Event, Play or Competition', () => {
+    const media = doc.paths['/v1/export'].get.responses['200'].content['application/x-ndjson'];
+    expect(media.schema).toEqual({ $ref: '#/components/schemas/ExportLine' });
+    const line = doc.components.schemas.ExportLine;
+    expect(line.anyOf).toEqual(['Event', 'Play', 'Competition'].map((n) => ({ $ref: `#/components/schemas/${n}` })));
+    expect(line.description).toMatch(/entity=plays/);
+    expect(JSON.stringify(doc.paths['/v1/export'])).not.toMatch(/"schema":\{"description":[^}]*\}/);
+  });
+
   it('puts the webhook bodies, the test event included, under webhooks', () => {
     expect(doc.webhooks.event.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WireEvent' });
     expect(doc.webhooks.test.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookTestEvent' });

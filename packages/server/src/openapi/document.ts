@@ -7,7 +7,7 @@
  * It changes no schema Fastify validates or serialises with: names are added to copies.
  */
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import {
   Competition,
   Competitor,
@@ -41,10 +41,31 @@ import {
   type ErrorCode,
 } from '@svc/schema';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../http/idempotency.js';
-import { ACCOUNT_EXAMPLES, ARCHIVE_EXAMPLES, TEST_EVENT_EXAMPLE, WEBHOOK_EXAMPLES, WIRE_EVENT_EXAMPLE } from './examples.js';
-import { OPERATIONS } from './operations.js';
+import {
+  ACCOUNT_EXAMPLES,
+  ARCHIVE_EXAMPLES,
+  CREATE_WEBHOOK_EXAMPLE,
+  ENDPOINT_WITH_SECRET_EXAMPLE,
+  OPERATION_EXAMPLES,
+  PLAY_INPUT_EXAMPLE,
+  REPORT_INPUT_EXAMPLE,
+  REPORT_RESULT_EXAMPLE,
+  TEST_EVENT_EXAMPLE,
+  WEBHOOK_EXAMPLES,
+  WIRE_EVENT_EXAMPLE,
+} from './examples.js';
+import { OPERATIONS, PARAMETER_WORDS } from './operations.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * One line of `GET /v1/export`: the record of the `entity` asked for, as the matching REST list
+ * returns it. Generators type the stream's lines from it (the route itself declares no schema:
+ * its body is a stream).
+ */
+const ExportLine = Type.Union([Event, Play, Competition], {
+  description: 'One line of the export: an `Event` for `entity=events` (the default), a `Play` for `entity=plays`, a `Competition` for `entity=competitions`.',
+});
 
 /** Records that appear in the document under their own name, with an example where one exists. */
 const COMPONENTS: readonly { schema: TSchema; name: string; example?: unknown }[] = [
@@ -62,19 +83,20 @@ const COMPONENTS: readonly { schema: TSchema; name: string; example?: unknown }[
   { schema: WireEvent, name: 'WireEvent', example: WIRE_EVENT_EXAMPLE },
   { schema: WebhookTestEvent, name: 'WebhookTestEvent', example: TEST_EVENT_EXAMPLE },
   { schema: Me, name: 'Me', example: ACCOUNT_EXAMPLES.me },
-  { schema: ReportInput, name: 'ReportInput', example: { game_id: 'soccer_21728', team: 'ARG', points: 1, event_type: 'goal', clock: "23'", ref: 'my-report-1' } },
-  { schema: ReportResult, name: 'ReportResult', example: { id: 'rpt_7Gh2Jk4Lm6Np8Qr0St2U', event_id: 'evt_000000023857', tier: 'provisional' } },
-  { schema: PlayInput, name: 'PlayInput', example: { period: { unit: 'half', num: 1, label: '1st half' }, competitor_id: 'team:wc:ARG', player_id: 'player:wc:lionel-messi', event_type: 'penalty_goal', points: 1, clock: "23'" } },
+  { schema: ReportInput, name: 'ReportInput', example: REPORT_INPUT_EXAMPLE },
+  { schema: ReportResult, name: 'ReportResult', example: REPORT_RESULT_EXAMPLE },
+  { schema: PlayInput, name: 'PlayInput', example: PLAY_INPUT_EXAMPLE },
   { schema: WebhookEndpoint, name: 'WebhookEndpoint', example: WEBHOOK_EXAMPLES.endpoint },
-  { schema: WebhookEndpointWithSecret, name: 'WebhookEndpointWithSecret', example: { ...WEBHOOK_EXAMPLES.endpoint, secret: 'whsec_q3V8xN1mK5pT7rY2wB4zC6dF9gH0jL3nS5uX8aE1iO4' } },
+  { schema: WebhookEndpointWithSecret, name: 'WebhookEndpointWithSecret', example: ENDPOINT_WITH_SECRET_EXAMPLE },
   { schema: WebhookDelivery, name: 'WebhookDelivery', example: WEBHOOK_EXAMPLES.delivery },
   { schema: WebhookAttempt, name: 'WebhookAttempt' },
   { schema: WebhookDeliveryWithAttempts, name: 'WebhookDeliveryWithAttempts' },
-  { schema: CreateWebhookInput, name: 'CreateWebhookInput', example: { url: 'https://example.com/hooks/svc', sports: ['soccer'], tier: 'confirmed' } },
+  { schema: CreateWebhookInput, name: 'CreateWebhookInput', example: CREATE_WEBHOOK_EXAMPLE },
   { schema: UpdateWebhookInput, name: 'UpdateWebhookInput', example: { sports: null } },
   { schema: ReplayResult, name: 'ReplayResult' },
   { schema: DeletedWebhook, name: 'DeletedWebhook' },
   { schema: Notification, name: 'Notification', example: WEBHOOK_EXAMPLES.notification },
+  { schema: ExportLine, name: 'ExportLine', example: ARCHIVE_EXAMPLES.event },
   {
     schema: ErrorBody,
     name: 'Error',
@@ -185,7 +207,7 @@ const WEBHOOK_HEADERS = [
   { name: 'X-SVC-Topic', description: '`event.<type>`, e.g. `event.score` or `event.test`.' },
 ];
 
-function webhook(operationId: string, summary: string, description: string, body: string): Json {
+function webhook(operationId: string, summary: string, description: string, body: string, example: unknown): Json {
   return {
     post: {
       operationId,
@@ -194,7 +216,7 @@ function webhook(operationId: string, summary: string, description: string, body
       tags: ['webhooks'],
       security: [],
       parameters: WEBHOOK_HEADERS.map((h) => ({ in: 'header', name: h.name, required: true, description: h.description, schema: { type: 'string' } })),
-      requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', body) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', body), examples: { [operationId]: { summary, value: example } } } } },
       responses: {
         '200': { description: 'Received. Any 2xx ends the delivery; the body is ignored.' },
         '410': { description: 'Gone: the endpoint is disabled at once and no further deliveries are attempted.' },
@@ -230,10 +252,18 @@ export function describeApi(doc: Json): Json {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const d = OPERATIONS[`${method.toUpperCase()} ${path}`];
+      const key = `${method.toUpperCase()} ${path}`;
+      const d = OPERATIONS[key];
+      const examples = OPERATION_EXAMPLES[key];
       if (d) {
         op.operationId = d.operationId;
         op.description = d.description;
+      }
+      // Query parameters typed in @svc/schema (shared with validation) carry few or no words; they get them here.
+      for (const p of (op.parameters as Json[] | undefined) ?? []) {
+        if (typeof p.name !== 'string' || p.in !== 'query') continue;
+        const words = d?.params?.[p.name] ?? PARAMETER_WORDS[p.name];
+        if (words) p.description = words;
       }
       const open = Array.isArray(op.security) && op.security.length === 0;
       const post = method === 'post';
@@ -253,6 +283,11 @@ export function describeApi(doc: Json): Json {
         }
         response.description = d?.ok ?? response.description;
         response.headers = headerRefs(['X-Request-Id', ...(open ? [] : RATE), ...(post ? [REPLAYED_HEADER, ORIGINAL_REQUEST_HEADER] : [])]);
+        const content = (response.content ?? {}) as Record<string, Json>;
+        for (const [type, media] of Object.entries(content)) {
+          if (type === 'application/x-ndjson') media.schema = ref('schemas', 'ExportLine');
+          if (examples && d) media.examples = 'lines' in examples ? examples.lines : { [d.operationId]: { summary: d.ok, value: examples.response } };
+        }
       }
       op.responses = responses;
       const body = (op.requestBody as { content?: Record<string, Json> } | undefined)?.content?.['application/json'];
@@ -260,6 +295,7 @@ export function describeApi(doc: Json): Json {
         body.schema = ref('schemas', String((body.schema as Json)[NAME_MARK]));
         delete body.example;
       }
+      if (body && examples?.request) body.examples = examples.request;
     }
   }
   for (const s of Object.values(schemas)) if (s !== null && typeof s === 'object') delete (s as Json)[NAME_MARK];
@@ -289,12 +325,14 @@ export function describeApi(doc: Json): Json {
         'A confirmed scoring event, POSTed to each matching endpoint',
         'The body is the event in its wire form (what the stream sends too). Verify `X-SVC-Signature` over the raw body, dedupe on `X-SVC-Event-Id`, answer 2xx quickly. Deliveries are at least once and unordered.',
         'WireEvent',
+        WIRE_EVENT_EXAMPLE,
       ),
       test: webhook(
         'receiveTestEvent',
         'A test event, sent by POST /v1/webhooks/{id}/test',
         'Signed like every delivery, of the additive type `test` (topic `event.test`), outside the retry budget. Consumers that ignore unknown types ignore it.',
         'WebhookTestEvent',
+        TEST_EVENT_EXAMPLE,
       ),
     },
     components,

@@ -1,18 +1,29 @@
 import type {
   Competition,
+  CreateWebhookInput,
+  DeletedWebhook,
   Event,
   Game,
   Me,
   Notification,
   Play,
+  PlayInput,
   Player,
+  ReplayInput,
+  ReplayResult,
+  ReportInput,
+  ReportResult,
   RosterEntry,
   Season,
   Team,
+  UpdateWebhookInput,
   Venue,
   WebhookDelivery,
+  WebhookDeliveryWithAttempts,
   WebhookEndpoint,
+  WebhookEndpointWithSecret,
   WebhookTestEvent,
+  WebhookTestResult,
   WireEvent,
 } from '@svc/schema';
 
@@ -192,4 +203,152 @@ export const WEBHOOK_EXAMPLES = {
     message: 'Webhook endpoint we_3kT9qLmZ0aB7cD1eF2gH4iJ5 was disabled: no 2xx answer for 24 hours.',
     created_at: '2026-06-12T12:00:00.000Z',
   } satisfies Notification,
+};
+
+export const REPORT_INPUT_EXAMPLE: ReportInput = { game_id: 'soccer_21728', team: 'ARG', points: 1, event_type: 'goal', clock: "23'", ref: 'my-report-1' };
+export const REPORT_RESULT_EXAMPLE: ReportResult = { id: 'rpt_7Gh2Jk4Lm6Np8Qr0St2U', event_id: 'evt_000000023857', tier: 'provisional' };
+export const PLAY_INPUT_EXAMPLE: PlayInput = {
+  period: { unit: 'half', num: 1, label: '1st half' },
+  competitor_id: 'team:wc:ARG',
+  player_id: 'player:wc:lionel-messi',
+  event_type: 'penalty_goal',
+  points: 1,
+  clock: "23'",
+};
+export const CREATE_WEBHOOK_EXAMPLE: CreateWebhookInput = { url: 'https://example.com/hooks/svc', sports: ['soccer'], tier: 'confirmed' };
+export const ENDPOINT_WITH_SECRET_EXAMPLE: WebhookEndpointWithSecret = { ...WEBHOOK_EXAMPLES.endpoint, secret: 'whsec_q3V8xN1mK5pT7rY2wB4zC6dF9gH0jL3nS5uX8aE1iO4' };
+
+/** A cursor as the API issues them: opaque, pass it back as `cursor`. */
+const CURSOR = 'WyJ0ZWFtOndjOkFSRyJd';
+const page = <T>(item: T): { data: T[]; next_cursor: string | null } => ({ data: [item], next_cursor: CURSOR });
+const one = <T>(record: T): { data: T } => ({ data: record });
+
+const STATUS_EXAMPLE = {
+  data: {
+    status: 'operational',
+    generated_at: '2026-06-11T12:00:00.000Z',
+    uptime_target: '99.9%',
+    sports: [
+      {
+        sport: 'soccer',
+        status: 'operational',
+        live_games: 2,
+        events_last_5m: 3,
+        last_event_at: '2026-06-11T11:58:41.000Z',
+        confirmation_p50_ms: 1840,
+        uptime_90d: 0.9996,
+        days: [
+          { date: '2026-06-10', uptime: 1 },
+          { date: '2026-06-11', uptime: 0.9986 },
+        ],
+      },
+    ],
+    channels: [
+      { channel: 'rest', status: 'operational' },
+      { channel: 'stream', status: 'operational' },
+      { channel: 'webhooks', status: 'operational' },
+    ],
+    incidents: [],
+  },
+};
+
+const DELIVERY_WITH_ATTEMPTS: WebhookDeliveryWithAttempts = {
+  ...WEBHOOK_EXAMPLES.delivery,
+  attempt_log: [{ attempt: 1, at: '2026-06-11T12:00:00.000Z', status_code: 200, duration_ms: 120, error: null, response_excerpt: 'ok' }],
+};
+const TEST_RESULT: WebhookTestResult = {
+  endpoint_id: WEBHOOK_EXAMPLES.endpoint.id,
+  event_id: TEST_EVENT_EXAMPLE.id,
+  delivery_id: 'dlv_test_7Rk2Vb9Qx4Lm1Np8',
+  delivered: true,
+  status_code: 200,
+  duration_ms: 84,
+  response_excerpt: 'ok',
+  error: null,
+  sent_at: '2026-06-11T12:00:00.000Z',
+};
+const REPLAY_BY_DELIVERY: ReplayInput = { delivery_id: WEBHOOK_EXAMPLES.delivery.id };
+const REPLAY_BY_RANGE: ReplayInput = { from: '2026-06-11T00:00:00.000Z', to: '2026-06-11T12:00:00.000Z' };
+const REPLAY_RESULT: ReplayResult = { replayed: 1, delivery_ids: ['dlv_0XyZ12abQ4rS7tUv9wXy3zB4'] };
+const DELETED: DeletedWebhook = { id: WEBHOOK_EXAMPLES.endpoint.id, deleted: true };
+const UPDATE_WEBHOOK: UpdateWebhookInput = { sports: null, description: 'every sport in scope' };
+
+/** A named example of a request body. */
+export interface BodyExample {
+  summary: string;
+  value: unknown;
+}
+
+/**
+ * The examples of one operation: its success answer's body (or, for NDJSON, one line of each
+ * kind), and its request body's when it has one.
+ */
+export type OperationExamples = ({ response: unknown } | { lines: Record<string, BodyExample> }) & { request?: Record<string, BodyExample> };
+
+/**
+ * Each operation's examples, keyed as OPERATIONS is (method and OpenAPI path); the OpenAPI test
+ * fails on an operation without one. Records are the archive's, so answers read as served.
+ */
+export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  'GET /v1/status': { response: STATUS_EXAMPLE },
+  'GET /v1/me': { response: one(ACCOUNT_EXAMPLES.me) },
+  'GET /v1/teams': { response: page(ARCHIVE_EXAMPLES.team) },
+  'GET /v1/teams/{id}': { response: one(ARCHIVE_EXAMPLES.team) },
+  'GET /v1/teams/{id}/roster': { response: page(ARCHIVE_EXAMPLES.rosterEntry) },
+  'GET /v1/players': { response: page(ARCHIVE_EXAMPLES.player) },
+  'GET /v1/players/{id}': { response: one(ARCHIVE_EXAMPLES.player) },
+  'GET /v1/venues': { response: page(ARCHIVE_EXAMPLES.venue) },
+  'GET /v1/venues/{id}': { response: one(ARCHIVE_EXAMPLES.venue) },
+  'GET /v1/seasons': { response: page(ARCHIVE_EXAMPLES.season) },
+  'GET /v1/competitions': { response: page(ARCHIVE_EXAMPLES.competition) },
+  'GET /v1/competitions/{id}': { response: one(ARCHIVE_EXAMPLES.competition) },
+  'GET /v1/competitions/{id}/plays': { response: page(ARCHIVE_EXAMPLES.play) },
+  'POST /v1/competitions/{id}/plays': {
+    response: { data: [ARCHIVE_EXAMPLES.play] },
+    request: {
+      one: { summary: 'One play', value: PLAY_INPUT_EXAMPLE },
+      batch: { summary: 'A batch (up to 500), applied in order', value: { plays: [PLAY_INPUT_EXAMPLE] } },
+    },
+  },
+  'GET /v1/games': { response: page(ARCHIVE_EXAMPLES.game) },
+  'GET /v1/games/{id}': { response: one(ARCHIVE_EXAMPLES.game) },
+  'GET /v1/games/{id}/events': { response: page(ARCHIVE_EXAMPLES.event) },
+  'POST /v1/reports': {
+    response: { data: [REPORT_RESULT_EXAMPLE] },
+    request: {
+      one: { summary: 'One report', value: REPORT_INPUT_EXAMPLE },
+      batch: { summary: 'A batch (up to 500); one bad report rejects the batch', value: { reports: [REPORT_INPUT_EXAMPLE] } },
+    },
+  },
+  'POST /v1/webhooks': { response: one(ENDPOINT_WITH_SECRET_EXAMPLE), request: { soccer: { summary: 'Confirmed soccer events', value: CREATE_WEBHOOK_EXAMPLE } } },
+  'GET /v1/webhooks': { response: page(WEBHOOK_EXAMPLES.endpoint) },
+  'GET /v1/webhooks/{id}': { response: one(WEBHOOK_EXAMPLES.endpoint) },
+  'PATCH /v1/webhooks/{id}': {
+    response: one({ ...WEBHOOK_EXAMPLES.endpoint, sports: null, description: UPDATE_WEBHOOK.description ?? null }),
+    request: { allSports: { summary: 'Every sport in the key’s scope', value: UPDATE_WEBHOOK } },
+  },
+  'DELETE /v1/webhooks/{id}': { response: one(DELETED) },
+  'GET /v1/webhooks/{id}/deliveries': { response: page(WEBHOOK_EXAMPLES.delivery) },
+  'GET /v1/webhooks/{id}/deliveries/{delivery_id}': { response: one(DELIVERY_WITH_ATTEMPTS) },
+  'POST /v1/webhooks/{id}/replay': {
+    response: one(REPLAY_RESULT),
+    request: {
+      delivery: { summary: 'One delivery again', value: REPLAY_BY_DELIVERY },
+      range: { summary: 'Every event of a time range', value: REPLAY_BY_RANGE },
+    },
+  },
+  'POST /v1/webhooks/{id}/enable': { response: one(WEBHOOK_EXAMPLES.endpoint) },
+  'POST /v1/webhooks/{id}/rotate-secret': {
+    response: one({ ...ENDPOINT_WITH_SECRET_EXAMPLE, previous_secret_expires_at: '2026-06-12T12:00:00.000Z' }),
+  },
+  'POST /v1/webhooks/{id}/test': { response: one(TEST_RESULT) },
+  'GET /v1/notifications': { response: page(WEBHOOK_EXAMPLES.notification) },
+  // NDJSON: the schema and the examples are of one line, one per entity.
+  'GET /v1/export': {
+    lines: {
+      events: { summary: 'A line of `entity=events` (the default): an Event', value: ARCHIVE_EXAMPLES.event },
+      plays: { summary: 'A line of `entity=plays`: a Play', value: ARCHIVE_EXAMPLES.play },
+      competitions: { summary: 'A line of `entity=competitions`: a Competition', value: ARCHIVE_EXAMPLES.competition },
+    },
+  },
 };

@@ -9,7 +9,21 @@ export interface OperationDoc {
   description: string;
   /** The description of the success answer. */
   ok: string;
+  /** Words for parameters whose schema has none (shared enums of @svc/schema), by name. */
+  params?: Record<string, string>;
 }
+
+/**
+ * Words for query parameters shared by many operations, in place of the terse ones their
+ * @svc/schema types carry; an operation's own `params` win over these.
+ */
+export const PARAMETER_WORDS: Record<string, string> = {
+  sport: 'Only records of this sport: `soccer`, `basketball`, `tennis`, `golf` or `mma`.',
+  team: 'Only records of this team, by id: `team:<league>:<code>` (e.g. `team:wc:ARG`).',
+  player: 'Only records of this player, by id: `player:<league>:<slug>` (e.g. `player:wc:lionel-messi`).',
+};
+
+const COMPETITION_STATUS = 'Only competitions of this status: `scheduled` (not started), `live` (started, not over) or `final`.';
 
 const PAGE = ' Lists are pages of `{data, next_cursor}`: pass `next_cursor` back as `cursor` until it is null. Filters are AND-ed; an unknown parameter is a 400.';
 
@@ -52,6 +66,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listCompetitions',
     description: `Competitions of every sport (games, matches, rounds, bouts), oldest date first, with competitors and scores.${PAGE}`,
     ok: 'A page of competitions.',
+    params: { status: COMPETITION_STATUS },
   },
   'GET /v1/competitions/{id}': { operationId: 'getCompetition', description: 'One competition by id (`<sport>_<league>_<n>`).', ok: 'The competition.' },
   'GET /v1/competitions/{id}/plays': {
@@ -69,6 +84,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listGames',
     description: `Team-sport competitions as games (id \`<sport>_<n>\`), with status and which products serve their events.${PAGE}`,
     ok: 'A page of games.',
+    params: { sport: 'Only games of this sport: `soccer` or `basketball` (the team sports).', status: 'Only games of this status: `scheduled` (not started), `live` (started, not over) or `final`.' },
   },
   'GET /v1/games/{id}': { operationId: 'getGame', description: 'One game by game id (`<sport>_<n>`).', ok: 'The game.' },
   'GET /v1/games/{id}/events': {
@@ -100,6 +116,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listWebhookDeliveries',
     description: `Deliveries of an endpoint, newest first, optionally of one status.${PAGE}`,
     ok: 'A page of deliveries.',
+    params: { status: 'Only deliveries of this status: `pending` (waiting for an attempt), `delivered`, `failed` (attempts used up) or `disabled` (the endpoint was disabled first).' },
   },
   'GET /v1/webhooks/{id}/deliveries/{delivery_id}': {
     operationId: 'getWebhookDelivery',

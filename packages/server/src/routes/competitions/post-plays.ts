@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { ListOf, Play, PlayBatch, PlayInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
-import { IdParams, errorResponses } from '../common.js';
+import { CompetitionIdParams, errorResponses } from '../common.js';
 import type { OfficialFeed } from '../../live/official.js';
 import { principal, type RoutePlugin } from '../types.js';
 
 const postPlays = {
   tags: ['ingestion'],
   summary: 'Append official plays (svc.play.v1) to a competition; moves its status',
-  params: IdParams,
+  params: CompetitionIdParams,
   body: Type.Union([PlayInput, PlayBatch]),
   response: { 201: Type.Omit(ListOf(Play), ['next_cursor']), ...errorResponses },
 };

@@ -1,5 +1,5 @@
 import { Competition, Event, Game, ListCompetitionsQuery, ListGamesQuery, ListOf, One, PageQuery, Play } from '@svc/schema';
-import { IdParams, errorResponses } from '../common.js';
+import { CompetitionIdParams, GameIdParams, errorResponses } from '../common.js';
 
 export const listCompetitions = {
   tags: ['competitions'],
@@ -11,14 +11,14 @@ export const listCompetitions = {
 export const getCompetition = {
   tags: ['competitions'],
   summary: 'One competition',
-  params: IdParams,
+  params: CompetitionIdParams,
   response: { 200: One(Competition), ...errorResponses },
 };
 
 export const listPlays = {
   tags: ['competitions'],
   summary: 'Official play-by-play (svc.play.v1) of a competition',
-  params: IdParams,
+  params: CompetitionIdParams,
   querystring: PageQuery,
   response: { 200: ListOf(Play), ...errorResponses },
 };
@@ -33,14 +33,14 @@ export const listGames = {
 export const getGame = {
   tags: ['games'],
   summary: 'One game',
-  params: IdParams,
+  params: GameIdParams,
   response: { 200: One(Game), ...errorResponses },
 };
 
 export const listGameEvents = {
   tags: ['games'],
   summary: 'Crowd-confirmed scoring events (svc.event.v1) of a game',
-  params: IdParams,
+  params: GameIdParams,
   querystring: PageQuery,
   response: { 200: ListOf(Event), ...errorResponses },
 };

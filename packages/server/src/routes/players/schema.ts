@@ -1,5 +1,5 @@
 import { ListOf, ListPlayersQuery, One, Player } from '@svc/schema';
-import { IdParams, errorResponses } from '../common.js';
+import { PlayerIdParams, errorResponses } from '../common.js';
 
 export const listPlayers = {
   tags: ['reference'],
@@ -11,6 +11,6 @@ export const listPlayers = {
 export const getPlayer = {
   tags: ['reference'],
   summary: 'One player',
-  params: IdParams,
+  params: PlayerIdParams,
   response: { 200: One(Player), ...errorResponses },
 };

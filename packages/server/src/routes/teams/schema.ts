@@ -1,5 +1,5 @@
 import { ListOf, ListTeamsQuery, One, RosterEntry, RosterQuery, Team } from '@svc/schema';
-import { errorResponses, IdParams } from '../common.js';
+import { errorResponses, TeamIdParams } from '../common.js';
 
 export const listTeams = {
   tags: ['reference'],
@@ -11,14 +11,14 @@ export const listTeams = {
 export const getTeam = {
   tags: ['reference'],
   summary: 'One team',
-  params: IdParams,
+  params: TeamIdParams,
   response: { 200: One(Team), ...errorResponses },
 };
 
 export const getRoster = {
   tags: ['reference'],
   summary: 'A team’s season-scoped roster',
-  params: IdParams,
+  params: TeamIdParams,
   querystring: RosterQuery,
   response: { 200: ListOf(RosterEntry), ...errorResponses },
 };

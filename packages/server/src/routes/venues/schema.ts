@@ -1,5 +1,5 @@
 import { ListOf, ListVenuesQuery, One, Venue } from '@svc/schema';
-import { IdParams, errorResponses } from '../common.js';
+import { VenueIdParams, errorResponses } from '../common.js';
 
 export const listVenues = {
   tags: ['reference'],
@@ -11,6 +11,6 @@ export const listVenues = {
 export const getVenue = {
   tags: ['reference'],
   summary: 'One venue',
-  params: IdParams,
+  params: VenueIdParams,
   response: { 200: One(Venue), ...errorResponses },
 };

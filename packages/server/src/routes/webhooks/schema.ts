@@ -16,10 +16,13 @@ import {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from '@svc/schema';
-import { IdParams, errorResponses } from '../common.js';
+import { WebhookIdParams, errorResponses } from '../common.js';
 
 const tags = ['webhooks'];
-const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), delivery_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const DeliveryParams = Type.Object(
+  { ...WebhookIdParams.properties, delivery_id: Type.String({ minLength: 1, maxLength: 200, description: 'The delivery’s id (`dlv_…`).' }) },
+  { additionalProperties: false },
+);
 const responses = { ...errorResponses, 409: ErrorBody };
 
 export const createWebhook = {
@@ -34,24 +37,24 @@ export const listWebhooks = {
   querystring: PageQuery,
   response: { 200: ListOf(WebhookEndpoint), ...responses },
 };
-export const getWebhook = { tags, summary: 'One webhook endpoint', params: IdParams, response: { 200: One(WebhookEndpoint), ...responses } };
+export const getWebhook = { tags, summary: 'One webhook endpoint', params: WebhookIdParams, response: { 200: One(WebhookEndpoint), ...responses } };
 export const patchWebhook = {
   tags,
   summary: 'Change url, sports or description',
-  params: IdParams,
+  params: WebhookIdParams,
   body: UpdateWebhookInput,
   response: { 200: One(WebhookEndpoint), ...responses },
 };
 export const deleteWebhook = {
   tags,
   summary: 'Delete an endpoint with its deliveries',
-  params: IdParams,
+  params: WebhookIdParams,
   response: { 200: One(DeletedWebhook), ...responses },
 };
 export const listDeliveries = {
   tags,
   summary: 'Deliveries of an endpoint, newest first',
-  params: IdParams,
+  params: WebhookIdParams,
   querystring: ListDeliveriesQuery,
   response: { 200: ListOf(WebhookDelivery), ...responses },
 };
@@ -64,15 +67,15 @@ export const getDelivery = {
 export const replayWebhook = {
   tags,
   summary: 'Replay one delivery ({"delivery_id"}) or every event in a time range ({"from","to"}) as new deliveries',
-  params: IdParams,
+  params: WebhookIdParams,
   body: ReplayInput,
   response: { 202: One(ReplayResult), ...responses },
 };
-export const enableWebhook = { tags, summary: 'Re-enable a disabled endpoint', params: IdParams, response: { 200: One(WebhookEndpoint), ...responses } };
+export const enableWebhook = { tags, summary: 'Re-enable a disabled endpoint', params: WebhookIdParams, response: { 200: One(WebhookEndpoint), ...responses } };
 export const rotateSecret = {
   tags,
   summary: 'New signing secret; the old one keeps signing beside it for 24 h',
-  params: IdParams,
+  params: WebhookIdParams,
   response: { 200: One(WebhookEndpointWithSecret), ...responses },
 };
 
@@ -81,6 +84,6 @@ export const testWebhook = {
   summary: 'Send a signed test event to the endpoint now',
   description:
     'POSTs one signed event of type `test` (topic `event.test`, `schema` `svc.event.v1`) to the endpoint at once, with the same headers, signature, target checks and timeout as a delivery, outside the retry budget: no delivery is stored and the endpoint\'s health is untouched. Works on a disabled endpoint too. 200 with the attempt\'s outcome whatever the receiver answered.',
-  params: IdParams,
+  params: WebhookIdParams,
   response: { 200: One(WebhookTestResult), ...responses },
 };
