@@ -4,7 +4,8 @@ import { Redis } from 'ioredis';
 import { hashKey } from '../src/domain/keys.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../src/http/rate-limit.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
-import { auth, ManualClock, testApp, type TestApp } from './helpers.js';
+import { auth, listen, ManualClock, testApp, type TestApp } from './helpers.js';
+import { expectDocumentedError, rawRequest } from './raw-http.js';
 import { expectError } from './contract.js';
 
 describe('keys, plans and rate limits', () => {
@@ -81,6 +82,31 @@ describe('keys, plans and rate limits', () => {
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toContain('swagger');
+  });
+
+  it('refuses a request with two Authorization headers (400, on REST and the stream) instead of serving it as the first key', async () => {
+    const valid = await t.key({ plan: 'pro' });
+    const other = await t.key({ plan: 'free' });
+    const { port } = await listen(t);
+    const two = (path: string, extra = '') =>
+      rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${valid}\r\n${extra}Authorization: Bearer ${other}\r\nConnection: close\r\n\r\n`);
+    for (const path of ['/v1/me', '/v1/teams?league=wc&limit=1']) {
+      const res = await two(path);
+      expectDocumentedError(res, 400, 'invalid_request', 'invalid_request');
+      expect(JSON.parse(res.body).error.param).toBe('Authorization');
+    }
+    // The same key twice is still two headers: what a proxy appended is not for svc to guess.
+    expectDocumentedError(
+      await rawRequest(port, `GET /v1/me HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${valid}\r\nAUTHORIZATION: Bearer ${valid}\r\nConnection: close\r\n\r\n`),
+      400,
+      'invalid_request',
+    );
+    const upgrade = await two('/v1/stream?sport=soccer', 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n');
+    expect(upgrade.status).toBe(400);
+    expect(JSON.parse(upgrade.body).error).toMatchObject({ type: 'invalid_request', param: 'Authorization' });
+    // One header is served as before.
+    const one = await rawRequest(port, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${valid}\r\nConnection: close\r\n\r\n`);
+    expect(one.status).toBe(200);
   });
 });
 

@@ -104,7 +104,21 @@ export async function meter(limiter: RateLimiter, principal: Principal, cost = 1
 }
 
 export function bearer(request: FastifyRequest): string | undefined {
+  refuseSeveralAuthorizations(request.raw.rawHeaders);
   return bearerToken(request.headers.authorization);
+}
+
+/**
+ * Node keeps the first of several Authorization headers and drops the rest, so a request with
+ * two keys would be served as whichever came first: ambiguous input is refused instead.
+ */
+export function refuseSeveralAuthorizations(rawHeaders: readonly string[]): void {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].length === 13 && rawHeaders[i].toLowerCase() === 'authorization' && ++seen > 1) {
+      throw new SvcError('invalid_request', 'Send one Authorization header; this request has several.', 'Authorization');
+    }
+  }
 }
 
 /** The key in an Authorization header: `Bearer <key>`, or the header as it is (then refused by its shape). */
@@ -140,9 +154,10 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, limiter:
   };
   app.addHook('onRequest', (request, reply, done) => {
     if (request.routeOptions.config.public || request.routeOptions.url === undefined) return done();
-    const raw = bearer(request) ?? accessToken(request);
+    let raw: string | undefined;
     let known: Principal | undefined;
     try {
+      raw = bearer(request) ?? accessToken(request);
       known = auth.known(raw);
     } catch (err) {
       return done(asError(err));

@@ -4,7 +4,7 @@ import type { SvcError } from '../domain/errors.js';
 import { invalid } from '../domain/errors.js';
 import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
-import { bearerToken, meter, type Authenticator } from '../http/auth.js';
+import { bearerToken, meter, refuseSeveralAuthorizations, type Authenticator } from '../http/auth.js';
 import { errorBody } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { eventSeq, type Tier } from '@svc/schema';
@@ -35,6 +35,7 @@ const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim(
  * SvcError that `refuse` answers with.
  */
 export async function readHandshake(req: IncomingMessage, url: URL, deps: HandshakeDeps): Promise<Handshake> {
+  refuseSeveralAuthorizations(req.rawHeaders);
   const principal = await deps.auth.authenticate(bearerToken(req.headers.authorization) ?? url.searchParams.get('access_token') ?? undefined);
   await meter(deps.limiter, principal);
   requireProduct(principal, 'live');
