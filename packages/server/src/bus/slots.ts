@@ -1,17 +1,19 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
-import type { RedisKeys } from '../bus/redis-keys.js';
 
-/** Counts a key's open stream connections, on one node or across the cluster. */
-export interface ConnectionCounter {
+/**
+ * Counts what an API key holds open at once (stream connections, running exports) against its
+ * plan's limit, on one node or across the cluster.
+ */
+export interface SlotCounter {
   /** A token when under the limit, else null. */
   acquire(keyId: string, limit: number): Promise<string | null>;
   release(keyId: string, token: string): Promise<void>;
   close(): Promise<void>;
 }
 
-export class MemoryConnectionCounter implements ConnectionCounter {
+export class MemorySlots implements SlotCounter {
   private open = new Map<string, Set<string>>();
   async acquire(keyId: string, limit: number): Promise<string | null> {
     const set = this.open.get(keyId) ?? new Set<string>();
@@ -37,20 +39,21 @@ return 1`;
 
 const TTL_MS = 30_000;
 
-export class RedisConnectionCounter implements ConnectionCounter {
+export class RedisSlots implements SlotCounter {
   private held = new Map<string, string>();
   private timer: NodeJS.Timeout;
   constructor(
     private readonly redis: Redis,
     private readonly clock: Clock,
-    private readonly keys: RedisKeys,
+    /** The Redis key of one API key's slots of this kind (bus/redis-keys.ts). */
+    private readonly keyOf: (keyId: string) => string,
   ) {
     this.timer = setInterval(() => void this.refresh(), TTL_MS / 3);
     this.timer.unref();
   }
 
   private k(keyId: string) {
-    return this.keys.connections(keyId);
+    return this.keyOf(keyId);
   }
 
   async acquire(keyId: string, limit: number): Promise<string | null> {
