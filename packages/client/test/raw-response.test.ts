@@ -62,6 +62,18 @@ describe('raw responses against a real svc: withResponse() and asResponse()', ()
     await expect(s.svc.teams.get('team:wc:ZZZ').asResponse()).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('the events of a game that does not exist: NotFoundError resource_not_found, awaited or iterated', async () => {
+    for (const id of ['soccer_99999999', 'tennis_1']) {
+      const awaited = await s.svc.games.events(id).catch((e: unknown) => e);
+      expect(awaited).toBeInstanceOf(NotFoundError);
+      expect(awaited).toMatchObject({ status: 404, type: 'not_found', code: 'resource_not_found', param: 'id' });
+      const iterated = await (async () => {
+        for await (const ev of s.svc.games.events(id)) return ev;
+      })().catch((e: unknown) => e);
+      expect(iterated).toMatchObject({ status: 404, code: 'resource_not_found' });
+    }
+  });
+
   it('list methods: withResponse() gives the first page, which still pages on', async () => {
     const { svc, calls } = counted();
     const pending = svc.competitions.list({ league: 'wc', season: '2022', limit: 10 });

@@ -140,11 +140,13 @@ describe.each(engines())('competitions and games on %s', (engine) => {
       expectError(await get(`/v1/games/${gameId}/events`, reportOnly), 403, 'permission_error');
       expectError(await get(`/v1/games/${gameId}`, tennisOnly), 403, 'permission_error', { code: 'sport_not_in_scope' });
     });
-    it('404s unknown or non-team-sport game ids', async () => {
-      expectError(await get('/v1/games/soccer_99999999'), 404, 'not_found');
-      expectError(await get('/v1/games/tennis_1'), 404, 'not_found');
-      expectError(await get('/v1/games/soccer_wc_1'), 404, 'not_found');
-      expectError(await get('/v1/games/soccer_99999999/events'), 404, 'not_found');
+    it('404s unknown or non-team-sport game ids, and their events, as resource_not_found', async () => {
+      for (const id of ['soccer_99999999', 'basketball_99999999', 'tennis_1', 'soccer_wc_1', 'nope']) {
+        expectError(await get(`/v1/games/${id}`), 404, 'not_found', { code: 'resource_not_found', param: 'id' });
+        // Twice: the events list is cached, and a cached miss must stay a 404.
+        for (let i = 0; i < 2; i++) expectError(await get(`/v1/games/${id}/events`), 404, 'not_found', { code: 'resource_not_found', param: 'id' });
+        expectError(await get(`/v1/games/${id}/events?limit=1`, archiveOnly), 404, 'not_found', { code: 'resource_not_found' });
+      }
     });
     it('serves today’s games’ events to the live product only', async () => {
       const g = (await get('/v1/games?date=today&limit=1')).json().data[0];
