@@ -82,6 +82,20 @@ describe.each(engines())('ingestion on %s', (engine) => {
       expect([await count('reports'), await count('events')]).toEqual(before);
     });
 
+    it('refuses an observed_at outside the last 6 hours or more than 5 minutes ahead, storing and publishing nothing', async () => {
+      const before = [await count('reports'), await count('events')];
+      const now = t.clock.now();
+      for (const observed_at of ['2099-01-01T00:00:00Z', '2000-01-01T00:00:00Z', new Date(now - 6 * 3_600_000 - 60_000).toISOString(), new Date(now + 6 * 60_000).toISOString()]) {
+        expectError(await post('/v1/reports', { game_id: soccer.id, team: code(soccer), points: 1, observed_at }), 400, 'invalid_request', { code: 'invalid_field', param: 'observed_at' });
+        expectError(await post('/v1/reports', { reports: [{ game_id: soccer.id, team: code(soccer), points: 1 }, { game_id: soccer.id, team: code(soccer), points: 1, observed_at }] }), 400, 'invalid_request', { param: 'reports[1].observed_at' });
+      }
+      expect([await count('reports'), await count('events')]).toEqual(before);
+      // Inside the window: a little ahead counts as the arrival, an hour ago as it says.
+      for (const observed_at of [new Date(now + 4 * 60_000).toISOString(), new Date(now - 3_600_000).toISOString()]) {
+        expect((await post('/v1/reports', { game_id: basketball.id, team: code(basketball), points: 1, observed_at })).statusCode).toBe(202);
+      }
+    });
+
     it('refuses a final game with 409 and a past game', async () => {
       const past = (await t.app.inject({ url: '/v1/games?league=wc&season=2022&limit=1', headers: auth(admin) })).json().data[0];
       expectError(await post('/v1/reports', { game_id: past.id, team: past.competitors[0].entity_id.split(':').pop(), points: 1 }), 409, 'conflict', { code: 'game_final' });

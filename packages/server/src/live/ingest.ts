@@ -27,6 +27,14 @@ class Serial {
   }
 }
 
+/**
+ * How far a report's `observed_at` may be from the arrival: a moment of today's game (games run
+ * for hours, not days) seen by a device whose clock may run a little ahead. Outside it the report
+ * is refused: a time in 2000 or 2099 is a broken client, not an observation. Inside it, a time
+ * ahead of the service's clock counts as the arrival (README "Reports").
+ */
+export const OBSERVED_AT_WINDOW = { pastMs: 6 * 3_600_000, futureMs: 5 * 60_000 } as const;
+
 const REPORT_COLUMNS = ['id', 'key_id', 'ref', 'game_id', 'team', 'points', 'event_type', 'clock', 'observed_at', 'received_at', 'event_id', 'tier', 'candidate_id'] as const satisfies readonly (keyof ReportTable)[];
 const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPORT_COLUMNS;
 const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
@@ -91,8 +99,13 @@ export class LiveIngest {
       if (!pointsAllowed(game.sport, r.points)) {
         throw invalid('invalid_points', `${r.points} points cannot be scored at once in ${game.sport}.`, at('points'));
       }
-      if (r.observed_at !== undefined && Number.isNaN(Date.parse(r.observed_at))) {
-        throw invalid('invalid_field', "'observed_at' must be an ISO 8601 date-time.", at('observed_at'));
+      if (r.observed_at !== undefined) {
+        const observed = Date.parse(r.observed_at);
+        if (Number.isNaN(observed)) throw invalid('invalid_field', "'observed_at' must be an ISO 8601 date-time.", at('observed_at'));
+        const now = this.clock.now();
+        if (observed < now - OBSERVED_AT_WINDOW.pastMs || observed > now + OBSERVED_AT_WINDOW.futureMs) {
+          throw invalid('invalid_field', "'observed_at' must be within the last 6 hours and at most 5 minutes ahead of the service's clock.", at('observed_at'));
+        }
       }
       resolved.push(game);
     }
