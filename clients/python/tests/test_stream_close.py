@@ -164,3 +164,25 @@ def test_async_close_from_another_task_ends_an_async_for(clean: None) -> None:
                 return time.monotonic() - started
 
         assert asyncio.run(main(listener.getsockname()[1])) < 2.0
+
+
+def test_a_stream_dropped_without_close_still_closes_its_connection(clean: None) -> None:
+    close_codes: List[int] = []
+
+    async def conversation(ws: Any, path: str, n: int) -> None:
+        await ws.send(SUBSCRIBED)
+        await ws.send(event(1))
+        await ws.wait_closed()
+        close_codes.append(ws.close_code)
+
+    with WsStub(conversation) as stub, Svc(api_key=KEY, base_url=stub.base_url) as svc:
+        stream = svc.stream()
+        assert next(stream)["id"] == "evt_000000000001"
+        thread = stream._thread
+        assert thread is not None and thread.is_alive()
+        del stream
+        gc.collect()
+        thread.join(5)
+        assert not thread.is_alive()
+        wait_until(lambda: close_codes, timeout=5)
+        assert close_codes == [1000]

@@ -440,7 +440,7 @@ class Stream(_StreamState):
     def _started_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=_run_loop, args=(loop,), name="svc-client-stream", daemon=True)
+            thread = threading.Thread(target=_run_loop, args=(loop, self._core), name="svc-client-stream", daemon=True)
             thread.start()
             self._loop, self._thread = loop, thread
         return self._loop
@@ -479,7 +479,8 @@ class Stream(_StreamState):
         self.close()
 
     def __del__(self) -> None:
-        # Without waiting: a collector may run in any thread, also at interpreter exit.
+        # Without waiting (a collector may run in any thread, also at interpreter exit): the loop
+        # thread closes the connection once its loop stops.
         loop = getattr(self, "_loop", None)
         if loop is not None and not getattr(self, "_closed", True):
             self._closed = True
@@ -490,12 +491,17 @@ class Stream(_StreamState):
                 pass
 
 
-def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+def _run_loop(loop: asyncio.AbstractEventLoop, core: _StreamCore) -> None:
     """The blocking stream's loop thread: runs until close(), then ends what is left."""
     asyncio.set_event_loop(loop)
     try:
         loop.run_forever()
     finally:
+        try:
+            # Already done by close(); a stream dropped without it still closes its connection.
+            loop.run_until_complete(asyncio.wait_for(core.close(), 2 * _CLOSE_TIMEOUT))
+        except Exception:  # the connection is dropped below with the loop
+            pass
         try:
             # Cancelling a connection's tasks can start others (websockets closes the TCP
             # connection in a task of its own): repeat until none is left, each cancelled once.
