@@ -5,12 +5,12 @@
     python3 clients/python/scripts/unasync.py --stdout    # print it instead
 
 The two clients differ only in how they wait, so one is written by hand and the other derived
-from it, as httpcore does: ``async`` before ``def``, ``with`` and ``for`` and every ``await`` are
-dropped, and the names in ``RENAMES`` are replaced, in code, docstrings and comments alike. What
-cannot be renamed (a list's first page fetched at once, or when awaited) lives in pairs of
-small functions outside the generated module (``first_page`` / ``async_first_page``). The
-imports are sorted again after renaming.
-``tests/test_generated.py`` fails when ``_client.py`` is not what this script writes.
+from it: ``async`` before ``def``, ``with`` and ``for`` and every ``await`` are dropped, and the
+names in ``RENAMES`` are replaced, in code, docstrings and comments alike; imports are sorted
+again after renaming. What cannot be renamed (a list's first page fetched at once, or when
+awaited) lives in pairs of small functions outside the generated module (``first_page`` /
+``async_first_page``). ``tests/test_generated.py`` fails when ``_client.py`` is not what this
+script writes.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Raw responses: ``svc.with_raw_response.<resource>.<method>(...)`` answers with the HTTP
 response of the call (status, headers, request id) and ``parse()`` for what the method returns.
 
-The wrappers mark the call with a header the client strips before sending (the design of
-openai-python): every method already passes ``extra_headers`` down to the request, so no
-method needs a second signature for its raw form.
+The wrappers mark the call with a header the client strips before sending: every method
+already passes ``extra_headers`` down to the request, so no method needs a second signature
+for its raw form.
 """
 from __future__ import annotations
 
