@@ -466,7 +466,8 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       return { status: res.statusCode ?? 0, headers: res.headers, body, cancel: () => req.destroy() };
     }
 
-    it('answers other requests between pages while a reader that never pushes back takes a whole season', { timeout: 60_000 }, async () => {
+    // Two whole seasons through curl: a fixed amount of work, slow on a busy two-vCPU machine.
+    it('answers other requests between pages while a reader that never pushes back takes a whole season', { timeout: 180_000 }, async () => {
       // curl into /dev/null reads as fast as the server writes: the export never waits on the socket.
       const stats = t.services.exports.stats;
       for (const entity of ['events', 'plays']) {
@@ -486,7 +487,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       }
     });
 
-    it('runs as many exports at once per key as its plan allows, 429 too_many_exports past it, and a cancelled one frees its slot at once', { timeout: 60_000 }, async () => {
+    it('runs as many exports at once per key as its plan allows, 429 too_many_exports past it, and a cancelled one frees its slot at once', { timeout: 120_000 }, async () => {
       const stats = t.services.exports.stats;
       const q = 'league=xbp&season=2024&entity=plays';
       for (const [plan, limit] of [['free', 1], ['pro', 4], ['enterprise', 16]] as const) {

@@ -134,24 +134,27 @@ export class RedisRouter implements OwnerRouter {
     if ((await this.ready) !== null) throw new RouteFailed(owner);
     const id = randomBytes(8).toString('hex');
     const w: Wire = { t: 'req', id, from: this.nodeId, req };
+    // One promise settles the request: the reply, the timeout, no receiver, or a publish that
+    // failed (Redis away). The caller awaits only it, so nothing rejects where nobody listens.
     const answered = new Promise<OwnerReply>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new RouteFailed(owner));
-      }, timeoutMs);
+      const timer = setTimeout(() => this.fail(id, owner), timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
     });
-    const receivers = await this.pub.publish(this.channel(owner), JSON.stringify(w));
-    if (receivers === 0) {
+    this.pub.publish(this.channel(owner), JSON.stringify(w)).then(
       // Nobody listens on that channel: the owner is gone, no need to wait for the timeout.
-      const p = this.pending.get(id);
-      if (p) {
-        this.pending.delete(id);
-        clearTimeout(p.timer);
-        p.reject(new RouteFailed(owner));
-      }
-    }
+      (receivers) => (receivers === 0 ? this.fail(id, owner) : undefined),
+      () => this.fail(id, owner),
+    );
     return answered;
+  }
+
+  /** Ends a pending request with RouteFailed, once: later calls for the same id do nothing. */
+  private fail(id: string, owner: string): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.reject(new RouteFailed(owner));
   }
 
   serve(handler: (req: OwnerRequest) => Promise<OwnerReply>): void {
