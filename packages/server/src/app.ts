@@ -29,6 +29,7 @@ import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
 import { StreamGateway } from './stream/gateway.js';
 import { statusRoutes } from './routes/status/index.js';
+import { docsRoutes } from './routes/docs/index.js';
 import { webRoutes } from './routes/web/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { metricsRoutes, registerRequestMetrics } from './routes/metrics/index.js';
@@ -116,7 +117,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
       title: 'svc — sports scoring data',
       version: '1.0.0',
       description:
-        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream protocol (`GET /v1/stream`, WebSocket) is described by the AsyncAPI document at `/v1/asyncapi.json`.',
+        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream protocol (`GET /v1/stream`, WebSocket) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
     }),
   );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(healthRoutes, { lifecycle: s.lifecycle, readiness: () => readinessChecks(s) });
   await app.register(metricsRoutes, { metrics: s.metrics });
   await app.register(webRoutes);
+  await app.register(docsRoutes, { asyncApi });
   await app.register(statusRoutes, { status: s.status });
   await app.register(meRoutes, { prefix: '/v1' });
   await app.register(teamRoutes, { prefix: '/v1', ...reference });
