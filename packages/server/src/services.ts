@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import { keyPrefix } from './config.js';
 import { isoDate, type Clock } from './domain/clock.js';
 import { createAuthenticator, type Authenticator } from './http/auth.js';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, FallbackRateLimiter } from './http/rate-limit.js';
 import type { Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
 import { SettledDays } from './store/settled-days.js';
@@ -22,7 +22,7 @@ import { redisKeys } from './bus/redis-keys.js';
 import { createLive, defaultNodeId, type Live } from './live/index.js';
 import { RedisRouter, type OwnerRouter } from './live/router.js';
 import type { STREAM_LIMITS } from './stream/gateway.js';
-import { MemorySlots, RedisSlots, type SlotCounter } from './bus/slots.js';
+import { FallbackSlots, MemorySlots, RedisSlots, type SlotCounter } from './bus/slots.js';
 import { Lifecycle } from './lifecycle.js';
 import { Metrics } from './metrics/index.js';
 import { countPending } from './webhooks/queue.js';
@@ -97,6 +97,8 @@ export function createServices(deps: AppDeps): Services {
   metrics.readFrom({ webhookPending: () => countPending(db), settledDaysBytes: () => settledDays.size });
   const health = new FeedHealth(clock);
   // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
+  // Not while ioredis knows the connection is down; a first connect still queues to Redis.
+  const redisAnswers = () => redis !== null && !['reconnecting', 'close', 'end'].includes(redis.status);
   const nodeId = deps.nodeId ?? config.nodeId ?? defaultNodeId(redis !== null || deps.router !== undefined);
   const router = deps.router ?? (redis ? new RedisRouter(nodeId, redis, redis.duplicate(), redisKeys(config.redisPrefix)) : null);
   const status = new StatusService({ db, clock, health, redis });
@@ -126,8 +128,8 @@ export function createServices(deps: AppDeps): Services {
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
     metrics,
     lifecycle: new Lifecycle(),
-    connections: redis ? new RedisSlots(redis, clock, redisKeys(config.redisPrefix).connections) : new MemorySlots(),
-    exportSlots: redis ? new RedisSlots(redis, clock, redisKeys(config.redisPrefix).exports) : new MemorySlots(),
+    connections: redis ? new FallbackSlots(new RedisSlots(redis, clock, redisKeys(config.redisPrefix).connections), new MemorySlots(), redisAnswers) : new MemorySlots(),
+    exportSlots: redis ? new FallbackSlots(new RedisSlots(redis, clock, redisKeys(config.redisPrefix).exports), new MemorySlots(), redisAnswers) : new MemorySlots(),
     config,
     clock,
     db,
@@ -138,7 +140,7 @@ export function createServices(deps: AppDeps): Services {
     settledDays,
     leagues,
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
-    limiter: redis ? new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)) : new MemoryRateLimiter(clock),
+    limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
     today,

@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { RedisRouter, RouteFailed } from '../src/live/router.js';
+import { auth, freshDb, testConfig } from './helpers.js';
 import { OwnRedis } from './own-redis.js';
 
 /** What happens to a node's Redis parts when Redis goes away under them. */
@@ -40,4 +43,49 @@ describe('Redis going away', () => {
       await redis.resume();
     }
   }, 30_000);
+
+  it('a node keeps answering with its own in-memory rate limits and export slots while Redis is away, and counts in Redis again once it is back', async () => {
+    const { db, dataDir } = await freshDb('sqlite');
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 2 });
+    client.on('error', () => undefined);
+    const prefix = 'svc-test-outage-app:';
+    const bus = new RedisBus(client, client.duplicate(), redisKeys(prefix));
+    await bus.whenReady();
+    const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis: client, bus });
+    const app = built.app;
+    try {
+      const { key } = await built.services.keys.create({ name: 'free', plan: 'free', products: ['live', 'archive'], sports: null, leagues: null }, new Date());
+      const me = () => app.inject({ url: '/v1/me', headers: auth(key) });
+      expect((await me()).statusCode).toBe(200);
+      expect(Number(await client.exists(redisKeys(prefix).rateLimit((await me()).json().data.id)))).toBe(1);
+
+      await redis.stop();
+      const answers: number[] = [];
+      for (let i = 0; i < 62; i++) answers.push((await me()).statusCode);
+      // Counted in this node's memory from the outage on: 60 a minute, then 429 as usual; never a 500.
+      expect(answers.filter((s) => s === 200).length).toBe(60);
+      expect(answers.slice(-2)).toEqual([429, 429]);
+      const refused = await me();
+      expect(refused.json().error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+      expect(refused.headers['retry-after']).toBeDefined();
+      // Export slots too: the plan's one, held on this node, then given back.
+      const slots = built.services.exportSlots;
+      const slot = await slots.acquire('key_outage', 1);
+      expect(slot).not.toBeNull();
+      expect(await slots.acquire('key_outage', 1)).toBeNull();
+      if (slot !== null) await slots.release('key_outage', slot);
+      expect(await slots.acquire('key_outage', 1)).not.toBeNull();
+
+      await redis.resume();
+      for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(client.status).toBe('ready');
+      // Redis is the counter again: a fresh, empty one after the restart.
+      expect((await me()).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await bus.close().catch(() => undefined);
+      await db.close();
+      client.disconnect();
+    }
+  }, 60_000);
 });

@@ -65,9 +65,10 @@ export class RedisSlots implements SlotCounter {
     return token;
   }
 
+  /** Never rejects: a slot Redis did not hear of leaves by itself, unrefreshed, within the TTL. */
   async release(keyId: string, token: string): Promise<void> {
     this.held.delete(token);
-    await this.redis.zrem(this.k(keyId), token);
+    await this.redis.zrem(this.k(keyId), token).catch(() => undefined);
   }
 
   private async refresh(): Promise<void> {
@@ -83,5 +84,42 @@ export class RedisSlots implements SlotCounter {
     for (const [token, keyId] of this.held) pipe.zrem(this.k(keyId), token);
     this.held.clear();
     await pipe.exec().catch(() => undefined);
+  }
+}
+
+/**
+ * The shared counter while it answers, this node's memory while it does not (Redis away): each
+ * node then counts a key's slots on its own rather than refusing every stream and export
+ * (docs/operations.md "Faults"). A slot goes back to the counter that gave it.
+ */
+export class FallbackSlots implements SlotCounter {
+  private readonly localTokens = new Set<string>();
+  constructor(
+    private readonly shared: SlotCounter,
+    private readonly local: SlotCounter,
+    private readonly available: () => boolean,
+  ) {}
+
+  async acquire(keyId: string, limit: number): Promise<string | null> {
+    if (this.available()) {
+      try {
+        return await this.shared.acquire(keyId, limit);
+      } catch {
+        // counted here instead, below
+      }
+    }
+    const token = await this.local.acquire(keyId, limit);
+    if (token !== null) this.localTokens.add(token);
+    return token;
+  }
+
+  async release(keyId: string, token: string): Promise<void> {
+    if (this.localTokens.delete(token)) return this.local.release(keyId, token);
+    await this.shared.release(keyId, token);
+  }
+
+  async close(): Promise<void> {
+    await this.shared.close();
+    await this.local.close();
   }
 }

@@ -123,3 +123,26 @@ export class RedisRateLimiter implements RateLimiter {
     return rateDecision({ allowed: allowed === 1, remaining, waitMs }, limit);
   }
 }
+
+/**
+ * The shared limiter while it answers, this node's own memory while it does not: with Redis away
+ * each node counts a key on its own (so a key may get up to its limit on each node) instead of
+ * refusing every metered request (docs/operations.md "Faults"). `available` says whether the
+ * shared one is worth asking; a request it fails is counted here instead.
+ */
+export class FallbackRateLimiter implements RateLimiter {
+  constructor(
+    private readonly shared: RateLimiter,
+    private readonly local: RateLimiter,
+    private readonly available: () => boolean,
+  ) {}
+
+  async hit(keyId: string, limit: number, cost = 1): Promise<RateDecision> {
+    if (!this.available()) return this.local.hit(keyId, limit, cost);
+    try {
+      return await this.shared.hit(keyId, limit, cost);
+    } catch {
+      return this.local.hit(keyId, limit, cost);
+    }
+  }
+}
