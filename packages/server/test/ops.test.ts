@@ -106,7 +106,8 @@ describe('operations endpoints', () => {
       }
     });
 
-    it('/readyz checks Redis when one is configured: ok when it answers, 503 when it does not', async () => {
+    // Four apps built one after another: on a busy two-vCPU machine that alone can take 30 s.
+    it('/readyz checks Redis when one is configured: ok when it answers, 503 when it does not', { timeout: 90_000 }, async () => {
       const redisUrl = inject('redisUrl');
       if (redisUrl) {
         const redis = new Redis(redisUrl);
