@@ -18,12 +18,15 @@ export interface WithResponse<T> {
  * The request goes out when the method is called, once, whatever is asked of it afterwards; the
  * body is parsed only when the record is asked for.
  */
-export class APIPromise<T> implements Promise<T> {
+export class APIPromise<T> extends Promise<T> {
   readonly #raw: Promise<RawResponse>;
   readonly #parse: (raw: RawResponse) => T;
   #parsed: Promise<T> | undefined;
 
   constructor(raw: Promise<RawResponse>, parse: (raw: RawResponse) => T) {
+    // A Promise to `instanceof` and to `util.types.isPromise`, but its own state is never used:
+    // then/catch/finally answer from the call, so the body is parsed only when asked for.
+    super(() => undefined);
     this.#raw = raw;
     this.#parse = parse;
   }
@@ -52,22 +55,19 @@ export class APIPromise<T> implements Promise<T> {
     return this.#parsed;
   }
 
-  then<R1 = T, R2 = never>(
+  override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.#value().then(onfulfilled, onrejected);
   }
 
-  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.#value().catch(onrejected);
   }
 
-  finally(onfinally?: (() => void) | null): Promise<T> {
+  override finally(onfinally?: (() => void) | null): Promise<T> {
     return this.#value().finally(onfinally);
   }
 
-  get [Symbol.toStringTag](): string {
-    return 'APIPromise';
-  }
 }

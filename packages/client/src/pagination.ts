@@ -52,11 +52,13 @@ export class Page<T> implements AsyncIterable<T> {
  * every item across pages; `.withResponse()` and `.asResponse()` as on every other call give the
  * first page's HTTP answer. The first request goes out when any of these happens, once.
  */
-export class PagePromise<T> implements Promise<Page<T>>, AsyncIterable<T> {
+export class PagePromise<T> extends Promise<Page<T>> implements AsyncIterable<T> {
   readonly #fetchPage: FetchPage<T>;
   #first: APIPromise<Page<T>> | undefined;
 
   constructor(fetchPage: FetchPage<T>) {
+    // As APIPromise: a Promise by type and prototype, answering then/catch/finally from the first page.
+    super(() => undefined);
     this.#fetchPage = fetchPage;
   }
 
@@ -75,23 +77,19 @@ export class PagePromise<T> implements Promise<Page<T>>, AsyncIterable<T> {
     return this.#page().asResponse();
   }
 
-  then<R1 = Page<T>, R2 = never>(
+  override then<R1 = Page<T>, R2 = never>(
     onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.#page().then(onfulfilled, onrejected);
   }
 
-  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
+  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
     return this.#page().catch(onrejected);
   }
 
-  finally(onfinally?: (() => void) | null): Promise<Page<T>> {
+  override finally(onfinally?: (() => void) | null): Promise<Page<T>> {
     return this.#page().finally(onfinally);
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'PagePromise';
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIPromise, NotFoundError, Page, PagePromise, type Logger, type Team } from '../src/index.js';
 import { goalPlays, liveSvc, type LiveSvc } from './support.js';
@@ -24,6 +25,8 @@ describe('raw responses against a real svc: withResponse() and asResponse()', ()
   it('withResponse(): the record, the Response and the request id the server sent', async () => {
     const pending = s.svc.teams.get('team:wc:ARG');
     expect(pending).toBeInstanceOf(APIPromise);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(types.isPromise(pending)).toBe(true);
     const { data, response, requestId } = await pending.withResponse();
     const team: Team = data;
     expect(team).toMatchObject({ id: 'team:wc:ARG', name: 'Argentina' });
@@ -49,10 +52,16 @@ describe('raw responses against a real svc: withResponse() and asResponse()', ()
     expect(game).toEqual(raw.data);
     expect(game.id).toBe('soccer_21728');
     expect(res).toBe(raw.response);
-    // A method sends its request when called, as a Promise-returning method would.
+    // A method sends its request when called, as a Promise-returning method would; a list's
+    // first page goes when it is awaited or iterated.
     svc.me();
+    const later = svc.teams.list({ limit: 1 });
     await new Promise((r) => setTimeout(r, 200));
     expect(calls()).toBe(2);
+    const [me, teams] = await Promise.all([svc.me(), later]);
+    expect(me.plan).toBe('internal');
+    expect(teams.data).toHaveLength(1);
+    expect(calls()).toBe(4);
   });
 
   it('an error answer rejects withResponse() and asResponse() alike, with the typed error', async () => {
@@ -78,6 +87,7 @@ describe('raw responses against a real svc: withResponse() and asResponse()', ()
     const { svc, calls } = counted();
     const pending = svc.competitions.list({ league: 'wc', season: '2022', limit: 10 });
     expect(pending).toBeInstanceOf(PagePromise);
+    expect(pending).toBeInstanceOf(Promise);
     const { data: page, response, requestId } = await pending.withResponse();
     expect(page).toBeInstanceOf(Page);
     expect(page.data).toHaveLength(10);
