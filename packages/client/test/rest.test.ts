@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   type Competition,
   type Event,
 } from '../src/index.js';
+import { generateLarge } from '../../server/src/archive/large.js';
 import { goalPlays, liveSvc, type LiveSvc } from './support.js';
 
 async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -263,6 +265,28 @@ describe('export', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('waits out 429 too_many_exports (the plan’s concurrent exports) and retries, like any 429; without retries it is a RateLimitError', { timeout: 60_000 }, async () => {
+    const free = await s.t.key({ products: ['archive'], plan: 'free' });
+    // A season larger than the socket buffers, so an export of it stays open while unread.
+    await generateLarge(s.t.db, { league: 'xbc', events: 60_000, seasons: 1, firstSeason: 2024, seed: 3, today: new Date().toISOString().slice(0, 10) });
+    // The free plan's one export, held open by a reader that stops reading.
+    const held = http.get(`${s.baseUrl}/v1/export?league=xbc&season=2024`, { headers: { authorization: `Bearer ${free}` } });
+    held.on('error', () => undefined);
+    const res = await new Promise<http.IncomingMessage>((resolve) => held.once('response', resolve));
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    const noRetry = s.client({ apiKey: free, maxRetries: 0 });
+    const refused = await all(noRetry.export({ league: 'wc', season: '2022' })).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused).toMatchObject({ status: 429, code: 'too_many_exports', retryAfter: 5 });
+    // The held export ends a second later; the retry after Retry-After (5 s) gets the slot.
+    setTimeout(() => held.destroy(), 1000);
+    const started = Date.now();
+    const events: Event[] = await all(s.client({ apiKey: free, maxRetries: 2 }).export({ league: 'wc', season: '2022' }));
+    expect(events.length).toBeGreaterThan(100);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
   });
 
   it('an archive-less key gets PermissionDeniedError', async () => {
