@@ -201,8 +201,9 @@ describe('the Retry-After rule, on the table shared with the Python client', () 
       expect(stub.hits).toHaveLength(2);
       expect(stub.hits[1].at - stub.hits[0].at).toBeGreaterThanOrEqual(c.min_wait_s * 1000 - 5);
     } else {
+      // Raised without a retry: one request, and no sleep on the way (a busy machine gets a margin).
       expect(stub.hits).toHaveLength(1);
-      expect(Date.now() - started).toBeLessThan(300);
+      expect(Date.now() - started).toBeLessThan(5_000);
       expect('err' in outcome && outcome.err instanceof APIError).toBe(true);
       const err = 'err' in outcome ? outcome.err : undefined;
       expect(err).toMatchObject({ name: c.error, status: c.status });
