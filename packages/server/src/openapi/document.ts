@@ -186,7 +186,7 @@ const ERROR_RESPONSES: Record<number, { name: string; text: string; headers: str
   409: { name: 'Conflict', text: 'The request conflicts with the state of the record, or with an earlier request under the same Idempotency-Key.', headers: ['X-Request-Id', ...RATE] },
   413: { name: 'PayloadTooLarge', text: 'The request body is over the size limit.', headers: ['X-Request-Id', ...RATE] },
   415: { name: 'UnsupportedMediaType', text: 'The body is not `application/json`.', headers: ['X-Request-Id', ...RATE] },
-  429: { name: 'TooManyRequests', text: 'The plan’s requests per minute are used up; retry after `Retry-After` seconds.', headers: ['X-Request-Id', ...RATE, 'Retry-After'] },
+  429: { name: 'TooManyRequests', text: 'The plan’s requests per minute, or its exports running at once, are used up; retry after `Retry-After` seconds.', headers: ['X-Request-Id', ...RATE, 'Retry-After'] },
 };
 
 function errorResponse(status: number): Json {
