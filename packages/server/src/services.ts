@@ -99,8 +99,12 @@ export function createServices(deps: AppDeps): Services {
   // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
   // Not while ioredis knows the connection is down; a first connect still queues to Redis.
   const redisAnswers = () => redis !== null && !['reconnecting', 'close', 'end'].includes(redis.status);
+  const redisNames = redisKeys(config.redisPrefix);
+  // A key's slots of one kind: in Redis across nodes, in this node's memory while Redis is away or absent.
+  const slots = (keyOf: (keyId: string) => string): SlotCounter =>
+    redis ? new FallbackSlots(new RedisSlots(redis, clock, keyOf), new MemorySlots(), redisAnswers) : new MemorySlots();
   const nodeId = deps.nodeId ?? config.nodeId ?? defaultNodeId(redis !== null || deps.router !== undefined);
-  const router = deps.router ?? (redis ? new RedisRouter(nodeId, redis, redis.duplicate(), redisKeys(config.redisPrefix)) : null);
+  const router = deps.router ?? (redis ? new RedisRouter(nodeId, redis, redis.duplicate(), redisNames) : null);
   const status = new StatusService({ db, clock, health, redis });
   bus.subscribe((batch) => {
     health.observe(batch);
@@ -128,8 +132,8 @@ export function createServices(deps: AppDeps): Services {
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
     metrics,
     lifecycle: new Lifecycle(),
-    connections: redis ? new FallbackSlots(new RedisSlots(redis, clock, redisKeys(config.redisPrefix).connections), new MemorySlots(), redisAnswers) : new MemorySlots(),
-    exportSlots: redis ? new FallbackSlots(new RedisSlots(redis, clock, redisKeys(config.redisPrefix).exports), new MemorySlots(), redisAnswers) : new MemorySlots(),
+    connections: slots(redisNames.connections),
+    exportSlots: slots(redisNames.exports),
     config,
     clock,
     db,
@@ -140,7 +144,7 @@ export function createServices(deps: AppDeps): Services {
     settledDays,
     leagues,
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
-    limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisKeys(config.redisPrefix)), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
+    limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
     today,

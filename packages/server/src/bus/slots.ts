@@ -52,14 +52,10 @@ export class RedisSlots implements SlotCounter {
     this.timer.unref();
   }
 
-  private k(keyId: string) {
-    return this.keyOf(keyId);
-  }
-
   async acquire(keyId: string, limit: number): Promise<string | null> {
     const token = crypto.randomUUID();
     const now = this.clock.now();
-    const ok = await this.redis.eval(ACQUIRE, 1, this.k(keyId), now, limit, now + TTL_MS, token, TTL_MS * 2);
+    const ok = await this.redis.eval(ACQUIRE, 1, this.keyOf(keyId), now, limit, now + TTL_MS, token, TTL_MS * 2);
     if (Number(ok) !== 1) return null;
     this.held.set(token, keyId);
     return token;
@@ -68,20 +64,20 @@ export class RedisSlots implements SlotCounter {
   /** Never rejects: a slot Redis did not hear of leaves by itself, unrefreshed, within the TTL. */
   async release(keyId: string, token: string): Promise<void> {
     this.held.delete(token);
-    await this.redis.zrem(this.k(keyId), token).catch(() => undefined);
+    await this.redis.zrem(this.keyOf(keyId), token).catch(() => undefined);
   }
 
   private async refresh(): Promise<void> {
     const until = this.clock.now() + TTL_MS;
     const pipe = this.redis.pipeline();
-    for (const [token, keyId] of this.held) pipe.zadd(this.k(keyId), until, token);
+    for (const [token, keyId] of this.held) pipe.zadd(this.keyOf(keyId), until, token);
     if (this.held.size) await pipe.exec().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
     const pipe = this.redis.pipeline();
-    for (const [token, keyId] of this.held) pipe.zrem(this.k(keyId), token);
+    for (const [token, keyId] of this.held) pipe.zrem(this.keyOf(keyId), token);
     this.held.clear();
     await pipe.exec().catch(() => undefined);
   }
