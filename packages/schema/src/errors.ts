@@ -75,6 +75,7 @@ export const ERROR_CODES = spec({
   product_not_in_plan: { type: 'permission_error', status: 403, description: 'The key does not include the product the operation needs.' },
   sport_not_in_scope: { type: 'permission_error', status: 403, description: 'The record is outside the key’s sports or leagues.' },
   webhook_endpoint_limit: { type: 'permission_error', status: 403, description: 'The plan’s number of webhook endpoints is reached.' },
+  sandbox_only: { type: 'permission_error', status: 403, description: 'The operation takes a sandbox key (`svc_test_…`); live keys cannot use it.' },
   // 404 not_found
   resource_not_found: { type: 'not_found', status: 404, description: 'No record with this id (or not visible to the key).' },
   route_not_found: { type: 'not_found', status: 404, description: 'No such method and path.' },
@@ -85,6 +86,7 @@ export const ERROR_CODES = spec({
   test_in_progress: { type: 'conflict', status: 409, description: 'A test event to this webhook endpoint is still on its way; wait for its answer.' },
   endpoint_disabled: { type: 'conflict', status: 409, description: 'The webhook endpoint is disabled; enable it first.' },
   idempotency_key_reused: { type: 'conflict', status: 409, description: 'The Idempotency-Key was used with another request body.' },
+  replay_limit: { type: 'conflict', status: 409, description: 'The key already runs as many replays as it may at once (5); cancel one or wait for one to finish.' },
   idempotency_key_in_use: { type: 'conflict', status: 409, description: 'A request with this Idempotency-Key is still being processed; retry later.' },
   // 413, 415
   payload_too_large: { type: 'payload_too_large', status: 413, description: 'The request body is too large.' },
@@ -96,6 +98,9 @@ export const ERROR_CODES = spec({
   draining: { type: 'unavailable', status: 503, description: 'This node is shutting down; retry, and the next connection reaches another node.' },
   consensus_unavailable: { type: 'unavailable', status: 503, description: 'No node could take the game’s consensus in time (a handover is under way); retry shortly.' },
   not_ready: { type: 'unavailable', status: 503, description: 'A dependency (database, Redis, migrations) is not ready.' },
+  store_unavailable: { type: 'unavailable', status: 503, description: 'The database cannot be reached or is failing; nothing was stored. Retry: the node reconnects by itself.' },
+  storage_full: { type: 'unavailable', status: 503, description: 'The database has no space left; nothing was stored. Retry once space is freed.' },
+  bus_unavailable: { type: 'unavailable', status: 503, description: 'Redis, which this call needs in cluster mode, cannot be reached; retry: the node reconnects by itself.' },
   // 500
   internal_error: { type: 'api_error', status: 500, description: 'A failure on the service’s side; quote the request id.' },
 });

@@ -18,7 +18,7 @@ export function createExports(db: Db, dataDir: string): Exports {
   return {
     repo,
     cache: new ExportCache(path.join(dataDir, 'export-cache')),
-    stats: { rowsFetched: 0, pagesFetched: 0, inFlight: 0, active: 0 },
+    stats: { rowsFetched: 0, pagesFetched: 0, inFlight: 0, active: 0, started: 0 },
     close: () => repo.close(),
   };
 }

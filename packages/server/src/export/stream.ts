@@ -20,7 +20,9 @@ export interface ExportStats {
   pagesFetched: number;
   /** Page queries running now: zero while every export is paused or between pages. */
   inFlight: number;
+  /** Exports streaming now, and every export ever started. */
   active: number;
+  started: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export class NdjsonStream extends Readable {
   ) {
     super({ highWaterMark: EXPORT_BUFFER_BYTES });
     stats.active++;
+    stats.started++;
   }
 
   private fetch(): Promise<Page> {
