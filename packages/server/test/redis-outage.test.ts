@@ -4,7 +4,8 @@ import { buildApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { RedisRouter, RouteFailed } from '../src/live/router.js';
-import { auth, freshDb, testConfig } from './helpers.js';
+import type { StoredEvent } from '../src/store/events.js';
+import { auth, freshDb, testConfig, until } from './helpers.js';
 import { OwnRedis } from './own-redis.js';
 
 /** What happens to a node's Redis parts when Redis goes away under them. */
@@ -21,7 +22,7 @@ describe('Redis going away', () => {
     await redis.stop();
   });
 
-  it('a report routed to another node fails as RouteFailed, and nothing is left to reject later', async () => {
+  it('a report routed to another node fails as RouteFailed saying Redis is away, and nothing is left to reject later', async () => {
     // As serve.ts makes the client: commands wait in ioredis' queue while it reconnects.
     const pub = new Redis(redis.url, { maxRetriesPerRequest: 2 });
     const sub = pub.duplicate();
@@ -31,7 +32,10 @@ describe('Redis going away', () => {
       await router.whenReady();
       await redis.stop();
       const started = Date.now();
-      await expect(router.send('node-b', { kind: 'forget', gameId: 'soccer_1' }, 300)).rejects.toBeInstanceOf(RouteFailed);
+      const failed: unknown = await router.send('node-b', { kind: 'forget', gameId: 'soccer_1' }, 300).catch((err: unknown) => err);
+      expect(failed).toBeInstanceOf(RouteFailed);
+      // Told apart from an owner that is gone: the report answers 503 bus_unavailable, not consensus_unavailable.
+      expect(failed instanceof RouteFailed && failed.busAway).toBe(true);
       expect(Date.now() - started).toBeLessThan(5_000);
       // Long enough for the request's own timer and ioredis' retries to have run out.
       await new Promise((r) => setTimeout(r, 3_000));
@@ -88,4 +92,35 @@ describe('Redis going away', () => {
       client.disconnect();
     }
   }, 60_000);
+
+  it('the event bus hands a batch to this node\'s own streams while Redis is away, and goes through Redis again once it is back', async () => {
+    const pub = new Redis(redis.url, { maxRetriesPerRequest: 2 });
+    pub.on('error', () => undefined);
+    const bus = new RedisBus(pub, pub.duplicate(), redisKeys('svc-test-outage-bus:'));
+    const heard: number[][] = [];
+    bus.subscribe((events) => heard.push(events.map((e) => e.seq)));
+    const batch = (seq: number) => [{ seq } as unknown as StoredEvent];
+    try {
+      await bus.whenReady();
+      await bus.publish(batch(1));
+      await until(() => heard.length === 1, 5_000, 'the batch through Redis');
+
+      await redis.stop();
+      // Stored before it is published: the call must not fail, and this node's streams get it.
+      await expect(bus.publish(batch(2))).resolves.toBeUndefined();
+      expect(heard).toEqual([[1], [2]]);
+
+      await redis.resume();
+      await until(() => pub.status === 'ready', 10_000, 'the client to reconnect');
+      // Subscribed again by the client itself: the next batch arrives once, through Redis.
+      await until(async () => {
+        await bus.publish(batch(3));
+        return heard.some((b) => b[0] === 3);
+      }, 10_000, 'a batch through Redis again');
+      expect(heard.slice(0, 3)).toEqual([[1], [2], [3]]);
+    } finally {
+      await bus.close();
+      pub.disconnect();
+    }
+  }, 30_000);
 });

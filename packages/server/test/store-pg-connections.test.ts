@@ -62,7 +62,7 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
     }
   });
 
-  it('leave a running `svc serve` serving: it logs the failure, without the connection string, and answers the next request from the database', async () => {
+  it('leave a running `svc serve` serving: it logs the failure, without the connection string, answers 503 store_unavailable (never 500) while it meets ended connections, then from the database', async () => {
     const { db, databaseUrl } = await freshDb('postgres');
     await db.close();
     if (!databaseUrl) throw new Error('unreachable');
@@ -72,8 +72,15 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
       expect(await terminateBackends(database)).toBeGreaterThanOrEqual(1);
       await until(() => svc.output().includes('a pooled connection failed'), 10_000, 'the failure to be logged');
       expect(svc.output()).not.toContain(databaseUrl);
-      // Reference data comes from the database, through a new connection.
-      const res = await fetch(`${svc.base}/v1/venues?limit=5`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } });
+      // Reference data comes from the database, through a new connection. A request may still
+      // meet a connection whose end the node has not heard of yet: that one is a 503
+      // store_unavailable (never a 500), and the node heals by itself.
+      const venues = () => fetch(`${svc.base}/v1/venues?limit=5`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } });
+      let res = await venues();
+      for (let i = 0; i < 20 && res.status === 503; i++) {
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
+        res = await venues();
+      }
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
 
@@ -83,8 +90,9 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL connections the ser
       );
       await terminateBackends(database);
       const statuses = await Promise.all(inFlight);
-      expect(statuses.every((s) => s === 200 || s >= 500)).toBe(true);
-      const after = await fetch(`${svc.base}/v1/venues?limit=3`, { headers: { authorization: 'Bearer svc_test_PgConnPgConnPgConn0001' } });
+      expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+      let after = await venues();
+      for (let i = 0; i < 20 && after.status === 503; i++) after = await venues();
       expect(after.status).toBe(200);
     } finally {
       await svc.stop();

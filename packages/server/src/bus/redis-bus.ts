@@ -6,7 +6,8 @@ import type { RedisKeys } from './redis-keys.js';
 /** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
 export class RedisBus implements EventBus {
   private handlers = new Set<(events: StoredEvent[]) => void>();
-  private ready: Promise<unknown>;
+  /** The first SUBSCRIBE; ioredis subscribes again by itself after every reconnect. */
+  private readonly subscribed: Promise<unknown>;
   private readonly channel: string;
 
   constructor(
@@ -20,12 +21,25 @@ export class RedisBus implements EventBus {
       const events: StoredEvent[] = JSON.parse(message);
       for (const h of this.handlers) h(events);
     });
-    this.ready = this.sub.subscribe(this.channel);
+    // Without a listener ioredis prints every refused reconnect as an unhandled error event.
+    this.sub.on('error', () => undefined);
+    this.subscribed = this.sub.subscribe(this.channel);
+    this.subscribed.catch(() => undefined);
   }
 
+  /**
+   * Never fails: the events are stored before they are published. While Redis is away they reach
+   * this node's own streams directly; other nodes read them from the store as the hole before
+   * the next event the bus carries them (stream/sequencer.ts), so nothing is lost and a report is
+   * not refused for want of the bus (docs/operations.md, "Faults").
+   */
   async publish(events: StoredEvent[]): Promise<void> {
-    await this.ready;
-    await this.pub.publish(this.channel, JSON.stringify(events));
+    try {
+      await this.subscribed;
+      await this.pub.publish(this.channel, JSON.stringify(events));
+    } catch {
+      for (const h of this.handlers) h(events);
+    }
   }
 
   subscribe(handler: (events: StoredEvent[]) => void): () => void {
@@ -34,7 +48,7 @@ export class RedisBus implements EventBus {
   }
 
   async whenReady(): Promise<void> {
-    await this.ready;
+    await this.subscribed;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,20 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '@svc/schema';
 import { SvcError } from '../domain/errors.js';
+import { busFault } from '../bus/faults.js';
+import { storeFault } from '../store/faults.js';
+
+/** A missing part's failure as its 503, with a message of ours: a driver's text never reaches a client. */
+function unavailable(err: unknown): SvcError | null {
+  switch (storeFault(err)) {
+    case 'storage_full':
+      return new SvcError('storage_full', 'The database has no space left; nothing was stored. Retry once space is freed.');
+    case 'store_unavailable':
+      return new SvcError('store_unavailable', 'The database cannot be reached right now; nothing was stored. Retry shortly.');
+  }
+  if (busFault(err)) return new SvcError('bus_unavailable', 'Redis cannot be reached right now and this call needs it; retry shortly.');
+  return null;
+}
 
 /** The one place that turns any failure into the documented error body. */
 export function toSvcError(err: FastifyError | SvcError | Error): SvcError {
@@ -37,6 +51,8 @@ export function toSvcError(err: FastifyError | SvcError | Error): SvcError {
   }
   if (fe.statusCode === 413) return new SvcError('payload_too_large', 'The request body is too large.');
   if (fe.statusCode === 415) return new SvcError('unsupported_media_type', 'Send the body as application/json.');
+  const away = unavailable(err);
+  if (away) return away;
   return new SvcError('internal_error', 'Something went wrong on our side; the request id helps us find it.');
 }
 
@@ -77,7 +93,9 @@ export const MAX_PATH_PARAM_LENGTH = 512;
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const e = toSvcError(err);
-    if (e.status >= 500) request.log.error({ err }, 'request failed');
+    // A missing part is logged once per request as a warning with its code; the driver's text stays in the log.
+    if (e.status === 503) request.log.warn({ err, code: e.code }, 'request failed: a part is away');
+    else if (e.status >= 500) request.log.error({ err }, 'request failed');
     return sendError(reply, request, e);
   });
   app.setNotFoundHandler((request, reply) =>

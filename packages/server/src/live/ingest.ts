@@ -183,6 +183,8 @@ export class LiveIngest {
   /** Runs `local` when this node owns the game, else sends `req` to the owner; retries across a handover. */
   private async onOwner(gameId: string, local: () => Promise<ReportResult[]>, req: OwnerRequest): Promise<ReportResult[]> {
     const deadline = Date.now() + this.routeWaitMs;
+    // Whether the last request to the owner failed for want of Redis rather than of an owner.
+    let busAway = false;
     for (let attempt = 0; ; attempt++) {
       const claim = await this.leases.claim(gameId);
       if (claim.owned) {
@@ -195,15 +197,19 @@ export class LiveIngest {
       }
       if (this.router) {
         const reply = await this.router.send(claim.owner, req, ROUTE_TIMEOUT_MS).catch((err: unknown) => {
-          if (err instanceof RouteFailed) return null;
-          throw err;
+          if (!(err instanceof RouteFailed)) throw err;
+          busAway = err.busAway;
+          return null;
         });
         if (reply?.ok) return reply.results;
         if (reply && !reply.notOwner) throw replyError(reply);
       }
       // The owner is dead or just lost the game: its lease lapses within the TTL, then a claim wins.
       // Retryable: the owner's lease lapses within the lease time and another node takes the game.
-      if (Date.now() > deadline) throw new SvcError('consensus_unavailable', `No node took the consensus of ${gameId} over in time; retry shortly.`);
+      if (Date.now() > deadline) {
+        if (busAway) throw new SvcError('bus_unavailable', `The node that holds ${gameId} cannot be reached while Redis is away; retry shortly.`);
+        throw new SvcError('consensus_unavailable', `No node took the consensus of ${gameId} over in time; retry shortly.`);
+      }
       await sleep(Math.min(50 * 2 ** Math.min(attempt, 4), 500));
     }
   }

@@ -31,7 +31,11 @@ export type OwnerReply = Static<typeof OwnerReply>;
 
 /** No answer in time: the owner may be dead (its lease lapses within the TTL) or gone. */
 export class RouteFailed extends Error {
-  constructor(owner: string) {
+  constructor(
+    owner: string,
+    /** Redis, which carries requests between nodes, was away: the call needs the bus, not a new owner. */
+    readonly busAway = false,
+  ) {
     super(`node ${owner} did not answer`);
     this.name = 'RouteFailed';
   }
@@ -131,7 +135,7 @@ export class RedisRouter implements OwnerRouter {
 
   async send(owner: string, req: OwnerRequest, timeoutMs: number): Promise<OwnerReply> {
     // Without our own channel no reply could reach us: the caller waits for the lease instead.
-    if ((await this.ready) !== null) throw new RouteFailed(owner);
+    if ((await this.ready) !== null) throw new RouteFailed(owner, true);
     const id = randomBytes(8).toString('hex');
     const w: Wire = { t: 'req', id, from: this.nodeId, req };
     // One promise settles the request: the reply, the timeout, no receiver, or a publish that
@@ -143,18 +147,18 @@ export class RedisRouter implements OwnerRouter {
     this.pub.publish(this.channel(owner), JSON.stringify(w)).then(
       // Nobody listens on that channel: the owner is gone, no need to wait for the timeout.
       (receivers) => (receivers === 0 ? this.fail(id, owner) : undefined),
-      () => this.fail(id, owner),
+      () => this.fail(id, owner, true),
     );
     return answered;
   }
 
   /** Ends a pending request with RouteFailed, once: later calls for the same id do nothing. */
-  private fail(id: string, owner: string): void {
+  private fail(id: string, owner: string, busAway = false): void {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
     clearTimeout(p.timer);
-    p.reject(new RouteFailed(owner));
+    p.reject(new RouteFailed(owner, busAway || this.pub.status !== 'ready'));
   }
 
   serve(handler: (req: OwnerRequest) => Promise<OwnerReply>): void {

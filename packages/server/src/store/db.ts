@@ -49,10 +49,16 @@ export interface DbOptions {
   onConnectionError?: (err: Error) => void;
 }
 
+/**
+ * A server that does not answer (a network cut, a stopped host) fails the query after this long
+ * instead of holding the request: it answers 503 store_unavailable (docs/operations.md, "Faults").
+ */
+const PG_CONNECT_TIMEOUT_MS = 5_000;
+
 export async function openDb(opts: DbOptions): Promise<Db> {
   let db: Db;
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
     // A pooled client emits 'error' when its connection dies, idle or checked out (pg-pool only
     // listens while it is idle): without a listener of our own that is an unhandled 'error' event
     // and the process exits. One report per connection: a server that ends a connection sends an

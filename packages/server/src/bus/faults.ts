@@ -1,0 +1,12 @@
+/**
+ * ioredis failures that mean "Redis is away" (docs/operations.md, "Faults"): a command that gave up
+ * after its retries, or one sent on a connection that is closed or cannot take writes. The HTTP
+ * layer answers them with 503 `bus_unavailable`, never with ioredis's text.
+ */
+const CLOSED_MESSAGES = ['Connection is closed.', "Stream isn't writeable", 'Command timed out', 'Reached the max retries per request limit'];
+
+export function busFault(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'MaxRetriesPerRequestError') return true;
+  return CLOSED_MESSAGES.some((m) => err.message.startsWith(m));
+}

@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from './process.js';
+
+const run = promisify(execFile);
+
+/** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user. */
+const asPostgres = (command: string, args: string[]) =>
+  process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
+
+/**
+ * A PostgreSQL cluster of the test's own (initdb + pg_ctl) on a free port and in a temporary
+ * directory, so a test can stop and start it without touching the machine's server that every
+ * other test shares.
+ */
+export class OwnPostgres {
+  private running = false;
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<OwnPostgres> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-own-pg-'));
+    if (process.getuid?.() === 0) fs.chownSync(dir, ...postgresIds());
+    const own = new OwnPostgres(dir, await freePort());
+    await asPostgres('initdb', ['-D', path.join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    await own.resume();
+    return own;
+  }
+
+  /** A database of this cluster (created on first use). */
+  async url(database = 'svc'): Promise<string> {
+    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${this.port}/postgres` });
+    await admin.connect();
+    try {
+      const found = await admin.query('select 1 from pg_database where datname = $1', [database]);
+      if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${database}`);
+    } finally {
+      await admin.end();
+    }
+    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  /** Starts (again) on the same port and data and waits until it takes connections. */
+  async resume(): Promise<void> {
+    if (this.running) return;
+    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=16MB`;
+    await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', '-t', '60', 'start']);
+    this.running = true;
+  }
+
+  /** A fast shutdown: sessions are ended (57P01) and new connections refused, as in a restart. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', '-t', '60', 'stop']);
+  }
+
+  async remove(): Promise<void> {
+    await this.stop().catch(() => undefined);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function postgresIds(): [number, number] {
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const [, , uid, gid] = line?.split(':') ?? [];
+  if (uid === undefined || gid === undefined) throw new Error('no postgres user on this machine: PostgreSQL refuses to run as root');
+  return [Number(uid), Number(gid)];
+}
