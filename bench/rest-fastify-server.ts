@@ -16,7 +16,7 @@ const repo = new CompetitionRepo(db);
 const app = Fastify({ logger: false });
 app.get('/v1/competitions', { schema: { response: { 200: ListOf(Competition) } } }, async (request) => {
   const q = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1));
-  return repo.list({ sports: null, leagues: null }, { date: q.get('date') ?? '' }, { limit: Number(q.get('limit') ?? 100) });
+  return repo.list({ sports: null, leagues: null, viewerKeyId: null }, { date: q.get('date') ?? '' }, { limit: Number(q.get('limit') ?? 100) });
 });
 await app.listen({ port: Number(port), host: '127.0.0.1' });
 process.stdout.write('fastify server ready\n');

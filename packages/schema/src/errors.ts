@@ -50,7 +50,7 @@ export const ERROR_CODES = spec({
   invalid_cursor: { type: 'invalid_request', status: 400, description: 'The cursor is not one this operation issued.' },
   invalid_idempotency_key: { type: 'invalid_request', status: 400, description: 'The Idempotency-Key header is empty or longer than 255 characters.' },
   upgrade_required: { type: 'invalid_request', status: 400, description: 'GET /v1/stream was called without a WebSocket upgrade.' },
-  unknown_game: { type: 'invalid_request', status: 400, description: 'A report names a game that does not exist.' },
+  unknown_game: { type: 'invalid_request', status: 400, description: 'A report or a replay names a game that does not exist (for the key).' },
   team_not_in_game: { type: 'invalid_request', status: 400, description: 'A report names a team that does not play in the game.' },
   invalid_points: { type: 'invalid_request', status: 400, description: 'The points cannot be scored at once in the sport.' },
   competitor_not_in_competition: { type: 'invalid_request', status: 400, description: 'A play names a competitor outside the competition.' },
@@ -87,6 +87,7 @@ export const ERROR_CODES = spec({
   endpoint_disabled: { type: 'conflict', status: 409, description: 'The webhook endpoint is disabled; enable it first.' },
   idempotency_key_reused: { type: 'conflict', status: 409, description: 'The Idempotency-Key was used with another request body.' },
   replay_limit: { type: 'conflict', status: 409, description: 'The key already runs as many replays as it may at once (5); cancel one or wait for one to finish.' },
+  game_not_final: { type: 'conflict', status: 409, description: 'A replay names a game that is not final yet; only finished games can be replayed.' },
   idempotency_key_in_use: { type: 'conflict', status: 409, description: 'A request with this Idempotency-Key is still being processed; retry later.' },
   // 413, 415
   payload_too_large: { type: 'payload_too_large', status: 413, description: 'The request body is too large.' },

@@ -7,6 +7,7 @@
 export * from './records.js';
 export * from './events.js';
 export * from './webhooks.js';
+export * from './replays.js';
 export * from './stream.js';
 export * from './errors.js';
 export * from './ids.js';

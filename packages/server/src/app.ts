@@ -25,6 +25,7 @@ import { venueRoutes } from './routes/venues/index.js';
 import { reportRoutes } from './routes/reports/index.js';
 import { postPlayRoutes } from './routes/competitions/post-plays.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
+import { replayRoutes } from './routes/replays/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
 import { StreamGateway } from './stream/gateway.js';
@@ -150,6 +151,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });
+  await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
   await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots });
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
@@ -175,6 +177,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     await gateway.close();
   });
   app.addHook('onClose', async () => {
+    await services.replays.driver.stop();
     await services.exports.close();
     await services.live.ingest.close();
     await services.connections.close();

@@ -27,6 +27,7 @@ import { Lifecycle } from './lifecycle.js';
 import { Metrics } from './metrics/index.js';
 import { countPending } from './webhooks/queue.js';
 import { createExports, type Exports } from './export/index.js';
+import { createReplays, type Replays } from './replays/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -72,6 +73,8 @@ export interface Services {
   metrics: Metrics;
   lifecycle: Lifecycle;
   exports: Exports;
+  /** Sandbox replays: their rules and the driver that plays them (docs/replays.md). */
+  replays: Replays;
   /** Today's date (UTC) by the service's clock: what "today's games" and "before today" mean. */
   today(): string;
 }
@@ -110,25 +113,27 @@ export function createServices(deps: AppDeps): Services {
     health.observe(batch);
     status.eventsSeen();
   });
+  const live = createLive(
+    db,
+    events,
+    bus,
+    clock,
+    {
+      leaseMs: config.consensusLeaseMs,
+      nodeId,
+      router,
+      consensus: { retractAfterMs: config.consensusRetractMs },
+    },
+    () => cache.invalidate(),
+  );
   return {
     health,
     status,
     events,
     bus,
     cache,
-    live: createLive(
-      db,
-      events,
-      bus,
-      clock,
-      {
-        leaseMs: config.consensusLeaseMs,
-        nodeId,
-        router,
-        consensus: { retractAfterMs: config.consensusRetractMs },
-      },
-      () => cache.invalidate(),
-    ),
+    live,
+    replays: createReplays({ db, config, clock, nodeId, competitions, live }),
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
     metrics,
     lifecycle: new Lifecycle(),

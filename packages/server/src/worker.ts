@@ -29,9 +29,12 @@ export function startBackground(role: Config['role'], s: Services, log: FastifyB
   timer.unref();
   const delivers = role !== 'api';
   if (delivers) s.webhooks.dispatcher.start(log);
+  // Any node may drive a replay; claims in the database give each to one (docs/replays.md).
+  s.replays.driver.start((line) => log.warn({ replays: true }, line));
   const stopSampler = startStatusSampler(s.status, log);
   return async (graceMs) => {
     clearInterval(timer);
+    await s.replays.driver.stop();
     await stopSampler();
     if (delivers) await s.webhooks.dispatcher.stop(graceMs);
   };

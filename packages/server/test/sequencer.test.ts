@@ -6,6 +6,7 @@ import { until } from './helpers.js';
 
 const event = (seq: number): StoredEvent => ({
   seq,
+  ownerKeyId: null,
   competitionId: 'c',
   seasonId: 's',
   event: {

@@ -192,7 +192,7 @@ describe.each(engines())('settled days on %s', (engine) => {
   it('stays within its memory budget, dropping the least recently read days, and answers the same', async () => {
     const budget = 16 * 1024;
     const small = new SettledDays(new CompetitionRepo(t.db), clock, () => isoDate(clock.now()), budget);
-    const scope = { sports: null, leagues: null };
+    const scope = { sports: null, leagues: null, viewerKeyId: null };
     const settled = dates.filter((d) => d < settledBefore()).slice(0, 300);
     const [kept, dropped] = settled;
     const first = await small.page(scope, { date: kept }, { limit: 100 });

@@ -150,6 +150,7 @@ describe('WebSocket stream', () => {
     const other = await stream('?sport=mma&tier=confirmed');
     const fake = (seq: number, tier: 'provisional' | 'confirmed'): StoredEvent => ({
       seq,
+      ownerKeyId: null,
       competitionId: 'mma_smma_1',
       seasonId: 'smma_2026',
       event: {
@@ -193,6 +194,7 @@ describe('WebSocket stream', () => {
     expect(before).toBe(1);
     const fake = (seq: number): StoredEvent => ({
       seq,
+      ownerKeyId: null,
       competitionId: 'mma_smma_1',
       seasonId: 'smma_2026',
       event: {

@@ -17,6 +17,16 @@ export interface Principal {
 export interface ScopeFilter {
   sports: readonly string[] | null;
   leagues: readonly string[] | null;
+  /**
+   * The key whose sandbox replays' games are visible besides every real game; null: real games
+   * only (docs/replays.md).
+   */
+  viewerKeyId: string | null;
+}
+
+/** Whether a game (or its event) owned by `ownerKeyId` exists for the key `viewerKeyId` (docs/replays.md). */
+export function visibleTo(ownerKeyId: string | null | undefined, viewerKeyId: string | null): boolean {
+  return !ownerKeyId || ownerKeyId === viewerKeyId;
 }
 
 export function requireProduct(p: Principal, product: Product): void {
@@ -52,5 +62,6 @@ export function scopeFor(p: Principal, sport?: string, league?: string, leagueSp
   return {
     sports: sport !== undefined ? [sport] : p.sports,
     leagues: league !== undefined ? [league] : p.leagues,
+    viewerKeyId: p.keyId,
   };
 }

@@ -10,6 +10,8 @@ export interface GameInfo {
   seasonId: string;
   date: string;
   status: string;
+  /** The key owning the game (a sandbox replay's), null for a real game: docs/replays.md. */
+  ownerKeyId: string | null;
   /** team code → competitor */
   teams: Map<string, { entityId: string; role: string; idx: number }>;
 }
@@ -60,6 +62,7 @@ export class GameDirectory {
       seasonId: row.season_id,
       date: row.date,
       status: row.status,
+      ownerKeyId: row.owner_key_id ?? null,
       teams,
     };
     this.cache.set(info.gameId, info);

@@ -6,7 +6,7 @@ import type { ConsensusEngine } from '../domain/consensus/engine.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import { conflict, invalid } from '../domain/errors.js';
 import { randomBase62 } from '../domain/keys.js';
-import { requireScope, type Principal } from '../domain/scopes.js';
+import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
 import type { Db } from '../store/db.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { ReportTable } from '../store/types.js';
@@ -89,7 +89,8 @@ export class LiveIngest {
     for (const [i, r] of reports.entries()) {
       const at = (field: string) => (batched ? `reports[${i}].${field}` : field);
       const game = await this.games.byGameId(r.game_id);
-      if (!game) throw invalid('unknown_game', `No game '${r.game_id}'.`, at('game_id'));
+      // Another key's sandbox replay does not exist for this key (docs/replays.md).
+      if (!game || !visibleTo(game.ownerKeyId, p.keyId)) throw invalid('unknown_game', `No game '${r.game_id}'.`, at('game_id'));
       requireScope(p, game.sport, game.league, at('game_id'));
       if (game.status === 'final') throw conflict('game_final', `Game '${r.game_id}' is final; it takes no more reports.`, at('game_id'));
       if (game.date !== today && game.status !== 'live') {
@@ -136,6 +137,14 @@ export class LiveIngest {
       if (!r) throw new Error(`report ${i} got no result`);
       return r;
     });
+  }
+
+  /**
+   * A sandbox replay's crowd (docs/replays.md): reports the service makes itself for a replay's
+   * own game, so without a caller's checks; they reach the game's consensus owner like any report.
+   */
+  async replayReports(reporterId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
+    return this.onOwner(gameId, () => this.processOwned(reporterId, gameId, reports), { kind: 'reports', gameId, reporterId, reports });
   }
 
   /** Official scoring play: confirms at once, on the game's owner. */
@@ -406,6 +415,7 @@ export class LiveIngest {
       sport: game.sport,
       league: game.league,
       season_id: game.seasonId,
+      owner_key_id: game.ownerKeyId,
       team: o.team,
       points: o.points,
       ts: isoTime(o.at),

@@ -233,6 +233,7 @@ const TAGS = [
   { name: 'games', description: 'Team-sport competitions as games, and their confirmed scoring events.' },
   { name: 'ingestion', description: 'Crowd reports and official plays in.' },
   { name: 'webhooks', description: 'Endpoints that receive confirmed events, their deliveries and notifications.' },
+  { name: 'replays', description: 'Sandbox replays of finished games through the live pipeline, for the calling key alone.' },
   { name: 'archive', description: 'Bulk export of past seasons.' },
   { name: 'status', description: 'Public service health.' },
 ];

@@ -1,5 +1,6 @@
 import type {
   Competition,
+  CreateReplayInput,
   CreateWebhookInput,
   DeletedWebhook,
   Event,
@@ -9,6 +10,7 @@ import type {
   Play,
   PlayInput,
   Player,
+  Replay,
   ReplayInput,
   ReplayResult,
   ReportInput,
@@ -218,6 +220,19 @@ export const PLAY_INPUT_EXAMPLE: PlayInput = {
 export const CREATE_WEBHOOK_EXAMPLE: CreateWebhookInput = { url: 'https://example.com/hooks/svc', sports: ['soccer'], tier: 'confirmed' };
 export const ENDPOINT_WITH_SECRET_EXAMPLE: WebhookEndpointWithSecret = { ...WEBHOOK_EXAMPLES.endpoint, secret: 'whsec_q3V8xN1mK5pT7rY2wB4zC6dF9gH0jL3nS5uX8aE1iO4' };
 
+export const REPLAY_EXAMPLE: Replay = {
+  id: 'rpl_4fT8kP2mQ9xZ1cV7bN3hJ6wR',
+  game_id: 'soccer_40213',
+  source_game_id: 'soccer_21728',
+  speed: 120,
+  status: 'running',
+  reason: null,
+  created_at: '2026-06-11T12:00:00.000Z',
+  started_at: '2026-06-11T12:00:00.150Z',
+  finished_at: null,
+};
+export const CREATE_REPLAY_EXAMPLE: CreateReplayInput = { game_id: 'soccer_21728', speed: 120 };
+
 /** A cursor as the API issues them: opaque, pass it back as `cursor`. */
 const CURSOR = 'WyJ0ZWFtOndjOkFSRyJd';
 const page = <T>(item: T): { data: T[]; next_cursor: string | null } => ({ data: [item], next_cursor: CURSOR });
@@ -328,6 +343,13 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     request: { allSports: { summary: 'Every sport in the key’s scope', value: UPDATE_WEBHOOK } },
   },
   'DELETE /v1/webhooks/{id}': { response: one(DELETED) },
+  'POST /v1/replays': {
+    response: one({ ...REPLAY_EXAMPLE, status: 'scheduled', started_at: null }),
+    request: { final: { summary: 'The 2022 World Cup final at 120×', value: CREATE_REPLAY_EXAMPLE } },
+  },
+  'GET /v1/replays': { response: page(REPLAY_EXAMPLE) },
+  'GET /v1/replays/{id}': { response: one(REPLAY_EXAMPLE) },
+  'DELETE /v1/replays/{id}': { response: one({ ...REPLAY_EXAMPLE, status: 'cancelled', reason: 'cancelled by its key', finished_at: '2026-06-11T12:01:00.000Z' }) },
   'GET /v1/webhooks/{id}/deliveries': { response: page(WEBHOOK_EXAMPLES.delivery) },
   'GET /v1/webhooks/{id}/deliveries/{delivery_id}': { response: one(DELIVERY_WITH_ATTEMPTS) },
   'POST /v1/webhooks/{id}/replay': {

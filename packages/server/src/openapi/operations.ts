@@ -149,6 +149,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: `Notices for the calling key, newest first, e.g. that a webhook endpoint was disabled and why.${PAGE}`,
     ok: 'A page of notifications.',
   },
+  'POST /v1/replays': {
+    operationId: 'createReplay',
+    description:
+      'Replays a final soccer or basketball game through the live pipeline as a new game of its own (`game_id`, `<sport>_<number>`), for testing stream consumers and webhook receivers: its plays come in the source’s order with their gaps divided by `speed` (1–600, default 60), each scoring play as a provisional then a confirmed event through the consensus, the stream and the webhooks, then the game goes final. The replay’s game and events exist for the calling key alone: every other key gets 404s, no frames and no deliveries. Sandbox keys (`svc_test_…`) only: a production key gets 403 `sandbox_only`. At most 5 scheduled or running replays per key (409 `replay_limit`). An unknown game is a 400 `unknown_game` (param `game_id`), a game not final a 409 `game_not_final`.',
+    ok: 'The replay, `scheduled`; it runs within a second.',
+  },
+  'GET /v1/replays': { operationId: 'listReplays', description: `Replays of the calling key, newest first, whatever their status.${PAGE}`, ok: 'A page of replays.' },
+  'GET /v1/replays/{id}': { operationId: 'getReplay', description: 'One replay of the calling key with its status: `scheduled`, `running`, `finished` or `cancelled` (with a `reason`).', ok: 'The replay.' },
+  'DELETE /v1/replays/{id}': {
+    operationId: 'cancelReplay',
+    description: 'Cancels a replay: nothing more is played and its game ends at once with a `final` play. A replay already over is answered as it is.',
+    ok: 'The replay, `cancelled` (or as it already was).',
+  },
   'GET /v1/export': {
     operationId: 'exportRecords',
     description:

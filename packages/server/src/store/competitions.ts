@@ -1,15 +1,15 @@
 import type { Competition, Competitor, Event, Play } from '@svc/schema';
 import { EVENT_SCHEMA, PLAY_SCHEMA, eventId } from '@svc/schema';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import { coverSeason } from './reference.js';
 import type { Db } from './db.js';
 import { bool } from './db.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
-import { scopeClause } from './scope-sql.js';
+import { scopeClause, visibleClause } from './scope-sql.js';
 import { SqlBuilder, rowNumber, rowText, rowTextOrNull } from './row-reader.js';
 import type { Selectable } from 'kysely';
-import type { CompetitionTable, CompetitorTable, EventTable, PlayTable, SeasonTable } from './types.js';
+import type { CompetitionTable, CompetitorTable, Database, EventTable, PlayTable, SeasonTable } from './types.js';
 
 /** Held (PostgreSQL) while games are numbered and written, so schedulers on several nodes do not race. */
 export const SCHEDULE_LOCK = 727_001;
@@ -32,18 +32,18 @@ export interface CompetitionFilter {
   status?: string;
 }
 
-type CompetitionRow = Omit<CompetitionTable, 'source_key'> & { season_label: string };
+type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id'> & { season_label: string; owner_key_id: string | null };
 
 /** The columns of a competition record, in the order competitionRow reads them. */
 const COMPETITION_SELECT =
-  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n ' +
+  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id ' +
   'from competitions c join seasons s on s.id = c.season_id';
 
 function competitionRow(r: unknown[]): CompetitionRow {
   return {
     id: rowText(r[0]), sport: rowText(r[1]), league: rowText(r[2]), season_label: rowText(r[3]), season_id: rowText(r[4]),
     date: rowText(r[5]), start_time: rowTextOrNull(r[6]), status: rowText(r[7]), venue_id: rowTextOrNull(r[8]),
-    name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]),
+    name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]), owner_key_id: rowTextOrNull(r[12]),
   };
 }
 
@@ -64,7 +64,7 @@ export const playRecord = (r: PlayTable): Play => ({
 
 
 /** An event row as records are built from it: its stored JSON is the export's business. */
-export type EventRow = Omit<Selectable<EventTable>, 'json_tail'>;
+export type EventRow = Omit<Selectable<EventTable>, 'json_tail' | 'owner_key_id'>;
 
 export const eventRecord = (r: EventRow): Event => ({
   id: eventId(r.seq),
@@ -91,7 +91,7 @@ export class CompetitionRepo {
   async list(scope: ScopeFilter, f: CompetitionFilter, page: PageRequest): Promise<Page<Competition & { n: number }>> {
     const after = dateIdKey(page.cursor);
     const b = new SqlBuilder(this.db.engine);
-    const where = [scopeClause(b, scope, 'c')];
+    const where = [scopeClause(b, scope, 'c'), visibleClause(b, scope, 'c')];
     if (f.sports !== undefined) where.push(b.oneOf('c.sport', f.sports));
     if (f.league !== undefined) where.push(`c.league = ${b.bind(f.league)}`);
     if (f.seasonIds !== undefined) where.push(b.oneOf('c.season_id', f.seasonIds));
@@ -110,15 +110,16 @@ export class CompetitionRepo {
     return pageOf(rows, page.limit, (r) => [r.date, r.id], (r) => ({ ...this.record(r, competitors.get(r.id) ?? []), n: r.n }));
   }
 
-  async get(id: string): Promise<(Competition & { n: number }) | undefined> {
+  /** One competition, with the key that owns it (a sandbox replay's game) or null: callers check it with `visibleTo`. */
+  async get(id: string): Promise<(Competition & { n: number; ownerKeyId: string | null }) | undefined> {
     const b = new SqlBuilder(this.db.engine);
     const [row] = (await this.db.reader.rows(b.query(`${COMPETITION_SELECT} where c.id = ${b.bind(id)}`))).map(competitionRow);
     if (!row) return undefined;
     const competitors = await this.competitorsOf([id]);
-    return { ...this.record(row, competitors.get(id) ?? []), n: row.n };
+    return { ...this.record(row, competitors.get(id) ?? []), n: row.n, ownerKeyId: row.owner_key_id };
   }
 
-  async getByGame(sport: string, n: number): Promise<(Competition & { n: number }) | undefined> {
+  async getByGame(sport: string, n: number): Promise<(Competition & { n: number; ownerKeyId: string | null }) | undefined> {
     const row = await this.db.kysely
       .selectFrom('competitions')
       .select('id')
@@ -160,8 +161,8 @@ export class CompetitionRepo {
   }
 
   /** A competition's own row and its competitors in order, by competition id or by game (sport and n): what ingestion routes by. */
-  async header(by: { id: string } | { sport: string; n: number }): Promise<{ competition: Pick<CompetitionTable, 'id' | 'sport' | 'league' | 'season_id' | 'date' | 'status' | 'n'>; competitors: CompetitorTable[] } | undefined> {
-    const q = this.db.kysely.selectFrom('competitions').select(['id', 'sport', 'league', 'season_id', 'date', 'status', 'n']);
+  async header(by: { id: string } | { sport: string; n: number }): Promise<{ competition: Pick<CompetitionTable, 'id' | 'sport' | 'league' | 'season_id' | 'date' | 'status' | 'n' | 'owner_key_id'>; competitors: CompetitorTable[] } | undefined> {
+    const q = this.db.kysely.selectFrom('competitions').select(['id', 'sport', 'league', 'season_id', 'date', 'status', 'n', 'owner_key_id']);
     const competition = await ('id' in by ? q.where('id', '=', by.id) : q.where('sport', '=', by.sport).where('n', '=', by.n)).executeTakeFirst();
     if (!competition) return undefined;
     const competitors = await this.db.kysely.selectFrom('competitors').selectAll().where('competition_id', '=', competition.id).orderBy('idx').execute();
@@ -211,6 +212,7 @@ export class CompetitionRepo {
       .selectFrom('competitions')
       .select(['sport', (eb) => eb.fn.countAll<number>().as('n')])
       .where('status', '=', 'live')
+      .where('owner_key_id', 'is', null)
       .groupBy('sport')
       .execute();
     return new Map(rows.map((r) => [r.sport, Number(r.n)]));
@@ -251,6 +253,8 @@ export class CompetitionRepo {
       .where('sport', '=', sport)
       .where('date', '=', date)
       .where('status', '=', 'scheduled')
+      // A sandbox replay's game is driven by its replay, never by the simulator (docs/replays.md).
+      .where('owner_key_id', 'is', null)
       .execute();
     // Sorted here, not in SQL: the engines disagree on where NULL start times go.
     return rows.sort((a, b) => (a.start_time ?? '~').localeCompare(b.start_time ?? '~') || a.n - b.n).map((r) => r.id);
@@ -281,6 +285,30 @@ export class CompetitionRepo {
       await trx.insertInto('competitors').values(game.competitors).execute();
       await coverSeason(trx, game.season, game.competition.date);
       return game.competition.id;
+    });
+  }
+
+  /**
+   * A sandbox replay's game (docs/replays.md): numbered max(n) + 1 within its sport under the lock
+   * every new game is numbered under, in an existing season that is left as it is. `within` runs in
+   * the same transaction after the rows (the replay's own row and its limit check): when it throws,
+   * nothing is stored.
+   */
+  async createOwnedGame(
+    sport: string,
+    build: (n: number) => { competition: CompetitionTable; competitors: CompetitorTable[] },
+    within: (trx: Transaction<Database>, game: { competitionId: string; n: number }) => Promise<void>,
+  ): Promise<{ competitionId: string; n: number }> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${SCHEDULE_LOCK})`.execute(trx);
+      const max = await trx.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', sport).executeTakeFirst();
+      const n = Number(max?.n ?? 0) + 1;
+      const game = build(n);
+      await trx.insertInto('competitions').values(game.competition).execute();
+      await trx.insertInto('competitors').values(game.competitors).execute();
+      const created = { competitionId: game.competition.id, n };
+      await within(trx, created);
+      return created;
     });
   }
 

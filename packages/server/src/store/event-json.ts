@@ -56,6 +56,7 @@ export function storedEventRow(fields: EventFields): Insertable<EventTable> {
     event_type: wellFormed(fields.event_type), points: fields.points, clock: wellFormedOrNull(fields.clock), ts: wellFormed(fields.ts), agreement: fields.agreement,
     reporters: fields.reporters, latency_ms: fields.latency_ms, provisional_id: wellFormedOrNull(fields.provisional_id), retracted_id: wellFormedOrNull(fields.retracted_id),
     json_tail: '',
+    owner_key_id: fields.owner_key_id ?? null,
   };
   row.json_tail = eventJsonTail(row);
   return row;

@@ -18,13 +18,15 @@ export interface StoredEvent {
   seq: number;
   competitionId: string;
   seasonId: string;
+  /** The key that alone may see the event (a sandbox replay's), null for everyone: docs/replays.md. */
+  ownerKeyId: string | null;
   event: Event;
 }
 
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
 export type OutboxHook = (trx: Kysely<Database>, events: StoredEvent[]) => Promise<void>;
 
-const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail'] as const;
+const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
 const RETURNED = INSERTED.filter((c) => c !== 'json_tail');
 const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}`);
@@ -77,7 +79,7 @@ export class EventLog {
         const [inserted] = await tx.run(INSERT_EVENT, INSERTED.map((c) => row[c] ?? null));
         if (!inserted) throw new Error('insert into events returned no row');
         const r = eventRowOf(inserted);
-        stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) });
+        stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, ownerKeyId: rowTextOrNull(inserted.owner_key_id), event: eventRecord(r) });
       }
       if (stored.length > 0) for (const hook of this.hooks) await hook(tx.kysely, stored);
       await opts.within?.(tx, stored);
@@ -100,6 +102,8 @@ export class EventLog {
       leagues?: readonly string[] | null;
       games?: readonly string[] | null;
       tier?: string | null;
+      /** Only events this key may see: real games' and its own replays' (docs/replays.md). */
+      viewerKeyId?: string;
       /** Only events with a seq below this one. */
       below?: number;
       anyOf?: { sports: readonly string[]; leagues: readonly string[]; games: readonly string[] };
@@ -115,6 +119,7 @@ export class EventLog {
       .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
       .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
       .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
+      .$if(filter.viewerKeyId !== undefined, (q) => q.where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId ?? '')])))
       .$if(!!anyOf, (q) =>
         q.where((eb) =>
           eb.or([
@@ -127,7 +132,7 @@ export class EventLog {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) }));
+    return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, ownerKeyId: r.owner_key_id, event: eventRecord(r) }));
   }
 
   /** The highest seq in the log (0 when empty). */
@@ -140,7 +145,7 @@ export class EventLog {
     const seq = eventSeq(id);
     if (seq === undefined) return undefined;
     const r = await this.db.kysely.selectFrom('events').selectAll().where('seq', '=', seq).executeTakeFirst();
-    return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, event: eventRecord(r) };
+    return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, ownerKeyId: r.owner_key_id, event: eventRecord(r) };
   }
 }
 
@@ -168,6 +173,8 @@ export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ se
 export interface ReplayScope {
   sports: readonly string[] | null;
   leagues: readonly string[] | null;
+  /** The endpoint's key: events of another key's sandbox replays are never its (docs/replays.md). */
+  viewerKeyId: string;
 }
 
 /** Sequence numbers of confirmed score events with ts in [from, to) that the filter admits, in order; at most `max` + 1. */
@@ -201,6 +208,7 @@ export function confirmedScoreQuery(
       .where('ts', '<', toIso)
       .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
       .$if(filter.leagues !== null, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
+      .where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId)]))
       .orderBy('seq')
       .limit(max + 1)
   );

@@ -91,7 +91,8 @@ export class ExportRepo {
       .selectFrom('competitions')
       .select('id')
       .where('season_id', 'in', s.seasonIds.length ? [...s.seasonIds] : [''])
-      .where((eb) => eb.or([eb('status', '!=', 'final'), eb('date', '>=', s.today)]))
+      // A sandbox replay's game is its key's own, never the archive's (docs/replays.md).
+      .where((eb) => eb.or([eb('status', '!=', 'final'), eb('date', '>=', s.today), eb('owner_key_id', 'is not', null)]))
       .execute();
     return new Set(rows.map((r) => r.id));
   }
@@ -105,6 +106,7 @@ export class ExportRepo {
         .select(['id', 'date'])
         .where('season_id', '=', seasonId)
         .where('status', '=', 'final')
+        .where('owner_key_id', 'is', null)
         .where('date', '<', s.toDate !== undefined && s.toDate < s.today ? s.toDate : s.today)
         .$if(s.fromDate !== undefined, (q) => q.where('date', '>=', s.fromDate ?? ''))
         .$if(after !== undefined, (q) => q.where(sql<boolean>`(date, id) > (${after?.date ?? ''}, ${after?.id ?? ''})`))

@@ -213,11 +213,14 @@ export class ReferenceRepo {
           .selectFrom('competitions')
           .select(eb.fn.countAll<number>().as('n'))
           .whereRef('competitions.season_id', '=', 'seasons.id')
+          // Sandbox replays' games and events are their keys' own (docs/replays.md): not the season's.
+          .where('competitions.owner_key_id', 'is', null)
           .as('competitions'),
         eb
           .selectFrom('events')
           .select(eb.fn.countAll<number>().as('n'))
           .whereRef('events.season_id', '=', 'seasons.id')
+          // Counted from the index alone, replays' events included: a season's size, not its records.
           .as('events'),
       ])
       .where(scopeSql(scope, 'seasons'))

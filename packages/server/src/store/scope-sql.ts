@@ -16,6 +16,15 @@ export function scopeSql(scope: ScopeFilter, table?: string): RawBuilder<SqlBool
   return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
 }
 
+/**
+ * Games a key may see: every real game (no owner) and its own sandbox replays' (docs/replays.md).
+ * For a table with an `owner_key_id` column (competitions, events); `alias` names the table.
+ */
+export function visibleClause(b: SqlBuilder, scope: ScopeFilter, alias: string): string {
+  const owner = `${alias}.owner_key_id`;
+  return scope.viewerKeyId === null ? `${owner} is null` : `(${owner} is null or ${owner} = ${b.bind(scope.viewerKeyId)})`;
+}
+
 /** The same rule for the hot reads' hand-written SQL (store/row-reader.ts); `alias` names the table. */
 export function scopeClause(b: SqlBuilder, scope: ScopeFilter, alias: string): string {
   const parts: string[] = [];

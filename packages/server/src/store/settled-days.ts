@@ -139,7 +139,7 @@ export class SettledDays {
   }
 
   private async read(date: string): Promise<SettledDay | undefined> {
-    const read = await this.competitions.list({ sports: null, leagues: null }, { date }, { limit: MAX_COMPETITIONS_A_DAY });
+    const read = await this.competitions.list({ sports: null, leagues: null, viewerKeyId: null }, { date }, { limit: MAX_COMPETITIONS_A_DAY });
     if (read.next_cursor !== null || read.data.some((c) => c.status !== 'final')) {
       if (this.unsettled.size >= 10_000) this.unsettled.clear();
       this.unsettled.set(date, this.clock.now());

@@ -86,6 +86,8 @@ export interface CompetitionTable {
   name: string | null;
   synthetic: number;
   source_key: string | null;
+  /** The key that owns this game (a sandbox replay's), null or absent for a real game: docs/replays.md. */
+  owner_key_id?: string | null;
 }
 export interface CompetitorTable {
   competition_id: string;
@@ -131,6 +133,8 @@ export interface EventTable {
   retracted_id: string | null;
   /** The event's REST JSON after its `id` (store/event-json.ts): what the bulk export reads. */
   json_tail: string;
+  /** Its game's owner key (a sandbox replay's), null for a real game's event: docs/replays.md. */
+  owner_key_id: string | null;
 }
 export interface ReportTable {
   id: string;
@@ -147,6 +151,22 @@ export interface ReportTable {
   tier: string;
   /** The consensus candidate the report voted for or repeated; null when it started nothing. */
   candidate_id: string | null;
+}
+export interface ReplayTable {
+  id: string;
+  key_id: string;
+  game_id: string;
+  competition_id: string;
+  source_game_id: string;
+  source_competition_id: string;
+  speed: number;
+  status: string;
+  reason: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  driver: string | null;
+  driver_until: string | null;
 }
 export interface MetaTable {
   key: string;
@@ -168,4 +188,5 @@ export interface Database extends WebhookDatabase, StatusDatabase, ConsensusData
   events: EventTable;
   reports: ReportTable;
   meta: MetaTable;
+  replays: ReplayTable;
 }

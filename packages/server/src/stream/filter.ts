@@ -14,10 +14,13 @@ export interface StreamFilter {
   tier: 'provisional' | 'confirmed' | null;
   scopeSports: readonly string[] | null;
   scopeLeagues: readonly string[] | null;
+  /** The socket's key: a sandbox replay's events reach their owner key only (docs/replays.md). */
+  viewerKeyId: string;
 }
 
 export function matches(f: StreamFilter, s: StoredEvent): boolean {
   const e = s.event;
+  if (s.ownerKeyId && s.ownerKeyId !== f.viewerKeyId) return false;
   if (f.tier && e.tier !== f.tier) return false;
   if (f.scopeSports && !f.scopeSports.includes(e.sport)) return false;
   if (f.scopeLeagues && !f.scopeLeagues.includes(e.league)) return false;

@@ -150,6 +150,7 @@ export class StreamGateway {
         tier: hs.tier,
         scopeSports: hs.principal.sports,
         scopeLeagues: hs.principal.leagues,
+        viewerKeyId: hs.principal.keyId,
       };
       // No await between this and the upgrade's end: the key's share is held from here.
       this.hub.admit(hs.principal.keyId, filter, hs.requested);

@@ -24,6 +24,7 @@ export async function readReplay(
     sports: f.scopeSports,
     leagues: f.scopeLeagues,
     tier: f.tier,
+    viewerKeyId: f.viewerKeyId,
     ...(!f.everything ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
   };
   const out: StoredEvent[] = [];

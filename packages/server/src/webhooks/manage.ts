@@ -16,6 +16,7 @@ import { requireScope, type Principal } from '../domain/scopes.js';
 import { generateSecret } from '../domain/webhooks/signature.js';
 import { validateWebhookUrl } from '../domain/webhooks/target.js';
 import { resolveSafeTarget, type Lookup } from './target-resolver.js';
+import type { ReplayScope } from '../store/events.js';
 import type { Page, PageRequest } from '../store/page.js';
 import { endpointRecord, parseList, type EndpointRow } from './records.js';
 import { newDeliveryIds, newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
@@ -204,10 +205,10 @@ export class WebhookManager {
   }
 
   /** What a range replay may send: the endpoint's sports within the key's sports and leagues. */
-  private replayScope(p: Principal, ep: EndpointRow): { sports: string[] | null; leagues: readonly string[] | null } {
+  private replayScope(p: Principal, ep: EndpointRow): ReplayScope {
     const wanted = parseList(ep.sports);
     const sports = wanted && p.sports ? wanted.filter((s) => p.sports?.includes(s)) : (wanted ?? (p.sports ? [...p.sports] : null));
-    return { sports, leagues: p.leagues };
+    return { sports, leagues: p.leagues, viewerKeyId: p.keyId };
   }
 
   async notifications(p: Principal, page: PageRequest): Promise<Page<Notification>> {

@@ -8,6 +8,8 @@ import { parseList } from './records.js';
 /** An enabled endpoint with its owner's grants, as the outbox needs them to route an event. */
 export interface Subscriber {
   id: string;
+  /** The endpoint's key: a sandbox replay's events go to its owner key's endpoints only. */
+  keyId: string;
   sports: string[] | null;
   keySports: string[] | null;
   keyLeagues: string[] | null;
@@ -15,9 +17,10 @@ export interface Subscriber {
 
 const webhookable = (e: StoredEvent): boolean => e.event.tier === 'confirmed' && e.event.type === 'score';
 
-/** The endpoint wants the event's sport, and its owner may see the event's sport and league. */
+/** The endpoint wants the event's sport, and its owner may see the event: its sport, league and game (docs/replays.md). */
 export function subscribes(s: Subscriber, e: StoredEvent): boolean {
   const { sport, league } = e.event;
+  if (e.ownerKeyId && e.ownerKeyId !== s.keyId) return false;
   if (s.sports && !s.sports.includes(sport)) return false;
   if (s.keySports && !s.keySports.includes(sport)) return false;
   if (s.keyLeagues && !s.keyLeagues.includes(league)) return false;
@@ -33,14 +36,14 @@ export async function subscribers(trx: Kysely<Database>): Promise<Subscriber[]> 
   const rows = await trx
     .selectFrom('webhook_endpoints')
     .innerJoin('api_keys', 'api_keys.id', 'webhook_endpoints.key_id')
-    .select(['webhook_endpoints.id', 'webhook_endpoints.sports', 'api_keys.products', 'api_keys.sports as key_sports', 'api_keys.leagues as key_leagues'])
+    .select(['webhook_endpoints.id', 'webhook_endpoints.key_id', 'webhook_endpoints.sports', 'api_keys.products', 'api_keys.sports as key_sports', 'api_keys.leagues as key_leagues'])
     .where('webhook_endpoints.status', '=', 'enabled')
     .where('webhook_endpoints.tier', '=', 'confirmed')
     .where('api_keys.revoked_at', 'is', null)
     .execute();
   return rows
     .filter((r) => (parseList(r.products) ?? []).includes('live'))
-    .map((r) => ({ id: r.id, sports: parseList(r.sports), keySports: parseList(r.key_sports), keyLeagues: parseList(r.key_leagues) }));
+    .map((r) => ({ id: r.id, keyId: r.key_id, sports: parseList(r.sports), keySports: parseList(r.key_sports), keyLeagues: parseList(r.key_leagues) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { notFound } from '../../domain/errors.js';
 import { requireEventAccess } from '../../domain/access.js';
-import { requireScope } from '../../domain/scopes.js';
+import { requireScope, visibleTo } from '../../domain/scopes.js';
 import { principal, type CompetitionListDeps, type RoutePlugin } from '../types.js';
 import { sendSerialized } from '../../http/serialized.js';
 import { resolveCompetitionQuery } from './filters.js';
@@ -22,14 +22,16 @@ export const competitionRoutes: RoutePlugin<CompetitionListDeps> = async (app, d
 
   app.get('/competitions/:id', { schema: getCompetition, config: { cache: true } }, async (request) => {
     const c = await competitions.get(request.params.id);
-    if (!c) throw notFound('competition', request.params.id, 'id');
+    // Another key's sandbox replay does not exist for this key (docs/replays.md).
+    if (!c || !visibleTo(c.ownerKeyId, principal(request).keyId)) throw notFound('competition', request.params.id, 'id');
     requireScope(principal(request), c.sport, c.league);
     return { data: c };
   });
 
   app.get('/competitions/:id/plays', { schema: listPlays, config: { cache: true } }, async (request) => {
     const c = await competitions.get(request.params.id);
-    if (!c) throw notFound('competition', request.params.id, 'id');
+    // Another key's sandbox replay does not exist for this key (docs/replays.md).
+    if (!c || !visibleTo(c.ownerKeyId, principal(request).keyId)) throw notFound('competition', request.params.id, 'id');
     requireEventAccess(principal(request), c, today());
     const { limit = 100, cursor } = request.query;
     return competitions.plays(c.id, { limit, cursor });

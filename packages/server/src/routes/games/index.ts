@@ -1,7 +1,7 @@
 import { TEAM_SPORTS, gameId, parseGameId, type Competition, type Game } from '@svc/schema';
 import { eligibility, requireEventAccess } from '../../domain/access.js';
 import { notFound } from '../../domain/errors.js';
-import { requireScope } from '../../domain/scopes.js';
+import { requireScope, visibleTo, type Principal } from '../../domain/scopes.js';
 import { resolveCompetitionQuery } from '../competitions/filters.js';
 import { getGame, listGameEvents, listGames } from '../competitions/schema.js';
 import type { CompetitionRepo } from '../../store/competitions.js';
@@ -24,11 +24,15 @@ export function gameOf(c: Competition & { n: number }, today: string): Game {
   };
 }
 
-/** `<sport>_<n>` of a team sport, else undefined (a 404 for the caller). */
-export async function findGame(competitions: CompetitionRepo, id: string) {
+/**
+ * `<sport>_<n>` of a team sport that the key may see, else undefined (a 404 for the caller):
+ * another key's sandbox replay does not exist for it (docs/replays.md).
+ */
+export async function findGame(competitions: CompetitionRepo, id: string, p: Principal) {
   const game = parseGameId(id);
   if (!game || !TEAM_SPORTS.some((t) => t === game.sport)) return undefined;
-  return competitions.getByGame(game.sport, game.n);
+  const c = await competitions.getByGame(game.sport, game.n);
+  return c && visibleTo(c.ownerKeyId, p.keyId) ? c : undefined;
 }
 
 export const gameRoutes: RoutePlugin<CompetitionDeps> = async (app, deps) => {
@@ -43,14 +47,14 @@ export const gameRoutes: RoutePlugin<CompetitionDeps> = async (app, deps) => {
   });
 
   app.get('/games/:id', { schema: getGame, config: { cache: true } }, async (request) => {
-    const c = await findGame(competitions, request.params.id);
+    const c = await findGame(competitions, request.params.id, principal(request));
     if (!c) throw notFound('game', request.params.id, 'id');
     requireScope(principal(request), c.sport, c.league);
     return { data: gameOf(c, today()) };
   });
 
   app.get('/games/:id/events', { schema: listGameEvents, config: { cache: true } }, async (request) => {
-    const c = await findGame(competitions, request.params.id);
+    const c = await findGame(competitions, request.params.id, principal(request));
     if (!c) throw notFound('game', request.params.id, 'id');
     requireEventAccess(principal(request), c, today());
     const { limit = 100, cursor } = request.query;

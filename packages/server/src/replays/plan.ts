@@ -1,0 +1,112 @@
+import type { PlayInput, ReportInput } from '@svc/schema';
+import { isoTime } from '../domain/clock.js';
+import type { Replay } from '../sim/replay.js';
+import { openingPeriod } from '../sim/timeline.js';
+
+/**
+ * How a sandbox replay plays its source (docs/replays.md), planned up front and free of I/O.
+ * Every scoring play reaches the consensus as crowd reports first (the first publishes a
+ * provisional event, the third makes the quorum and the confirmation), then as the official
+ * play, which the confirmed candidate absorbs; plays without points are official plays only.
+ */
+
+/** Reporters of a replay's crowd: the consensus quorum (docs/consensus.md), so every play confirms. */
+export const CROWD_SIZE = 3;
+/** Game seconds after a play at which each reporter reports it: a crowd is never quite together. */
+const REPORT_AFTER_S = [0.5, 1, 1.5] as const;
+/** Game seconds after a play at which the official feed posts it, after the crowd has confirmed it. */
+const OFFICIAL_AFTER_S = 2;
+
+export interface ReplayReport {
+  /** Game seconds after kick-off / tip-off. */
+  at: number;
+  /** Index of the reporter in the replay's crowd. */
+  reporter: number;
+  report: ReportInput;
+}
+
+/** One play of the replay's game: its crowd reports, then itself as an official play. */
+export interface ReplayStep {
+  /** The play's `seq` in the replay's game: 1 for the kick-off, then the source's plays in order. */
+  seq: number;
+  reports: ReplayReport[];
+  /** Game seconds at which the official play is posted. */
+  at: number;
+  play: PlayInput;
+}
+
+/**
+ * Maps game seconds to the two clocks of a replay, as the simulator's GameClock does
+ * (sim/README.md, "Two clocks"): `due` is when a step happens for real (the game runs `speed`
+ * times faster, counted from `anchorMs`), `world` the time the replayed world lives in (game time
+ * at its natural pace, ending at the replay's planned end), which reports' `observed_at` and
+ * plays' `ts` carry, so the consensus windows see plays as far apart as in the real game.
+ */
+export class ReplayClock {
+  private readonly worldStart: number;
+  constructor(
+    startedAtMs: number,
+    readonly speed: number,
+    duration: number,
+    /** Real time of game second 0; a resumed replay moves it so the next play keeps its gap. */
+    readonly anchorMs: number = startedAtMs,
+  ) {
+    this.worldStart = startedAtMs - duration * 1000 * (1 - 1 / speed);
+  }
+  due(s: number): number {
+    return this.anchorMs + (s * 1000) / this.speed;
+  }
+  world(s: number): number {
+    return this.worldStart + s * 1000;
+  }
+}
+
+export function planSteps(replay: Replay, replayId: string, clock: Pick<ReplayClock, 'world'>): ReplayStep[] {
+  const { target } = replay;
+  const source = `replay:${replay.sourceId}`.slice(0, 64);
+  const steps: ReplayStep[] = [
+    {
+      seq: 1,
+      reports: [],
+      at: 0,
+      play: {
+        period: openingPeriod(target.sport),
+        competitor_id: target.home.entityId,
+        event_type: target.sport === 'soccer' ? 'kickoff' : 'tipoff',
+        points: 0,
+        clock: target.sport === 'soccer' ? "0'" : '12:00',
+        ts: isoTime(clock.world(0)),
+        source,
+      },
+    },
+  ];
+  replay.plays.forEach((p, i) => {
+    const seq = i + 2;
+    const observed = isoTime(clock.world(p.at));
+    const reports: ReplayReport[] =
+      p.points > 0
+        ? REPORT_AFTER_S.slice(0, CROWD_SIZE).map((after, reporter) => ({
+            at: p.at + after,
+            reporter,
+            report: {
+              game_id: target.gameId,
+              team: p.team,
+              points: p.points,
+              event_type: p.eventType,
+              observed_at: observed,
+              // A resumed replay sends a play's reports again: the ref makes that a no-op.
+              ref: `${replayId}.${seq}.${reporter + 1}`,
+              ...(p.clock !== null ? { clock: p.clock } : {}),
+            },
+          }))
+        : [];
+    const play: PlayInput = { period: p.period, competitor_id: p.competitorId, event_type: p.eventType, points: p.points, ts: observed, source };
+    if (p.playerId !== null) play.player_id = p.playerId;
+    if (p.clock !== null) play.clock = p.clock;
+    steps.push({ seq, reports, at: p.at + (p.points > 0 ? OFFICIAL_AFTER_S : 0), play });
+  });
+  return steps;
+}
+
+/** Game seconds of a step's play (its reports come first): where a resumed replay picks up. */
+export const stepStart = (s: ReplayStep): number => (s.reports.length ? Math.min(s.at, ...s.reports.map((r) => r.at)) : s.at);

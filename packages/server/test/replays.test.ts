@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from './contract.js';
+import { auth, engines, testApp, until, type TestApp } from './helpers.js';
+
+type Json = Record<string, unknown>;
+interface ReplayJson {
+  id: string;
+  game_id: string;
+  source_game_id: string;
+  speed: number;
+  status: string;
+  reason: string | null;
+  created_at: string;
+}
+
+/** The 2022 World Cup final: six goals (3–3), then penalties. */
+const FINAL = 'soccer_21728';
+
+describe.each(engines())('sandbox replays (%s)', (engine) => {
+  let t: TestApp;
+  let owner: string;
+  let other: string;
+
+  beforeAll(async () => {
+    t = await testApp({ engine });
+    owner = await t.key({ products: ['live'] });
+    other = await t.key({ products: ['live', 'archive', 'report', 'source'] });
+  });
+  afterAll(async () => t.close());
+
+  const call = (method: 'GET' | 'POST' | 'DELETE', url: string, key: string | null, body?: unknown) =>
+    t.app.inject({ method, url, headers: key ? auth(key) : {}, ...(body !== undefined ? { payload: body as Json } : {}) });
+  const create = async (body: Json, key = owner): Promise<ReplayJson> => {
+    const res = await call('POST', '/v1/replays', key, body);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data;
+  };
+  const replay = async (id: string, key = owner): Promise<ReplayJson> => (await call('GET', `/v1/replays/${id}`, key)).json().data;
+
+  it('plays the 2022 final for its key alone: provisional then confirmed goals in order, the game live then final 3–3', async () => {
+    const r = await create({ game_id: FINAL, speed: 600 });
+    expect(r).toMatchObject({ source_game_id: FINAL, speed: 600, status: 'scheduled', reason: null });
+    expect(r.id).toMatch(/^rpl_[A-Za-z0-9]{24}$/);
+    expect(r.game_id).toMatch(/^soccer_\d+$/);
+    expect(r.game_id).not.toBe(FINAL);
+
+    await until(async () => (await replay(r.id)).status === 'running', 5_000, 'the replay to run');
+    const live = (await call('GET', `/v1/games/${r.game_id}`, owner)).json().data;
+    expect(live).toMatchObject({ id: r.game_id, status: 'live', league: 'wc', season: '2022' });
+
+    await until(async () => (await replay(r.id)).status === 'finished', 30_000, 'the replay to finish');
+    const game = (await call('GET', `/v1/games/${r.game_id}`, owner)).json().data;
+    expect(game.status).toBe('final');
+    expect(game.competitors.map((c: Json) => [c.entity_id, c.score])).toEqual([
+      ['team:wc:ARG', 3],
+      ['team:wc:FRA', 3],
+    ]);
+    const confirmed = (await call('GET', `/v1/games/${r.game_id}/events`, owner)).json().data as Json[];
+    expect(confirmed.map((e) => e.team)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA']);
+    for (const e of confirmed) {
+      expect(e).toMatchObject({ type: 'score', tier: 'confirmed', game_id: r.game_id, points: 1, confidence: { agreement: 1, reporters: 3 } });
+      expect(e.provisional_id).toMatch(/^evt_/);
+    }
+    const plays = (await call('GET', `/v1/competitions/${game.competition_id}/plays`, owner)).json().data as Json[];
+    expect(plays.map((p) => p.event_type)).toEqual(['kickoff', 'penalty_goal', 'goal', 'penalty_goal', 'goal', 'goal', 'penalty_goal', 'shootout', 'final']);
+
+    // For any other key, none of it exists.
+    expectError(await call('GET', `/v1/games/${r.game_id}`, other), 404, 'not_found', { code: 'resource_not_found' });
+    expectError(await call('GET', `/v1/games/${r.game_id}/events`, other), 404, 'not_found', { code: 'resource_not_found' });
+    expectError(await call('GET', `/v1/competitions/${game.competition_id}`, other), 404, 'not_found', { code: 'resource_not_found' });
+    expectError(await call('GET', `/v1/competitions/${game.competition_id}/plays`, other), 404, 'not_found', { code: 'resource_not_found' });
+    expectError(await call('GET', `/v1/replays/${r.id}`, other), 404, 'not_found', { code: 'resource_not_found', param: 'id' });
+    const today = (await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', other)).json().data as Json[];
+    expect(today.map((g) => g.id)).not.toContain(r.game_id);
+    const mine = (await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', owner)).json().data as Json[];
+    expect(mine.map((g) => g.id)).toContain(r.game_id);
+    expect((await call('GET', '/v1/replays', other)).json().data).toEqual([]);
+    // Nor can it report on it or post its plays.
+    expectError(await call('POST', '/v1/reports', other, { game_id: r.game_id, team: 'ARG', points: 1 }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
+    expectError(
+      await call('POST', `/v1/competitions/${game.competition_id}/plays`, other, { period: { unit: 'half', num: 1, label: '1st half' }, competitor_id: 'team:wc:ARG', event_type: 'goal', points: 1 }),
+      404,
+      'not_found',
+      { code: 'resource_not_found' },
+    );
+    // Nor replay it.
+    expectError(await call('POST', '/v1/replays', other, { game_id: r.game_id }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
+  }, 60_000);
+
+  it('lists a key’s replays newest first, a page at a time, and cancels one: its game ends at once', async () => {
+    const a = await create({ game_id: FINAL, speed: 1 });
+    const b = await create({ game_id: FINAL });
+    expect(b.speed).toBe(60);
+    const first = (await call('GET', '/v1/replays?limit=1', owner)).json();
+    expect(first.data.map((x: ReplayJson) => x.id)).toEqual([b.id]);
+    const second = (await call('GET', `/v1/replays?limit=1&cursor=${first.next_cursor}`, owner)).json();
+    expect(second.data.map((x: ReplayJson) => x.id)).toEqual([a.id]);
+    expectError(await call('GET', '/v1/replays?cursor=nonsense', owner), 400, 'invalid_request', { code: 'invalid_cursor' });
+
+    for (const x of [a, b]) {
+      await until(async () => (await replay(x.id)).status === 'running', 5_000, 'the replay to run');
+      const res = await call('DELETE', `/v1/replays/${x.id}`, owner);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data).toMatchObject({ id: x.id, status: 'cancelled', reason: 'cancelled by its key' });
+      expect((await call('GET', `/v1/games/${x.game_id}`, owner)).json().data.status).toBe('final');
+      // Cancelling again answers it as it is.
+      expect((await call('DELETE', `/v1/replays/${x.id}`, owner)).json().data.status).toBe('cancelled');
+    }
+    expectError(await call('DELETE', `/v1/replays/${a.id}`, other), 404, 'not_found', { code: 'resource_not_found' });
+    expectError(await call('DELETE', '/v1/replays/rpl_nope', owner), 404, 'not_found', { code: 'resource_not_found' });
+  }, 30_000);
+
+  it('runs at most 5 replays per key: the 6th is a 409 replay_limit and stores nothing', async () => {
+    const key = await t.key({ products: ['live'] });
+    const five = [];
+    for (let i = 0; i < 5; i++) five.push(await create({ game_id: FINAL, speed: 1 }, key));
+    const games = (await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', key)).json().data.length;
+    expectError(await call('POST', '/v1/replays', key, { game_id: FINAL }), 409, 'conflict', { code: 'replay_limit' });
+    expect((await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', key)).json().data.length).toBe(games);
+    expect((await call('GET', '/v1/replays', key)).json().data).toHaveLength(5);
+    // Another key has its own five.
+    await call('DELETE', `/v1/replays/${(await create({ game_id: FINAL, speed: 1 }, owner)).id}`, owner);
+    // A cancelled one frees its place.
+    await call('DELETE', `/v1/replays/${five[0].id}`, key);
+    const sixth = await create({ game_id: FINAL, speed: 1 }, key);
+    for (const r of [...five.slice(1), sixth]) await call('DELETE', `/v1/replays/${r.id}`, key);
+  }, 30_000);
+
+  it('refuses bad input with the parameter named, and stores nothing', async () => {
+    const before = (await call('GET', '/v1/replays', owner)).json().data.length;
+    expectError(await call('POST', '/v1/replays', owner, { game_id: 'soccer_999999999' }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
+    expectError(await call('POST', '/v1/replays', owner, { game_id: 'nonsense' }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
+    expectError(await call('POST', '/v1/replays', owner, {}), 400, 'invalid_request', { code: 'missing_field', param: 'game_id' });
+    for (const speed of [0, 601, 1.5, -1, '60']) {
+      expectError(await call('POST', '/v1/replays', owner, { game_id: FINAL, speed }), 400, 'invalid_request', { code: 'invalid_field', param: 'speed' });
+    }
+    expectError(await call('POST', '/v1/replays', owner, { game_id: FINAL, extra: 1 }), 400, 'invalid_request', { code: 'unknown_field', param: 'extra' });
+    // A game not final yet: today's scheduled games.
+    const scheduled = (await call('GET', '/v1/games?status=scheduled&limit=1', other)).json().data as Json[];
+    expect(scheduled).toHaveLength(1);
+    expectError(await call('POST', '/v1/replays', owner, { game_id: scheduled[0].id }), 409, 'conflict', { code: 'game_not_final', param: 'game_id' });
+    // Competitions that are not games (tennis, golf…) have no game id.
+    expectError(await call('POST', '/v1/replays', owner, { game_id: 'tennis_1' }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
+    expect((await call('GET', '/v1/replays', owner)).json().data.length).toBe(before);
+  });
+
+  it('takes a sandbox key with the live product', async () => {
+    expectError(await call('POST', '/v1/replays', null, { game_id: FINAL }), 401, 'authentication_error', { code: 'missing_api_key' });
+    expectError(await call('GET', '/v1/replays', null), 401, 'authentication_error', { code: 'missing_api_key' });
+    expectError(await call('POST', '/v1/replays', 'svc_test_nope', { game_id: FINAL }), 401, 'authentication_error', { code: 'invalid_api_key' });
+    const archiveOnly = await t.key({ products: ['archive'] });
+    for (const [method, url] of [['POST', '/v1/replays'], ['GET', '/v1/replays'], ['GET', '/v1/replays/rpl_x'], ['DELETE', '/v1/replays/rpl_x']] as const) {
+      expectError(await call(method, url, archiveOnly, method === 'POST' ? { game_id: FINAL } : undefined), 403, 'permission_error', { code: 'product_not_in_plan' });
+    }
+    const basketballOnly = await t.key({ products: ['live'], sports: ['basketball'] });
+    expectError(await call('POST', '/v1/replays', basketballOnly, { game_id: FINAL }), 403, 'permission_error', { code: 'sport_not_in_scope', param: 'game_id' });
+  });
+});
+
+describe('sandbox replays in production', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp({ config: { env: 'production' } });
+  });
+  afterAll(async () => t.close());
+
+  it('answer a production key 403 sandbox_only', async () => {
+    const key = await t.key({ products: ['live'] });
+    expect(key).toMatch(/^svc_live_/);
+    for (const [method, url] of [['POST', '/v1/replays'], ['GET', '/v1/replays'], ['GET', '/v1/replays/rpl_x'], ['DELETE', '/v1/replays/rpl_x']] as const) {
+      const res = await t.app.inject({ method, url, headers: auth(key), ...(method === 'POST' ? { payload: { game_id: FINAL } } : {}) });
+      expectError(res, 403, 'permission_error', { code: 'sandbox_only' });
+    }
+  });
+});
