@@ -57,7 +57,7 @@ describe('svc CLI', () => {
 // Concurrent: each case is a few process starts (describe.concurrent), all at once on two vCPUs,
 // so each gets more than the default 30 s.
 describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
-  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['simulate'], ['export'], ['help']];
+  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['replay'], ['simulate'], ['export'], ['help']];
 
   for (const cmd of COMMANDS) {
     it(`svc ${[...cmd, '--help'].join(' ')} prints usage and exits 0 without touching the data dir`, async () => {
@@ -85,6 +85,8 @@ describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout
     [['keys', 'rotate'], /^svc keys: unknown subcommand 'rotate'/],
     [['tail', '--tier', 'maybe'], /^svc tail: --tier must be provisional or confirmed/],
     [['tail', '--sport'], /^svc tail: Option '--sport <value>' argument missing/],
+    [['replay'], /^svc replay: which game\? e\.g\. svc replay soccer_21728/],
+    [['replay', 'soccer_21728', '--speed', '601'], /^svc replay: --speed must be a whole number from 1 to 600, got '601'/],
     [['simulate', '--turbo'], /^svc simulate: unknown option '--turbo'/],
     [['export', '--league'], /^svc export: --league needs a value/],
     [['frobnicate'], /^svc: unknown command 'frobnicate'/],

@@ -5,7 +5,7 @@ import { verifySignature } from '../src/domain/webhooks/signature.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { freshDb, tmpDir } from './helpers.js';
-import { seededDataDir, serveSvc, type SvcProcess } from './process.js';
+import { seededDataDir, serveSvc, startSvc, type SvcProcess } from './process.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { connect, type Frame, type StreamClient } from './ws-client.js';
 
@@ -101,6 +101,9 @@ describe('sandbox replays in real processes', () => {
     clients.push(ownerStream, otherStream);
 
     const replay = await startReplay(svc.base, owner);
+    // At the same time, `svc replay` of the same game with the same key: a second replay, its own game.
+    const cli = startSvc(['replay', FINAL, '--speed', '600', '--json', '--url', svc.base, '--key', owner], { SVC_DATA_DIR: dataDir });
+    procs.push(cli);
     await ownerStream.until((c) => scores(c.frames, replay.game_id).length === 12, 60_000, 'twelve score frames');
     expect(scores(ownerStream.frames, replay.game_id)).toEqual(provisionalThenConfirmed);
     for (const f of ownerStream.frames.filter((x) => x.type === 'score' && x.game_id === replay.game_id)) {
@@ -111,12 +114,23 @@ describe('sandbox replays in real processes', () => {
     await expectFinal33(svc.base, owner, replay.game_id);
 
     // The owner's receiver: the six confirmed goals, signed with the endpoint's secret, as events of the replay's game.
-    await mine.waitFor((r) => r.requests.length >= 6, 30_000, 'six deliveries');
-    const delivered = mine.requests.map((q) => {
-      const sig = String(q.headers['x-svc-signature']);
-      expect(verifySignature(sig, q.body, hook.body.data.secret).ok).toBe(true);
-      return JSON.parse(q.body) as { id: string; game_id: string; team: string; tier: string; schema: string };
-    });
+    // `svc replay` printed its own replay's twelve events, then exited 0 when it finished.
+    const started = await cli.line('stderr', /svc replay: (rpl_\w+) replays soccer_21728 as (soccer_\d+) at 600×/);
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    const printed = cli.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Frame);
+    expect(started[2]).not.toBe(replay.game_id);
+    expect(printed.every((e) => e.game_id === started[2])).toBe(true);
+    expect(scores(printed, started[2])).toEqual(provisionalThenConfirmed);
+    expect(cli.stderr.join('\n')).toMatch(new RegExp(`svc replay: ${started[1]} finished`));
+
+    await mine.waitFor((r) => r.requests.length >= 12, 30_000, 'twelve deliveries (two replays)');
+    const delivered = mine.requests
+      .map((q) => {
+        const sig = String(q.headers['x-svc-signature']);
+        expect(verifySignature(sig, q.body, hook.body.data.secret).ok).toBe(true);
+        return JSON.parse(q.body) as { id: string; game_id: string; team: string; tier: string; schema: string };
+      })
+      .filter((e) => e.game_id === replay.game_id);
     expect(delivered).toHaveLength(6);
     const bySeq = [...delivered].sort((a, b) => a.id.localeCompare(b.id));
     expect(bySeq.map((e) => e.team)).toEqual(GOALS);

@@ -9,6 +9,7 @@ import { runImport } from './import.js';
 import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from '../sim/cli.js';
 import { exportCommand, EXPORT_USAGE } from './export.js';
 import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';
+import { parseReplayArgs, replayCommand, REPLAY_USAGE } from './replay.js';
 import { parseOptions, UsageError, wantsHelp } from './usage.js';
 
 const HELP = `svc — sports scoring data service
@@ -17,6 +18,7 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   import                   import the archive (idempotent)
   keys create|list|revoke  manage API keys
   tail                     print live events from the stream
+  replay <game_id>         replay a final game for your key and print its events
   simulate                 run the live simulator against a running service
   export                   write an NDJSON export to a file
   secrets rotate-key       re-encrypt webhook secrets under a new SVC_SECRET_KEY
@@ -34,6 +36,7 @@ Imports the archive into the configured database (SVC_DATA_DIR or SVC_DATABASE_U
 changes nothing.`,
   keys: KEYS_USAGE.keys,
   tail: TAIL_USAGE,
+  replay: REPLAY_USAGE,
   simulate: SIMULATE_USAGE,
   export: EXPORT_USAGE,
   secrets: SECRETS_USAGE,
@@ -105,6 +108,8 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
       }
       case 'tail':
         return await tailCommand(parseTailArgs(rest, config, process.env), stdout, stderr);
+      case 'replay':
+        return await replayCommand(parseReplayArgs(rest, config, process.env), stdout, stderr);
       case 'simulate':
         return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`));
       case 'export':
