@@ -5,6 +5,7 @@ import { exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
   Competition,
+  CreateReplayInput,
   CreateWebhookInput,
   DeletedWebhook,
   Event,
@@ -24,6 +25,7 @@ import type {
   Play,
   PlayInput,
   Player,
+  Replay,
   ReplayInput,
   ReplayResult,
   ReportInput,
@@ -191,6 +193,28 @@ export class Webhooks extends Resource {
   }
 }
 
+/**
+ * Sandbox replays (sandbox keys only): a final game played again through the live pipeline as a
+ * game of its own that only the calling key sees, its events on the key's stream and webhooks.
+ */
+export class Replays extends Resource {
+  /** Starts a replay of a final game (`speed` 1–600, default 60); it is `scheduled`, then runs within a second. */
+  create(body: CreateReplayInput, options?: RequestOptions): APIPromise<Replay> {
+    return this.one({ method: 'POST', path: '/v1/replays', body, options });
+  }
+  /** The key's replays, newest first. */
+  list(params: PageQuery = {}, options?: RequestOptions): PagePromise<Replay> {
+    return this.paged('/v1/replays', params, options);
+  }
+  get(id: string, options?: RequestOptions): APIPromise<Replay> {
+    return this.one({ method: 'GET', path: `/v1/replays/${seg(id)}`, options });
+  }
+  /** Cancels a replay; its game ends at once. A replay already over comes back as it is. */
+  cancel(id: string, options?: RequestOptions): APIPromise<Replay> {
+    return this.one({ method: 'DELETE', path: `/v1/replays/${seg(id)}`, options });
+  }
+}
+
 export class Notifications extends Resource {
   /** Notices for the key (e.g. an endpoint was disabled), newest first. */
   list(params: PageQuery = {}, options?: RequestOptions): PagePromise<Notification> {
@@ -213,6 +237,7 @@ export class Svc extends APIClient {
   readonly plays = new Plays(this);
   readonly webhooks = new Webhooks(this);
   readonly notifications = new Notifications(this);
+  readonly replays = new Replays(this);
 
   constructor(opts: ClientOptions = {}) {
     super(opts);

@@ -150,6 +150,24 @@ describe('REST resources against a real svc', () => {
     await s.svc.webhooks.delete(first.id);
   });
 
+  it('replays: create, get, list, cancel; another key cannot see them; a bad game is a BadRequestError', async () => {
+    const replay = await s.svc.replays.create({ game_id: 'soccer_21728', speed: 1 });
+    expect(replay).toMatchObject({ source_game_id: 'soccer_21728', speed: 1, status: 'scheduled', reason: null });
+    expect(replay.id).toMatch(/^rpl_/);
+    expect((await s.svc.replays.get(replay.id)).game_id).toBe(replay.game_id);
+    expect((await all(s.svc.replays.list({ limit: 1 }))).map((r) => r.id)).toContain(replay.id);
+    const { data, response } = await s.svc.replays.get(replay.id).withResponse();
+    expect(response.status).toBe(200);
+    expect(data.id).toBe(replay.id);
+    const other = s.client({ apiKey: await s.t.key({ products: ['live'] }) });
+    await expect(other.replays.get(replay.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(other.games.get(replay.game_id)).rejects.toBeInstanceOf(NotFoundError);
+    const cancelled = await s.svc.replays.cancel(replay.id);
+    expect(cancelled).toMatchObject({ id: replay.id, status: 'cancelled', reason: 'cancelled by its key' });
+    await expect(s.svc.replays.create({ game_id: 'soccer_999999999' })).rejects.toMatchObject({ status: 400, code: 'unknown_game', param: 'game_id' });
+    await expect(s.svc.replays.create({ game_id: 'soccer_21728', speed: 601 })).rejects.toBeInstanceOf(BadRequestError);
+  });
+
   it('each error class from the real server, with status, type, code, param, requestId, headers', async () => {
     const bad = await s.client({ apiKey: 'svc_test_NotARealKeyNotARealKeyNotARealKey' }).me().catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(AuthenticationError);
