@@ -34,6 +34,7 @@ const ALIASES: [name: string, values: readonly string[], doc: string][] = [
   ['DeliveryStatus', S.DELIVERY_STATUSES, 'Where a webhook delivery stands.'],
   ['EndpointStatus', S.ENDPOINT_STATUSES, 'Whether a webhook endpoint receives deliveries.'],
   ['ExportEntity', S.EXPORT_ENTITIES, 'What an export streams.'],
+  ['ReplayStatus', S.REPLAY_STATUSES, 'Where a sandbox replay stands.'],
 ];
 
 interface Record_ {
@@ -83,6 +84,11 @@ const RECORDS: Record_[] = [
   { name: 'DeletedWebhook', schema: S.DeletedWebhook, doc: 'The answer of a delete.' },
   { name: 'WebhookTestResult', schema: S.WebhookTestResult, doc: 'The outcome of the one signed test send of ``POST /v1/webhooks/{id}/test``.' },
   { name: 'Notification', schema: S.Notification, doc: 'A notice for the key, e.g. ``webhook_endpoint.disabled``.' },
+  {
+    name: 'Replay',
+    schema: S.Replay,
+    doc: 'A sandbox replay ``rpl_…``: a final game (``source_game_id``) played again as a game of its own\n(``game_id``) that only the key which created it sees.',
+  },
 ];
 
 /** Objects written inline in a record's schema, named by where they sit. */

@@ -50,6 +50,7 @@ from .types import (
     Play,
     PlayInput,
     Player,
+    Replay,
     ReplayResult,
     ReportInput,
     ReportResult,
@@ -441,6 +442,49 @@ class Notifications(_Resource):
         return self._client._get_page("/v1/notifications", {"limit": limit, "cursor": cursor}, Notification, request_options(timeout, max_retries, extra_headers))
 
 
+class Replays(_Resource):
+    """Sandbox replays (sandbox keys only): a final game played again through the live pipeline as a
+    game of its own that only the calling key sees, its events on the key's stream and webhooks."""
+
+    async def create(
+        self,
+        *,
+        game_id: str,
+        speed: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Replay:
+        """Starts a replay of a final game; ``speed`` 1–600 (default 60) divides its gaps."""
+        body: Dict[str, object] = {"game_id": game_id}
+        if speed is not None:
+            body["speed"] = speed
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", "/v1/replays", one(Replay), options, body=body)
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Replay]:
+        """The key's replays, newest first."""
+        return self._client._get_page("/v1/replays", {"limit": limit, "cursor": cursor}, Replay, request_options(timeout, max_retries, extra_headers))
+
+    async def get(self, replay_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Replay:
+        path = f"/v1/replays/{path_segment(replay_id)}"
+        return await self._client._request("GET", path, one(Replay), request_options(timeout, max_retries, extra_headers))
+
+    async def cancel(self, replay_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Replay:
+        """Cancels a replay; its game ends at once. A replay already over comes back as it is."""
+        path = f"/v1/replays/{path_segment(replay_id)}"
+        return await self._client._request("DELETE", path, one(Replay), request_options(timeout, max_retries, extra_headers))
+
+
 class AsyncSvc(ClientBase[httpx.AsyncClient]):
     """The svc API.
 
@@ -487,6 +531,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         self.plays = Plays(self)
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
+        self.replays = Replays(self)
         self.with_raw_response = AsyncSvcWithRawResponse(self)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -754,6 +799,14 @@ class NotificationsWithRawResponse:
         self.list = async_to_raw_response_wrapper(notifications.list)
 
 
+class ReplaysWithRawResponse:
+    def __init__(self, replays: Replays) -> None:
+        self.create = async_to_raw_response_wrapper(replays.create)
+        self.list = async_to_raw_response_wrapper(replays.list)
+        self.get = async_to_raw_response_wrapper(replays.get)
+        self.cancel = async_to_raw_response_wrapper(replays.cancel)
+
+
 class AsyncSvcWithRawResponse:
     """``svc.with_raw_response``: every REST method, answering with an :class:`APIResponse`.
 
@@ -776,3 +829,4 @@ class AsyncSvcWithRawResponse:
         self.plays = PlaysWithRawResponse(client.plays)
         self.webhooks = WebhooksWithRawResponse(client.webhooks)
         self.notifications = NotificationsWithRawResponse(client.notifications)
+        self.replays = ReplaysWithRawResponse(client.replays)

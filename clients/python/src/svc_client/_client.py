@@ -47,6 +47,7 @@ from .types import (
     Play,
     PlayInput,
     Player,
+    Replay,
     ReplayResult,
     ReportInput,
     ReportResult,
@@ -438,6 +439,49 @@ class Notifications(_Resource):
         return self._client._get_page("/v1/notifications", {"limit": limit, "cursor": cursor}, Notification, request_options(timeout, max_retries, extra_headers))
 
 
+class Replays(_Resource):
+    """Sandbox replays (sandbox keys only): a final game played again through the live pipeline as a
+    game of its own that only the calling key sees, its events on the key's stream and webhooks."""
+
+    def create(
+        self,
+        *,
+        game_id: str,
+        speed: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Replay:
+        """Starts a replay of a final game; ``speed`` 1–600 (default 60) divides its gaps."""
+        body: Dict[str, object] = {"game_id": game_id}
+        if speed is not None:
+            body["speed"] = speed
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return self._client._request("POST", "/v1/replays", one(Replay), options, body=body)
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Replay]:
+        """The key's replays, newest first."""
+        return self._client._get_page("/v1/replays", {"limit": limit, "cursor": cursor}, Replay, request_options(timeout, max_retries, extra_headers))
+
+    def get(self, replay_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Replay:
+        path = f"/v1/replays/{path_segment(replay_id)}"
+        return self._client._request("GET", path, one(Replay), request_options(timeout, max_retries, extra_headers))
+
+    def cancel(self, replay_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Replay:
+        """Cancels a replay; its game ends at once. A replay already over comes back as it is."""
+        path = f"/v1/replays/{path_segment(replay_id)}"
+        return self._client._request("DELETE", path, one(Replay), request_options(timeout, max_retries, extra_headers))
+
+
 class Svc(ClientBase[httpx.Client]):
     """The svc API.
 
@@ -484,6 +528,7 @@ class Svc(ClientBase[httpx.Client]):
         self.plays = Plays(self)
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
+        self.replays = Replays(self)
         self.with_raw_response = SvcWithRawResponse(self)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -751,6 +796,14 @@ class NotificationsWithRawResponse:
         self.list = to_raw_response_wrapper(notifications.list)
 
 
+class ReplaysWithRawResponse:
+    def __init__(self, replays: Replays) -> None:
+        self.create = to_raw_response_wrapper(replays.create)
+        self.list = to_raw_response_wrapper(replays.list)
+        self.get = to_raw_response_wrapper(replays.get)
+        self.cancel = to_raw_response_wrapper(replays.cancel)
+
+
 class SvcWithRawResponse:
     """``svc.with_raw_response``: every REST method, answering with an :class:`APIResponse`.
 
@@ -773,3 +826,4 @@ class SvcWithRawResponse:
         self.plays = PlaysWithRawResponse(client.plays)
         self.webhooks = WebhooksWithRawResponse(client.webhooks)
         self.notifications = NotificationsWithRawResponse(client.notifications)
+        self.replays = ReplaysWithRawResponse(client.replays)

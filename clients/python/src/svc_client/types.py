@@ -18,6 +18,7 @@ __all__ = [
     "DeliveryStatus",
     "EndpointStatus",
     "ExportEntity",
+    "ReplayStatus",
     "Team",
     "Player",
     "RosterPlayer",
@@ -50,6 +51,7 @@ __all__ = [
     "DeletedWebhook",
     "WebhookTestResult",
     "Notification",
+    "Replay",
     "WebhookEvent",
     "ExportRecord",
 ]
@@ -69,6 +71,8 @@ DeliveryStatus = Literal["pending", "delivered", "failed", "disabled"]
 EndpointStatus = Literal["enabled", "disabled"]
 #: What an export streams.
 ExportEntity = Literal["events", "plays", "competitions"]
+#: Where a sandbox replay stands.
+ReplayStatus = Literal["scheduled", "running", "finished", "cancelled"]
 
 
 class Team(TypedDict):
@@ -520,6 +524,31 @@ class Notification(TypedDict):
     reason: Optional[str]
     message: str
     created_at: str
+
+
+class Replay(TypedDict):
+    """A sandbox replay ``rpl_…``: a final game (``source_game_id``) played again as a game of its own
+    (``game_id``) that only the key which created it sees.
+    """
+
+    #: rpl_…
+    id: str
+    #: The replay’s own game (`<sport>_<number>`), visible to the key that created the replay only.
+    game_id: str
+    #: The final game being replayed.
+    source_game_id: str
+    #: Game time runs this many times faster than real time.
+    speed: int
+    #: `scheduled` until its first play, `running`, then `finished` (its game is final) or `cancelled`.
+    status: ReplayStatus
+    #: Why a cancelled replay stopped; null otherwise.
+    reason: Optional[str]
+    #: ISO 8601 UTC timestamp.
+    created_at: str
+    #: ISO 8601 UTC timestamp.
+    started_at: Optional[str]
+    #: When it finished or was cancelled.
+    finished_at: Optional[str]
 
 
 #: A webhook body: the stream form of an event (``type`` ``test`` for a test send, see :class:`WebhookTestEvent`).
