@@ -10,7 +10,7 @@ import pytest
 
 import svc_client
 from conftest import ROOT
-from stubs import HttpStub, error_body
+from stubs import HttpStub, error_body, event
 from svc_client import APIError, AsyncSvc, Svc
 from svc_client._base import retry_wait
 
@@ -85,3 +85,18 @@ def test_a_long_retry_after_on_the_last_allowed_retry_is_still_raised_at_once() 
         with pytest.raises(svc_client.RateLimitError) as info:
             svc.me()
     assert info.value.retry_after == 3600 and len(stub.seen) == 2
+
+
+def test_export_waits_out_too_many_exports_like_any_429() -> None:
+    """The plan's concurrent exports are all running: export() waits Retry-After and retries;
+    without retries it raises RateLimitError with the code and the wait."""
+    busy: Any = (429, {"Retry-After": "1"}, error_body("rate_limit_error", "too_many_exports"))
+    season: Any = (200, {}, (event(1) + "\n" + event(2) + "\n").encode())
+    with HttpStub([busy, season]) as stub, Svc(api_key=KEY, base_url=stub.base_url, max_retries=2) as svc:
+        records = list(svc.export(league="wc", season="2022"))
+    assert [r["id"] for r in records] == ["evt_000000000001", "evt_000000000002"]
+    assert len(stub.seen) == 2 and stub.seen[1].at - stub.seen[0].at >= 0.99
+    with HttpStub([busy, season]) as stub, Svc(api_key=KEY, base_url=stub.base_url, max_retries=0) as svc:
+        with pytest.raises(svc_client.RateLimitError) as info:
+            list(svc.export(league="wc", season="2022"))
+    assert info.value.code == "too_many_exports" and info.value.retry_after == 1 and len(stub.seen) == 1

@@ -12,12 +12,13 @@ import { startSimulator, type Simulator } from './sim/index.js';
 import { localBaseUrl } from './sim/cli.js';
 import { startKey, type StartKey } from './demo-key.js';
 import { DELIVERY_GRACE_MS, exitOnSignals, type DrainLog } from './drain.js';
+import { stdoutSink, type LogSink } from './log-sink.js';
 
 /** Log lines before the app's logger exists, in the same JSON shape. */
-const startLog: DrainLog = {
-  info: (obj, msg) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), ...obj, msg })}\n`),
-  error: (obj, msg) => process.stdout.write(`${JSON.stringify({ level: 50, time: Date.now(), ...obj, msg })}\n`),
-};
+const startLog = (sink: LogSink): DrainLog => ({
+  info: (obj, msg) => sink.write(`${JSON.stringify({ level: 30, time: Date.now(), ...obj, msg })}\n`),
+  error: (obj, msg) => sink.write(`${JSON.stringify({ level: 50, time: Date.now(), ...obj, msg })}\n`),
+});
 
 /** What `svc serve` prints for people, on stderr: stdout carries the JSON log lines only. */
 function keyLines(k: StartKey, env: Config['env']): string {
@@ -31,7 +32,9 @@ export async function serve(given: Config): Promise<void> {
   const clock = systemClock;
   // Signals are handled from the first moment: a SIGTERM during the start exits cleanly too.
   let drain: (() => Promise<void>) | null = null;
-  let log: DrainLog = startLog;
+  // Every log line of the process, the app's included: standard output that never blocks.
+  const logSink = stdoutSink();
+  let log: DrainLog = startLog(logSink);
   exitOnSignals(async () => drain?.(), { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) });
   // Threads started from here on are the event loop's own or lower themselves (the checkpointer).
   lowerHelperThreads(given.helperThreadNice);
@@ -48,7 +51,7 @@ export async function serve(given: Config): Promise<void> {
   const bus = redis ? new RedisBus(redis, redis.duplicate(), redisKeys(config.redisPrefix)) : undefined;
   const { app, services } = await buildApp(
     { config, db, clock, redis, bus },
-    { log: { level: config.logLevel } },
+    { log: { level: config.logLevel, stream: logSink } },
   );
   const key = await startKey(config, services.keys, new Date(clock.now()));
 

@@ -46,6 +46,33 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     }
   });
 
+  it.runIf(available)('counts a key\'s concurrent exports across the nodes: one held on node A is the free plan\'s one, so node B answers 429 too_many_exports until it ends', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'exports', plan: 'free', products: ['archive'] }, new Date());
+    const keyId: string = (await (await fetch(`${a.http}/v1/me`, { headers: auth(key) })).json()).data.id;
+    const exportOn = (node: (typeof nodes)[number]) => fetch(`${node.http}/v1/export?league=wc&season=2022&entity=competitions`, { headers: auth(key) });
+    // Node A's export in progress holds the key's slot in Redis, as its route does.
+    const held = await a.built.services.exportSlots.acquire(keyId, 1);
+    expect(held).not.toBeNull();
+    const refused = await exportOn(b);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect((await refused.json()).error).toMatchObject({ type: 'rate_limit_error', code: 'too_many_exports' });
+    if (held !== null) await a.built.services.exportSlots.release(keyId, held);
+    const served = await exportOn(b);
+    expect(served.status).toBe(200);
+    expect((await served.text()).split('\n').length).toBeGreaterThan(50);
+    // And the slot B took is given back when its export ends: A may export again.
+    let again = await exportOn(a);
+    for (let i = 0; i < 50 && again.status === 429; i++) {
+      await again.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 20));
+      again = await exportOn(a);
+    }
+    expect(again.status).toBe(200);
+    await again.arrayBuffer();
+  });
+
   it.runIf(available)('a report posted to node A reaches a stream client on node B', async () => {
     const [a, b] = nodes;
     const { key: admin } = await a.built.services.keys.create({ name: 'c', plan: 'internal', products: ['live', 'report'] }, new Date());

@@ -43,6 +43,23 @@ describe('SQLite WAL checkpointing off the event loop', () => {
     }
   });
 
+  it('cuts a WAL that one large transaction grew back to its size limit once it starts over', async () => {
+    const dir = tmpDir();
+    const limit = 1024 * 1024;
+    const db = await openDb({ dataDir: dir, databaseUrl: null, backgroundCheckpoint: true, walSizeLimitBytes: limit });
+    try {
+      await sql`create table scratch (b blob)`.execute(db.kysely);
+      await writeBatch(db);
+      expect(walBytes(dir)).toBeGreaterThan(4 * limit);
+      // Once the thread has checkpointed (every 250 ms past 1,000 frames), the next commit starts over.
+      await sleep(1000);
+      await sql`insert into scratch (b) values (randomblob(100))`.execute(db.kysely);
+      expect(walBytes(dir)).toBeLessThanOrEqual(limit);
+    } finally {
+      await db.close();
+    }
+  });
+
   /** The WAL header's checkpoint sequence number: SQLite adds one each time a writer starts the WAL over. */
   const walRestarts = (file: string) => {
     const header = Buffer.alloc(32);

@@ -19,6 +19,12 @@ export interface Db {
   sqliteFile?: string;
   /** PostgreSQL: the pool under `kysely`, for the few reads that want rows as arrays. */
   pgPool?: pg.Pool;
+  /**
+   * Bulk archive reads (the export's pages): on PostgreSQL a small pool of their own, so exports
+   * queue among themselves and never for the connections live writes and reads need
+   * (docs/decisions.md, "Export: off the live path"); on SQLite the service's handle.
+   */
+  bulk: { kysely: Kysely<Database>; pgPool?: pg.Pool };
   /** The hot read paths' prepared statements (store/row-reader.ts). */
   reader: RowReader;
   /** SQLite: the service connection's statement cache, for the hot writes of store/write-tx.ts. */
@@ -37,6 +43,8 @@ export interface DbOptions {
   poolSize?: number;
   /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (see WalCheckpointer). */
   backgroundCheckpoint?: boolean;
+  /** SQLite: the size the WAL file is cut back to each time it starts over (default WAL_SIZE_LIMIT_BYTES). */
+  walSizeLimitBytes?: number;
   /** Nice value the checkpointer thread gives itself (0: unchanged); see helper-threads.ts. */
   checkpointNice?: number;
   /** Seals secrets a migration finds in plaintext (docs/operations.md "Secrets at rest"). */
@@ -55,27 +63,54 @@ export interface DbOptions {
  */
 const PG_CONNECT_TIMEOUT_MS = 5_000;
 
+/**
+ * SQLite keeps a WAL file at the largest size it ever reached (an import, a migration, a burst)
+ * unless told otherwise: each time a writer starts the WAL over it is cut back to this. Between two
+ * starts the checkpointer lets ~1,000 frames (4 MB) gather (store/wal-checkpointer.ts), so the
+ * file stays far below 64 MB under sustained writes (docs/operations.md, "One process").
+ */
+export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** Connections of the bulk pool: as many export pages at once as the database serves beside live work. */
+const BULK_POOL_SIZE = 4;
+
+function pgPool(connectionString: string, max: number, onConnectionError: DbOptions['onConnectionError']): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+  // A pooled client emits 'error' when its connection dies, idle or checked out (pg-pool only
+  // listens while it is idle): without a listener of our own that is an unhandled 'error' event
+  // and the process exits. One report per connection: a server that ends a connection sends an
+  // error message and then closes the socket, and pg emits both.
+  pool.on('connect', (client) => {
+    let reported = false;
+    client.on('error', (err) => {
+      if (reported) return;
+      reported = true;
+      onConnectionError?.(err);
+    });
+  });
+  // The pool re-emits an idle client's error; the client's own listener above has reported it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 export async function openDb(opts: DbOptions): Promise<Db> {
   let db: Db;
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
-    // A pooled client emits 'error' when its connection dies, idle or checked out (pg-pool only
-    // listens while it is idle): without a listener of our own that is an unhandled 'error' event
-    // and the process exits. One report per connection: a server that ends a connection sends an
-    // error message and then closes the socket, and pg emits both.
-    const onConnectionError = opts.onConnectionError;
-    pool.on('connect', (client) => {
-      let reported = false;
-      client.on('error', (err) => {
-        if (reported) return;
-        reported = true;
-        onConnectionError?.(err);
-      });
-    });
-    // The pool re-emits an idle client's error; the client's own listener above has reported it.
-    pool.on('error', () => undefined);
+    const pool = pgPool(opts.databaseUrl, opts.poolSize ?? 10, opts.onConnectionError);
+    const bulkPool = pgPool(opts.databaseUrl, BULK_POOL_SIZE, opts.onConnectionError);
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    db = { kysely, engine: 'postgres', pgPool: pool, reader: new PgRowReader(pool), close: () => kysely.destroy() };
+    const bulk = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bulkPool }) });
+    db = {
+      kysely,
+      engine: 'postgres',
+      pgPool: pool,
+      bulk: { kysely: bulk, pgPool: bulkPool },
+      reader: new PgRowReader(pool),
+      close: async () => {
+        await bulk.destroy();
+        await kysely.destroy();
+      },
+    };
   } else {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     const sqlite = new SQLite(path.join(opts.dataDir, opts.file ?? 'svc.db'));
@@ -83,6 +118,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -65536');
+    sqlite.pragma(`journal_size_limit = ${opts.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES}`);
     const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, { nice: opts.checkpointNice ?? 0 }) : null;
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
     const statements = new CachedStatements(sqlite);
@@ -92,6 +128,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
       kysely,
       engine: 'sqlite',
       sqliteFile: sqlite.name,
+      bulk: { kysely },
       reader,
       statements,
       close: async () => {

@@ -58,7 +58,7 @@ export class ExportRepo {
   constructor(private readonly db: Db) {
     this.pageRows = db.engine === 'sqlite' ? 250 : 1000;
     if (db.sqliteFile) this.eventLines = new SqliteEventLines(new SqliteRowReader(db.sqliteFile, 8192));
-    else if (db.pgPool) this.eventLines = new PgEventLines(db.pgPool);
+    else if (db.bulk.pgPool) this.eventLines = new PgEventLines(db.bulk.pgPool);
     else throw new Error('ExportRepo needs a SQLite file or a PostgreSQL pool (openDb provides one)');
   }
 
@@ -79,7 +79,7 @@ export class ExportRepo {
     let head = 0;
     // One `=` per season: both engines answer max() of an index prefix with a single descent.
     for (const id of seasonIds) {
-      const row = await this.db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('head')).where('season_id', '=', id).executeTakeFirst();
+      const row = await this.db.bulk.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('head')).where('season_id', '=', id).executeTakeFirst();
       head = Math.max(head, Number(row?.head ?? 0));
     }
     return head;
@@ -87,7 +87,7 @@ export class ExportRepo {
 
   /** Competitions of the season whose events and plays the archive may not serve (yet). */
   async excluded(s: ExportSlice): Promise<Set<string>> {
-    const rows = await this.db.kysely
+    const rows = await this.db.bulk.kysely
       .selectFrom('competitions')
       .select('id')
       .where('season_id', 'in', s.seasonIds.length ? [...s.seasonIds] : [''])
@@ -101,7 +101,7 @@ export class ExportRepo {
   async competitionsAfter(s: ExportSlice, after: { date: string; id: string } | undefined, limit: number): Promise<{ id: string; date: string }[]> {
     const rows: { id: string; date: string }[] = [];
     for (const seasonId of s.seasonIds) {
-      const page = await this.db.kysely
+      const page = await this.db.bulk.kysely
         .selectFrom('competitions')
         .select(['id', 'date'])
         .where('season_id', '=', seasonId)
@@ -123,7 +123,7 @@ export class ExportRepo {
 
   /** Plays of one competition after `afterSeq`, in `seq` order. */
   async plays(competitionId: string, afterSeq: number, limit: number): Promise<PlayTable[]> {
-    return this.db.kysely
+    return this.db.bulk.kysely
       .selectFrom('plays')
       .selectAll()
       .where('competition_id', '=', competitionId)
@@ -135,6 +135,6 @@ export class ExportRepo {
 
   /** A competition's date, season and status, to turn an `after` id into a keyset position. */
   async competitionPosition(id: string): Promise<CompetitionPosition | undefined> {
-    return this.db.kysely.selectFrom('competitions').select(['id', 'date', 'league', 'season_id', 'status']).where('id', '=', id).executeTakeFirst();
+    return this.db.bulk.kysely.selectFrom('competitions').select(['id', 'date', 'league', 'season_id', 'status']).where('id', '=', id).executeTakeFirst();
   }
 }
