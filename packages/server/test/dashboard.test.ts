@@ -334,4 +334,37 @@ describe('dashboard', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+  it('replays a game: league, season, team and game picked, started at 600×, its status followed to finished; another key sees none of it', { timeout: 90_000 }, async () => {
+    if (!browser) return;
+    const { context, page, errors } = await newPage(DESKTOP);
+    await signIn(page, owner);
+    const section = page.locator('#replays-section');
+    await section.waitFor({ state: 'visible' });
+    await page.getByLabel('League').selectOption('wc');
+    await page.getByLabel('Season').selectOption('2022');
+    await page.getByLabel('Team').selectOption('ARG');
+    await page.getByLabel('Game', { exact: true }).selectOption('soccer_21728');
+    await page.getByLabel('Speed').fill('600');
+    await page.getByRole('button', { name: 'Start replay' }).click();
+    const item = section.locator('li[data-replay]').first();
+    await item.locator('[data-status="scheduled"], [data-status="running"]').waitFor();
+    await item.locator('[data-status="finished"]').waitFor({ timeout: 60_000 });
+    const id = await item.getAttribute('data-replay');
+    const replay = (await call('GET', `/v1/replays/${id}`, owner)).json.data;
+    expect(replay).toMatchObject({ source_game_id: 'soccer_21728', speed: 600, status: 'finished' });
+    expect((await call('GET', `/v1/games/${String(replay.game_id)}`, owner)).json.data).toMatchObject({ status: 'final' });
+    expect((await call('GET', `/v1/games/${String(replay.game_id)}`, other)).status).toBe(404);
+    expect((await call('GET', '/v1/replays', other)).json.data).toEqual([]);
+
+    // A second one, cancelled from its row: the row keeps it, marked cancelled.
+    await page.getByLabel('Speed').fill('1');
+    await page.getByRole('button', { name: 'Start replay' }).click();
+    const second = section.locator('li[data-replay]').first();
+    await second.locator('[data-status="scheduled"], [data-status="running"]').waitFor();
+    await second.getByRole('button', { name: 'Cancel' }).click();
+    await second.locator('[data-status="cancelled"]').waitFor();
+    await screenshot(page, 'dashboard-replays');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

@@ -468,12 +468,143 @@ function setupCreate() {
   });
 }
 
+// ---------- replays ----------
+
+/** Team sports have games, and a replay plays a game. */
+const REPLAY_SPORTS = ['soccer', 'basketball'];
+/** @type {{seasons: any[], games: any[], poll: number | null}} */
+const replays = { seasons: [], games: [], poll: null };
+
+const teamCode = (entityId) => String(entityId).split(':').pop() ?? '';
+const option = (value, text, selected = false) => h('option', { value, selected }, text);
+
+function replayBadge(status) {
+  const kind = status === 'finished' ? 'ok' : status === 'cancelled' ? 'bad' : status === 'running' ? 'warn' : 'neutral';
+  return h('span', { class: `badge ${kind}`, 'data-status': status }, status);
+}
+
+function gameLabel(g) {
+  const [home, away] = g.competitors;
+  return `${g.date} · ${teamCode(home?.entity_id)} ${home?.score ?? ''}–${away?.score ?? ''} ${teamCode(away?.entity_id)} (${g.id})`;
+}
+
+/** The league's seasons, newest first, into the season select. */
+function fillSeasons() {
+  const league = /** @type {HTMLSelectElement} */ ($('replay-league')).value;
+  const seasons = replays.seasons.filter((s) => s.league === league).sort((a, b) => (a.label < b.label ? 1 : -1));
+  fill($('replay-season'), seasons.map((s) => option(s.label, s.label)));
+}
+
+/** The final games of the chosen league and season, then the teams among them. */
+async function loadReplayGames() {
+  const league = /** @type {HTMLSelectElement} */ ($('replay-league')).value;
+  const season = /** @type {HTMLSelectElement} */ ($('replay-season')).value;
+  replays.games = [];
+  if (league && season) {
+    let cursor = null;
+    do {
+      const q = `league=${encodeURIComponent(league)}&season=${encodeURIComponent(season)}&status=final&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await api('GET', `/v1/games?${q}`);
+      replays.games.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor && replays.games.length < 2000);
+  }
+  const teams = [...new Set(replays.games.flatMap((g) => g.competitors.map((c) => teamCode(c.entity_id))))].sort();
+  // A choice made while the list was loading stays when it is still there.
+  const picked = /** @type {HTMLSelectElement} */ ($('replay-team')).value;
+  fill($('replay-team'), option('', 'Any team'), teams.map((t) => option(t, t, t === picked)));
+  fillGames();
+}
+
+function fillGames() {
+  const team = /** @type {HTMLSelectElement} */ ($('replay-team')).value;
+  const games = replays.games.filter((g) => !team || g.competitors.some((c) => teamCode(c.entity_id) === team));
+  // The latest first: finals and recent games are the ones people replay.
+  const sorted = [...games].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : a.id < b.id ? 1 : -1));
+  const picked = /** @type {HTMLSelectElement} */ ($('replay-game')).value;
+  fill($('replay-game'), sorted.length ? sorted.map((g) => option(g.id, gameLabel(g), g.id === picked)) : option('', 'No final game here'));
+}
+
+function replayItem(r) {
+  const cancel = h('button', { type: 'button', class: 'danger' }, 'Cancel');
+  cancel.addEventListener('click', () => act(/** @type {HTMLButtonElement} */ (cancel), async () => {
+    await api('DELETE', `/v1/replays/${encodeURIComponent(r.id)}`);
+    toast(`Replay ${r.id} cancelled.`);
+    await loadReplays();
+  }, $('replay-error')));
+  const over = r.status === 'finished' || r.status === 'cancelled';
+  return h(
+    'li',
+    { 'data-replay': r.id },
+    replayBadge(r.status),
+    h('span', {}, `${r.source_game_id} → `, h('strong', { class: 'mono' }, r.game_id), ` at ${r.speed}×`),
+    h('span', { class: 'small muted mono' }, r.id),
+    r.reason ? h('span', { class: 'small muted' }, r.reason) : null,
+    over ? null : cancel,
+  );
+}
+
+/** The key's replays; while one is scheduled or running, read again every 2 s. */
+async function loadReplays() {
+  const page = await api('GET', '/v1/replays?limit=20');
+  fill($('replays'), page.data.length ? page.data.map(replayItem) : h('li', { class: 'muted' }, 'No replays yet.'));
+  const active = page.data.some((r) => r.status === 'scheduled' || r.status === 'running');
+  if (replays.poll !== null) clearTimeout(replays.poll);
+  replays.poll = active && state.me ? setTimeout(() => void loadReplays().catch((err) => showError(err, $('replay-error'))), 2000) : null;
+}
+
+/** Shown to sandbox keys with the live product; replays are refused to production keys. */
+async function showReplays() {
+  const section = $('replays-section');
+  section.hidden = !(state.me.environment === 'sandbox' && state.me.products.includes('live'));
+  if (section.hidden) return;
+  const seasons = [];
+  let cursor = null;
+  do {
+    const page = await api('GET', `/v1/seasons?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    seasons.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  replays.seasons = seasons.filter((s) => REPLAY_SPORTS.includes(s.sport));
+  const leagues = [...new Set(replays.seasons.map((s) => s.league))].sort();
+  fill($('replay-league'), leagues.map((l) => option(l, l, l === 'wc')));
+  fillSeasons();
+  await Promise.all([loadReplayGames(), loadReplays()]);
+}
+
+function setupReplays() {
+  const form = /** @type {HTMLFormElement} */ ($('replay-form'));
+  const errorBox = $('replay-error');
+  $('replay-league').addEventListener('change', () => {
+    fillSeasons();
+    void loadReplayGames().catch((err) => showError(err, errorBox));
+  });
+  $('replay-season').addEventListener('change', () => void loadReplayGames().catch((err) => showError(err, errorBox)));
+  $('replay-team').addEventListener('change', fillGames);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const submit = /** @type {HTMLButtonElement} */ (form.querySelector('button[type="submit"]'));
+    act(submit, async () => {
+      const gameId = /** @type {HTMLSelectElement} */ ($('replay-game')).value;
+      if (!gameId) throw new Error('pick a game to replay.');
+      const speed = Number(/** @type {HTMLInputElement} */ ($('replay-speed')).value);
+      const created = (await api('POST', '/v1/replays', { game_id: gameId, speed })).data;
+      toast(`Replaying ${created.source_game_id} as ${created.game_id}: watch it with svc tail --game ${created.game_id}.`);
+      await loadReplays();
+    }, errorBox);
+  });
+}
+
 // ---------- session ----------
 
 function signOut(message) {
   session.clear();
   state.me = null;
   state.rate = null;
+  if (replays.poll !== null) clearTimeout(replays.poll);
+  replays.poll = null;
+  fill($('replays'));
+  $('replays-section').hidden = true;
   fill($('endpoints'));
   fill($('created'));
   $('app-view').hidden = true;
@@ -496,7 +627,7 @@ async function showApp() {
   const live = state.me.products.includes('live');
   $('webhooks-body').hidden = !live;
   try {
-    if (live) await Promise.all([loadEndpoints(), loadNotifications()]);
+    if (live) await Promise.all([loadEndpoints(), loadNotifications(), showReplays()]);
     else {
       fill($('endpoints'));
       await loadNotifications();
@@ -514,6 +645,7 @@ async function showApp() {
 
 async function start() {
   setupCreate();
+  setupReplays();
   $('sign-out').addEventListener('click', () => signOut());
   $('refresh').addEventListener('click', (e) => act(/** @type {HTMLButtonElement} */ (e.currentTarget), () => Promise.all([loadEndpoints(), loadNotifications()])));
   const form = /** @type {HTMLFormElement} */ ($('signin'));
