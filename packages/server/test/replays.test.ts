@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './contract.js';
 import { auth, engines, testApp, until, type TestApp } from './helpers.js';
@@ -142,6 +144,17 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     // Competitions that are not games (tennis, golf…) have no game id.
     expectError(await call('POST', '/v1/replays', owner, { game_id: 'tennis_1' }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
     expect((await call('GET', '/v1/replays', owner)).json().data.length).toBe(before);
+  });
+
+  it('the README tour’s replay is one the API takes', async () => {
+    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+    const tour = readme.slice(readme.indexOf('## A short tour'), readme.indexOf('Lists return'));
+    const body = /-d '(\{[^']+\})' http:\/\/127\.0\.0\.1:8080\/v1\/replays/.exec(tour);
+    expect(body).not.toBeNull();
+    const r = await create(JSON.parse(body?.[1] ?? '{}'));
+    expect(r).toMatchObject({ source_game_id: FINAL, speed: 120 });
+    expect(tour).toContain(`svc -- replay ${FINAL} --speed 120`);
+    await call('DELETE', `/v1/replays/${r.id}`, owner);
   });
 
   it('takes a sandbox key with the live product', async () => {
