@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReplays } from '../src/replays/index.js';
 import { expectError } from './contract.js';
 import { auth, engines, testApp, until, type TestApp } from './helpers.js';
 
@@ -144,6 +145,47 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     // Competitions that are not games (tennis, golf…) have no game id.
     expectError(await call('POST', '/v1/replays', owner, { game_id: 'tennis_1' }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
     expect((await call('GET', '/v1/replays', owner)).json().data.length).toBe(before);
+  });
+
+  it.runIf(engine === 'sqlite')('a node stopping mid-replay gives it up; the next driver resumes it after its last play, each goal confirmed once', async () => {
+    const r = await create({ game_id: FINAL, speed: 600 });
+    await until(async () => (await call('GET', `/v1/games/${r.game_id}/events`, owner)).json().data.length >= 2, 20_000, 'two goals');
+    await t.services.replays.driver.stop();
+    const stoppedAt = (await call('GET', `/v1/games/${r.game_id}/events`, owner)).json().data.length;
+    expect((await replay(r.id)).status).toBe('running');
+    // Another node (or this one restarted): its tick takes the replay over at once, the claim given up.
+    const next = createReplays({ db: t.db, config: t.services.config, clock: t.clock, nodeId: 'next', competitions: t.services.competitions, live: t.services.live });
+    try {
+      await next.driver.tick();
+      expect(next.driver.running).toBe(1);
+      await until(async () => (await replay(r.id)).status === 'finished', 30_000, 'the resumed replay to finish');
+    } finally {
+      await next.driver.stop();
+    }
+    const confirmed = (await call('GET', `/v1/games/${r.game_id}/events`, owner)).json().data as Json[];
+    expect(stoppedAt).toBeLessThan(6);
+    expect(confirmed.map((e) => e.team)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA']);
+    const all = await t.db.kysely.selectFrom('events').select(['tier', 'team']).where('game_id', '=', r.game_id).orderBy('seq').execute();
+    expect(all.map((e) => `${e.tier}:${e.team}`)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA'].flatMap((x) => [`provisional:${x}`, `confirmed:${x}`]));
+  }, 60_000);
+
+  it.runIf(engine === 'sqlite')('a replay that cannot go on ends cancelled with its reason', async () => {
+    const next = createReplays({ db: t.db, config: t.services.config, clock: t.clock, nodeId: 'broken', competitions: t.services.competitions, live: t.services.live });
+    const key = await t.key({ products: ['live'] });
+    // With this app's driver stopped, the replay waits, scheduled, for a driver to take it.
+    await t.services.replays.driver.stop();
+    const r = await create({ game_id: FINAL, speed: 1 }, key);
+    expect((await replay(r.id, key)).status).toBe('scheduled');
+    // Its game's teams are gone from under it; a driver taking it over cannot play it.
+    const row = await t.db.kysely.selectFrom('replays').select(['competition_id']).where('id', '=', r.id).executeTakeFirstOrThrow();
+    await t.db.kysely.updateTable('competitors').set({ role: 'gone' }).where('competition_id', '=', row.competition_id).execute();
+    try {
+      await next.driver.tick();
+      await until(async () => (await replay(r.id, key)).status === 'cancelled', 10_000, 'the replay to end');
+    } finally {
+      await next.driver.stop();
+    }
+    expect((await replay(r.id, key)).reason).toMatch(/cannot be played/);
   });
 
   it('the README tour’s replay is one the API takes', async () => {

@@ -9,6 +9,7 @@ import type { CompetitionRepo } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
 import type { ReplayRepo } from '../store/replays.js';
 import type { ReplayTable } from '../store/types.js';
+import { closeReplayGame } from './close.js';
 import { replayCrowd } from './crowd.js';
 import { planSteps, ReplayClock, stepStart, type ReplayStep } from './plan.js';
 
@@ -87,8 +88,14 @@ export class ReplayDriver {
     if (this.stopped || this.playing.has(id)) return;
     const halt = new AbortController();
     const done = this.play(id, halt.signal)
-      .catch((err: unknown) => {
-        if (!(err instanceof Halted)) this.log(`replay ${id}: ${err instanceof Error ? err.message : String(err)}`);
+      .catch(async (err: unknown) => {
+        if (err instanceof Halted) return;
+        // A step failed again and again: the replay ends, saying why, rather than stalling on every node in turn.
+        const reason = `the replay failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+        this.log(`replay ${id}: ${reason}`);
+        const row = await this.deps.replays.byId(id).catch(() => undefined);
+        if (!(await this.deps.replays.end(id, 'cancelled', reason, isoTime(this.deps.clock.now())).catch(() => false)) || !row) return;
+        await closeReplayGame(this.deps.games, this.deps.official, row.competition_id, 'replay failed').catch(() => undefined);
       })
       .finally(() => this.playing.delete(id));
     this.playing.set(id, { halt, done });

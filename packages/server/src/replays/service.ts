@@ -9,6 +9,7 @@ import type { CompetitionRepo } from '../store/competitions.js';
 import type { Page, PageRequest } from '../store/page.js';
 import { ReplayRepo, replayRecord } from '../store/replays.js';
 import type { ReplayTable } from '../store/types.js';
+import { closeReplayGame } from './close.js';
 import type { ReplayDriver } from './driver.js';
 
 export interface ReplayServiceDeps {
@@ -127,16 +128,7 @@ export class ReplayService {
     if (!row) throw notFound('replay', id, 'id');
     if (await replays.end(id, 'cancelled', 'cancelled by its key', isoTime(clock.now()))) {
       await driver.halt(id);
-      const game = await games.byCompetitionId(row.competition_id);
-      const home = game && [...game.teams.values()].find((t) => t.role === 'home');
-      if (game && home && game.status !== 'final') {
-        await official
-          .record(game, [{ period: { unit: 'fulltime', num: 1, label: 'Full time (replay cancelled)' }, competitor_id: home.entityId, event_type: 'final', points: 0, source: 'replay:cancelled' }], false)
-          .catch((err: unknown) => {
-            // Its driver (maybe on another node) posted the final play first: the game is over either way.
-            if (!(err instanceof SvcError && err.code === 'competition_final')) throw err;
-          });
-      }
+      await closeReplayGame(games, official, row.competition_id, 'replay cancelled');
     }
     const after = await replays.get(p.keyId, id);
     if (!after) throw notFound('replay', id, 'id');
