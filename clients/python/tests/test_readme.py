@@ -41,6 +41,7 @@ EXPECTED: Dict[str, List[str]] = {
     "Errors, retries, idempotency": ["404 not_found resource_not_found"],
     "Your own httpx client": ["wc_2022"],
     "Live stream": ["stopped; resume later with since ="],
+    "Sandbox replays": ["scheduled", "provisional ARG 1", "confirmed FRA 3"],
     "Export and a backtest": ["[('FRA', 16), ('ARG', 15)"],
     "Webhooks": ["verified test ", "True 200 "],
     "Python client": ["soccer_wc_21728", "req_"],
