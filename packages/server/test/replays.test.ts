@@ -90,6 +90,22 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expectError(await call('POST', '/v1/replays', other, { game_id: r.game_id }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
   }, 60_000);
 
+  it.runIf(engine === 'sqlite')('plays a basketball game: every scoring play confirmed once, in order, the final score the source’s', async () => {
+    // Read with the archive product: the source is a past game.
+    const source = (await call('GET', '/v1/games/basketball_33', other)).json().data;
+    const plays = (await call('GET', `/v1/competitions/${source.competition_id}/plays?limit=1000`, other)).json().data as Json[];
+    const scoring = plays.filter((p) => Number(p.points) > 0);
+    const r = await create({ game_id: 'basketball_33', speed: 600 });
+    await until(async () => (await replay(r.id)).status === 'finished', 60_000, 'the replay to finish');
+    const game = (await call('GET', `/v1/games/${r.game_id}`, owner)).json().data;
+    expect(game.competitors.map((c: Json) => c.score)).toEqual(source.competitors.map((c: Json) => c.score));
+    const confirmed = (await call('GET', `/v1/games/${r.game_id}/events?limit=1000`, owner)).json().data as Json[];
+    const code = (id: unknown) => String(id).split(':').pop();
+    expect(confirmed.map((e) => `${String(e.team)}+${String(e.points)}`)).toEqual(scoring.map((p) => `${code(p.competitor_id)}+${String(p.points)}`));
+    const retracted = await t.db.kysely.selectFrom('events').select('seq').where('game_id', '=', r.game_id).where('type', '=', 'score_retracted').execute();
+    expect(retracted).toEqual([]);
+  }, 90_000);
+
   it('lists a key’s replays newest first, a page at a time, and cancels one: its game ends at once', async () => {
     const a = await create({ game_id: FINAL, speed: 1 });
     const b = await create({ game_id: FINAL });
@@ -200,8 +216,9 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
   });
 
   it('takes a sandbox key with the live product', async () => {
-    expectError(await call('POST', '/v1/replays', null, { game_id: FINAL }), 401, 'authentication_error', { code: 'missing_api_key' });
-    expectError(await call('GET', '/v1/replays', null), 401, 'authentication_error', { code: 'missing_api_key' });
+    for (const [method, url] of [['POST', '/v1/replays'], ['GET', '/v1/replays'], ['GET', '/v1/replays/rpl_x'], ['DELETE', '/v1/replays/rpl_x']] as const) {
+      expectError(await call(method, url, null, method === 'POST' ? { game_id: FINAL } : undefined), 401, 'authentication_error', { code: 'missing_api_key' });
+    }
     expectError(await call('POST', '/v1/replays', 'svc_test_nope', { game_id: FINAL }), 401, 'authentication_error', { code: 'invalid_api_key' });
     const archiveOnly = await t.key({ products: ['archive'] });
     for (const [method, url] of [['POST', '/v1/replays'], ['GET', '/v1/replays'], ['GET', '/v1/replays/rpl_x'], ['DELETE', '/v1/replays/rpl_x']] as const) {
