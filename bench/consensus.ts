@@ -6,8 +6,10 @@
 //        BENCH_REPORTERS=12 (keys)  BENCH_ENGINE=on|off (run bench/consensus-engine.ts)
 //        BENCH_CPU_PROF=1 (V8 profile of svc into bench/.out/prof)
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
-import { ROOT, fmt, resetBenchData, startProcess, stop } from './lib.js';
+import path from 'node:path';
+import { BENCH_DATA, ROOT, fmt, resetBenchData, startProcess, stop } from './lib.js';
 import { reporterKeys } from './reporter-keys.js';
 import { percentile, startSvcForBench } from './stream-common.js';
 import { gameCount, todaysBuckets, type Bucket } from './today.js';
@@ -125,12 +127,28 @@ async function main() {
   const svc = await startSvcForBench(SVC_PORT);
   let svcResult: LoadResult;
   let buckets: Bucket[];
+  let walMaxMb = 0;
   try {
     buckets = await todaysBuckets(`http://127.0.0.1:${SVC_PORT}`);
     const keys = await reporterKeys(REPORTERS, 'bench consensus reporter');
     log(`  ${REPORTERS} reporter keys, ${gameCount(buckets)} games today (${buckets.length} game/team/points buckets); ${CLIENTS} clients, ${WARMUP_S} s warm-up + ${DURATION_S} s`);
-    svcResult = await load(`http://127.0.0.1:${SVC_PORT}/v1/reports`, keys, new Plays(buckets), true);
-    log(`  ${fmt(svcResult.reportsPerSecond)} reports/s`);
+    // The WAL's size on disk through the load, every 100 ms (docs/operations.md: under 64 MB under any sustained write load).
+    let walMax = 0;
+    const walFile = path.join(BENCH_DATA, 'svc.db-wal');
+    const sampler = setInterval(() => {
+      try {
+        walMax = Math.max(walMax, fs.statSync(walFile).size);
+      } catch {
+        // not there yet
+      }
+    }, 100);
+    try {
+      svcResult = await load(`http://127.0.0.1:${SVC_PORT}/v1/reports`, keys, new Plays(buckets), true);
+    } finally {
+      clearInterval(sampler);
+    }
+    walMaxMb = walMax / 1024 / 1024;
+    log(`  ${fmt(svcResult.reportsPerSecond)} reports/s, largest WAL ${fmt(walMaxMb, 1)} MB`);
   } finally {
     await stop(svc);
   }
@@ -160,6 +178,7 @@ async function main() {
       : []),
     '',
     `svc answered ${fmt(svcResult.confirmedShare * 100, 1)}% of the measured reports with tier "confirmed" (the rest joined or opened a provisional).`,
+    `The SQLite WAL file was at most ${fmt(walMaxMb, 1)} MB during svc's load (sampled every 100 ms).`,
     ...(engine ? ['', 'bench/consensus-engine.ts printed:', '', ...engine.lines.map((l) => `    ${l}`)] : []),
   ].join('\n');
   process.stdout.write(`${out}\n`);

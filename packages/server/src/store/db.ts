@@ -71,6 +71,9 @@ const PG_CONNECT_TIMEOUT_MS = 5_000;
  */
 export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
+/** 16 MB of 4 KB pages: where a commit checkpoints in SQLite's own way, when nothing else has. */
+const WAL_BACKSTOP_FRAMES = 4096;
+
 /** Connections of the bulk pool: as many export pages at once as the database serves beside live work. */
 const BULK_POOL_SIZE = 4;
 
@@ -119,8 +122,20 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -65536');
     sqlite.pragma(`journal_size_limit = ${opts.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES}`);
-    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, { nice: opts.checkpointNice ?? 0 }) : null;
-    if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
+    // The writer's own pass over the last frames, between two writes (store/wal-checkpointer.ts).
+    const catchUp = () => {
+      if (!sqlite.open || sqlite.inTransaction) return;
+      try {
+        sqlite.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // Busy or closing: the thread asks again at its next look.
+      }
+    };
+    const checkpointer = opts.backgroundCheckpoint ? WalCheckpointer.start(sqlite.name, { nice: opts.checkpointNice ?? 0 }, catchUp) : null;
+    // SQLite's own checkpoint in the commit stays as the backstop only, far above where the thread
+    // and its catch-up keep the WAL: a write rate no checkpoint off the loop keeps up with still
+    // finds the WAL bounded (store/wal-checkpointer.ts).
+    if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_FRAMES}`);
     const statements = new CachedStatements(sqlite);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const reader = new SqliteRowReader(sqlite.name);

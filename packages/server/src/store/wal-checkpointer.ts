@@ -9,11 +9,13 @@ export interface CheckpointPolicy {
   frames: number;
   /** Checkpoint frames that waited this long, however few. */
   maxWaitMs: number;
+  /** Past this many frames in the WAL, ask the writer to finish the checkpoint itself (see catch-up below). */
+  catchUpFrames: number;
   /** 0: unchanged; else the thread lowers its own priority to this nice value (helper-threads.ts). */
   nice: number;
 }
 
-export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pollMs: 250, frames: 1000, maxWaitMs: 30_000, nice: 0 };
+export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pollMs: 250, frames: 1000, maxWaitMs: 30_000, catchUpFrames: 2048, nice: 0 };
 
 /**
  * Checkpoints a SQLite WAL from a worker thread with its own connection.
@@ -30,17 +32,29 @@ export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pollMs: 250, frames
  * (read from the WAL-index file; docs/operations.md "One process"), or when frames have waited
  * `maxWaitMs`. Reports then pay one restart per ~80 (1,000 frames), or per 30 s when they come
  * slower than that, instead of one each whenever they are more than a poll apart.
+ *
+ * Catch-up: the WAL starts over only when a writer begins while every frame is checkpointed. A
+ * writer that never pauses (reports at full speed) commits while each background checkpoint
+ * runs, so that moment never comes and the WAL grows by the write rate (350 MB in 8 s measured).
+ * Once the WAL holds `catchUpFrames`, the thread asks the writer's thread (`catchUp`) to
+ * checkpoint the few frames written since its own last pass, on the writer's connection between
+ * two writes: then every frame is in, and the next commit starts the WAL over (and cuts the file
+ * back to its size limit, store/db.ts). That costs the event loop the copy of those frames and two
+ * fsyncs, once per ~8 MB written (docs/operations.md, "One process").
  */
 export class WalCheckpointer {
   private constructor(private readonly worker: Worker) {}
 
-  static start(file: string, policy: Partial<CheckpointPolicy> = {}): WalCheckpointer {
+  static start(file: string, policy: Partial<CheckpointPolicy> = {}, catchUp: () => void = () => undefined): WalCheckpointer {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, ...DEFAULT_CHECKPOINT_POLICY, ...policy },
     });
     // A failing checkpointer leaves the WAL growing until the next start; it must not crash the service.
     worker.on('error', () => undefined);
+    worker.on('message', (m: unknown) => {
+      if (m === 'catch-up') catchUp();
+    });
     worker.unref();
     return new WalCheckpointer(worker);
   }
@@ -80,25 +94,33 @@ const waitingFrames = () => {
     if (fs.readSync(shm, header, 0, 100, 0) < 100) return null;
     const u32 = (at) => (le ? header.readUInt32LE(at) : header.readUInt32BE(at));
     if (u32(0) !== 3007000) return null;
-    return Math.max(0, u32(16) - u32(96));
+    return { inWal: u32(16), waiting: Math.max(0, u32(16) - u32(96)) };
   } catch {
     return null;
   }
 };
 let waitingSince = null;
+// Asked once the thread's own pass is done, so the writer's pass has only the newest frames to copy.
+const catchUpIfLarge = () => {
+  const wal = waitingFrames();
+  if (wal !== null && wal.inWal >= workerData.catchUpFrames) parentPort.postMessage('catch-up');
+};
 const timer = setInterval(() => {
-  const waiting = waitingFrames();
+  const wal = waitingFrames();
+  const waiting = wal === null ? null : wal.waiting;
   const now = Date.now();
   if (waiting === 0) {
     waitingSince = null;
+    catchUpIfLarge();
     return;
   }
   waitingSince ??= now;
-  if (waiting !== null && waiting < workerData.frames && now - waitingSince < workerData.maxWaitMs) return;
+  if (waiting !== null && waiting < workerData.frames && now - waitingSince < workerData.maxWaitMs) return catchUpIfLarge();
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
     waitingSince = null;
   } catch { /* busy or closing: the next poll retries */ }
+  catchUpIfLarge();
 }, workerData.pollMs);
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
