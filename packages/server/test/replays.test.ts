@@ -163,6 +163,29 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expect((await call('GET', '/v1/replays', owner)).json().data.length).toBe(before);
   });
 
+  it.runIf(engine === 'sqlite')('two drivers playing one replay at once (a node stalled past its claim) still post each play and confirm each goal once', async () => {
+    const r = await create({ game_id: FINAL, speed: 600 });
+    await until(async () => (await replay(r.id)).status === 'running', 5_000, 'the replay to run');
+    // The claim lapses as if its node stalled; a second driver takes it while the first goes on.
+    await t.db.kysely.updateTable('replays').set({ driver: null, driver_until: null }).where('id', '=', r.id).execute();
+    const second = createReplays({ db: t.db, config: t.services.config, clock: t.clock, nodeId: 'second', competitions: t.services.competitions, live: t.services.live });
+    try {
+      await second.driver.tick();
+      expect(second.driver.running).toBe(1);
+      expect(t.services.replays.driver.running).toBe(1);
+      await until(async () => (await replay(r.id)).status === 'finished', 30_000, 'the replay to finish');
+      await until(() => second.driver.running === 0 && t.services.replays.driver.running === 0, 5_000, 'both drivers to let go');
+    } finally {
+      await second.driver.stop();
+    }
+    const game = (await call('GET', `/v1/games/${r.game_id}`, owner)).json().data;
+    expect(game.competitors.map((c: Json) => c.score)).toEqual([3, 3]);
+    const plays = (await call('GET', `/v1/competitions/${game.competition_id}/plays`, owner)).json().data as Json[];
+    expect(plays.map((p) => p.event_type)).toEqual(['kickoff', 'penalty_goal', 'goal', 'penalty_goal', 'goal', 'goal', 'penalty_goal', 'shootout', 'final']);
+    const all = await t.db.kysely.selectFrom('events').select(['tier', 'team']).where('game_id', '=', r.game_id).orderBy('seq').execute();
+    expect(all.map((e) => `${e.tier}:${e.team}`)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA'].flatMap((x) => [`provisional:${x}`, `confirmed:${x}`]));
+  }, 60_000);
+
   it.runIf(engine === 'sqlite')('a node stopping mid-replay gives it up; the next driver resumes it after its last play, each goal confirmed once', async () => {
     const r = await create({ game_id: FINAL, speed: 600 });
     await until(async () => (await call('GET', `/v1/games/${r.game_id}/events`, owner)).json().data.length >= 2, 20_000, 'two goals');

@@ -7,6 +7,9 @@ import type { GameDirectory, GameInfo } from './games.js';
 import type { LiveIngest } from './ingest.js';
 import { pointsAllowed } from './sport-rules.js';
 
+/** `record` was told which play comes last and another came first: the caller's plays are stale. */
+export class PlaysMovedOn extends Error {}
+
 /**
  * Official play-by-play in. Plays get the next `seq`, a running `state`, and move the
  * competition: scheduled → live on the first play, live → final on a play of type `final`.
@@ -31,9 +34,11 @@ export class OfficialFeed {
 
   /**
    * Appends plays to a known game without a caller's checks: a sandbox replay's driver, which
-   * plays its own game (docs/replays.md), comes in here directly.
+   * plays its own game (docs/replays.md), comes in here directly. With `afterSeq` the plays go in
+   * only when the game's last play is that one (checked in the appending transaction), else
+   * PlaysMovedOn: a play is never posted twice, even by two drivers of one replay.
    */
-  async record(game: GameInfo, inputs: PlayInput[], batched: boolean): Promise<Play[]> {
+  async record(game: GameInfo, inputs: PlayInput[], batched: boolean, opts: { afterSeq?: number } = {}): Promise<Play[]> {
     const competitionId = game.competitionId;
     if (game.status === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
     const teamSport = TEAM_SPORTS.some((s) => s === game.sport);
@@ -42,6 +47,7 @@ export class OfficialFeed {
     const inserted = await this.competitions.appendPlays(competitionId, (current, competitors, last) => {
       // Checked again here: a batch racing this one may have ended the competition since.
       if (current === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
+      if (opts.afterSeq !== undefined && (last?.seq ?? 0) !== opts.afterSeq) throw new PlaysMovedOn(`${competitionId} is past play ${opts.afterSeq}`);
       const state: Record<string, number> = last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
       let seq = last?.seq ?? 0;
       let final = false;

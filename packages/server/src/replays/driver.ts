@@ -3,7 +3,7 @@ import { isoTime, type Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
 import type { GameDirectory } from '../live/games.js';
 import type { LiveIngest } from '../live/ingest.js';
-import type { OfficialFeed } from '../live/official.js';
+import { PlaysMovedOn, type OfficialFeed } from '../live/official.js';
 import { loadReplay, loadTarget } from '../sim/replay.js';
 import type { CompetitionRepo } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
@@ -173,10 +173,12 @@ export class ReplayDriver {
       const game = await this.deps.games.byCompetitionId(row.competition_id);
       if (!game || game.status === 'final') return false;
       try {
-        await this.deps.official.record(game, [step.play], false);
+        await this.deps.official.record(game, [step.play], false, { afterSeq: step.seq - 1 });
         return true;
       } catch (err) {
         if (err instanceof SvcError && err.code === 'competition_final') return false;
+        // Posted already (this driver before a restart, or another that held the replay for a moment): go on.
+        if (err instanceof PlaysMovedOn) return true;
         throw err;
       }
     });
