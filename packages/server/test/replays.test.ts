@@ -41,6 +41,11 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
   const replay = async (id: string, key = owner): Promise<ReplayJson> => (await call('GET', `/v1/replays/${id}`, key)).json().data;
 
   it('plays the 2022 final for its key alone: provisional then confirmed goals in order, the game live then final 3–3', async () => {
+    // Endpoints of both keys (this app sends nothing: its deliveries stay pending, to be counted).
+    const hook = async (key: string) => (await call('POST', '/v1/webhooks', key, { url: 'https://93.184.215.14/hooks/svc', tier: 'confirmed' })).json().data.id as string;
+    const mine = await hook(owner);
+    const theirs = await hook(other);
+    const since = new Date().toISOString();
     const r = await create({ game_id: FINAL, speed: 600 });
     expect(r).toMatchObject({ source_game_id: FINAL, speed: 600, status: 'scheduled', reason: null });
     expect(r.id).toMatch(/^rpl_[A-Za-z0-9]{24}$/);
@@ -75,8 +80,8 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expectError(await call('GET', `/v1/replays/${r.id}`, other), 404, 'not_found', { code: 'resource_not_found', param: 'id' });
     const today = (await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', other)).json().data as Json[];
     expect(today.map((g) => g.id)).not.toContain(r.game_id);
-    const mine = (await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', owner)).json().data as Json[];
-    expect(mine.map((g) => g.id)).toContain(r.game_id);
+    const ownToday = (await call('GET', '/v1/games?date=today&sport=soccer&limit=1000', owner)).json().data as Json[];
+    expect(ownToday.map((g) => g.id)).toContain(r.game_id);
     expect((await call('GET', '/v1/replays', other)).json().data).toEqual([]);
     // Nor can it report on it or post its plays.
     expectError(await call('POST', '/v1/reports', other, { game_id: r.game_id, team: 'ARG', points: 1 }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
@@ -88,6 +93,15 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     );
     // Nor replay it.
     expectError(await call('POST', '/v1/replays', other, { game_id: r.game_id }), 400, 'invalid_request', { code: 'unknown_game', param: 'game_id' });
+
+    // Webhooks: the owner's endpoint has a delivery per goal, the other key's none, and a range replay of its own finds none either.
+    const deliveries = async (key: string, ep: string) => (await call('GET', `/v1/webhooks/${ep}/deliveries?limit=100`, key)).json().data as Json[];
+    const confirmedIds = confirmed.map((e) => e.id).sort();
+    expect((await deliveries(owner, mine)).map((d) => d.event_id).sort()).toEqual(confirmedIds);
+    expect(await deliveries(other, theirs)).toEqual([]);
+    const range = { from: since, to: new Date(Date.now() + 1000).toISOString() };
+    expect((await call('POST', `/v1/webhooks/${theirs}/replay`, other, range)).json().data.replayed).toBe(0);
+    expect((await call('POST', `/v1/webhooks/${mine}/replay`, owner, range)).json().data.replayed).toBe(6);
   }, 60_000);
 
   it.runIf(engine === 'sqlite')('plays a basketball game: every scoring play confirmed once, in order, the final score the source’s', async () => {
