@@ -86,6 +86,9 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   // A callback hook: no promise per request on the hottest path.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    // While draining, each answer closes its connection after it: a client's next request then
+    // opens a connection to another node instead of racing the close of an idle one (serve.ts).
+    if (services.lifecycle.draining) reply.header('Connection', 'close');
     done();
   });
   registerErrorHandling(app);

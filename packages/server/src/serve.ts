@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { runImport } from './cli/import.js';
@@ -25,6 +26,21 @@ function keyLines(k: StartKey, env: Config['env']): string {
   if (k.kind === 'bootstrap') return '  API key:               SVC_BOOTSTRAP_KEY (all products)';
   if (k.kind === 'none') return `  API key:               none created in ${env}; make one with \`svc keys create\``;
   return `  API key:               ${k.key}\n                         (sandbox demo key, ${k.created ? 'created now and kept' : 'kept'} in ${k.file})`;
+}
+
+/** How long a draining node answers with `Connection: close` before it closes the connections left idle. */
+const KEEP_ALIVE_CLOSE_MS = 500;
+
+/**
+ * Closing the listener closes idle keep-alive connections at once, and a request a client is
+ * sending on one at that moment is reset instead of answered. So a draining node first answers
+ * with `Connection: close` for a moment (app.ts), which closes every busy connection after its
+ * next answer, and only then closes what stayed idle. Without open connections there is nothing
+ * to wait for (docs/operations.md, "Drain (SIGTERM)").
+ */
+async function closeKeepAliveGently(server: Server): Promise<void> {
+  const open = await new Promise<number>((resolve) => server.getConnections((err, n) => resolve(err ? 0 : n)));
+  if (open > 0) await new Promise((r) => setTimeout(r, KEEP_ALIVE_CLOSE_MS));
 }
 
 /** `svc serve`: everything in one process (or one role of it), on the configured store. */
@@ -64,6 +80,7 @@ export async function serve(given: Config): Promise<void> {
   drain = async () => {
     services.lifecycle.startDraining(clock.now());
     await sim?.stop();
+    await closeKeepAliveGently(app.server);
     await Promise.all([app.close(), stopWorker(DELIVERY_GRACE_MS)]);
     await bus?.close();
     await db.close();

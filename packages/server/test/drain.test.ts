@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from './ws-client.js';
@@ -36,6 +37,55 @@ describe('svc serve: SIGTERM drain (real process)', () => {
     await client.until((c) => c.closeCode !== null, 5_000, 'close frame');
     expect(client.closeCode).toBe(1001);
   });
+});
+
+describe('svc serve: SIGTERM under keep-alive traffic (real process)', () => {
+  let proc: SvcProcess | null = null;
+  afterEach(() => {
+    proc?.signal('SIGKILL');
+    proc = null;
+  });
+
+  it('answers every request sent on an open keep-alive connection; only new connections are refused', async () => {
+    proc = startSvc(['serve'], { SVC_DATA_DIR: seededDataDir(), SVC_BOOTSTRAP_KEY: KEY });
+    const port = await proc.port();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    /** One GET on the agent's connections: its status, or how it failed and whether its connection was a reused one. */
+    const get = () =>
+      new Promise<{ status?: number; error?: string; reused: boolean }>((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/v1/me', agent, headers: auth(KEY) }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, reused: req.reusedSocket }));
+        });
+        req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, reused: req.reusedSocket }));
+      });
+    const results: { status?: number; error?: string; reused: boolean }[] = [];
+    let stop = false;
+    const loops = Array.from({ length: 8 }, async () => {
+      while (!stop) {
+        const r = await get();
+        results.push(r);
+        if (r.error === 'ECONNREFUSED') return;
+        // Gaps between requests leave connections idle now and then, as real clients do.
+        await new Promise((done) => setTimeout(done, Math.random() * 20));
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    const before = results.length;
+    proc.signal('SIGTERM');
+    const exit = await exitWithin(proc, EXIT_DEADLINE_MS);
+    stop = true;
+    await Promise.all(loops);
+    agent.destroy();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(results.length).toBeGreaterThan(before);
+    // A request on a connection the server had open is answered (200, or 503 while draining).
+    // New connections may be refused, or reset when they were still in the listen backlog as the
+    // listener closed: no request of theirs was read, and a client retries them elsewhere.
+    const failedOnOpenConnections = results.filter((r) => r.error !== undefined && r.reused);
+    expect(failedOnOpenConnections).toEqual([]);
+    expect(results.filter((r) => r.status !== undefined && r.status !== 200 && r.status !== 503)).toEqual([]);
+  }, 60_000);
 });
 
 /** Completes the WebSocket handshake and then never reads again: a client that will not answer a close frame. */
