@@ -138,7 +138,7 @@ describe('svc serve: SIGTERM with clients that do not cooperate (real process)',
 });
 
 describe('drain: webhook attempts in flight', () => {
-  it('are released for another worker when they outlive the grace: due now, attempt uncounted', async () => {
+  it('are released for another worker when they outlive the grace: due now, the next attempt a new number (never the same delivery and attempt twice)', async () => {
     const t = await testApp({ config: { webhookAllowPrivate: true, webhookTimeoutMs: 60_000 } });
     const rx = await startReceiver();
     try {
@@ -178,8 +178,15 @@ describe('drain: webhook attempts in flight', () => {
 
       await t.services.webhooks.dispatcher.stop(100);
       const released = await t.db.kysely.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
-      expect(released).toMatchObject({ id: held.id, status: 'pending', attempts: 0, claim_token: null });
+      // The request had left: the attempt stays counted, so the next one is a new attempt number.
+      expect(released).toMatchObject({ id: held.id, status: 'pending', attempts: 1, claim_token: null });
       expect(Date.parse(String(released.next_attempt_at))).toBeLessThanOrEqual(Date.now());
+
+      t.services.webhooks.dispatcher.start();
+      await rx.waitFor((r) => r.requests.length === 2, 10_000, 'the next attempt');
+      expect(rx.header('x-svc-delivery-id')).toEqual([held.id, held.id]);
+      expect(rx.header('x-svc-attempt')).toEqual(['1', '2']);
+      await t.services.webhooks.dispatcher.stop(100);
     } finally {
       await rx.close();
       await t.close();

@@ -137,8 +137,10 @@ export class WebhookDispatcher {
 
   /**
    * Stops claiming and waits for the attempts in flight to be recorded. Attempts still running
-   * after `graceMs` are released: their rows are due again at once, with the attempt uncounted,
-   * so another worker sends them now rather than when the lease would have run out.
+   * after `graceMs` are released: their rows are due again at once, so another worker sends them
+   * now rather than when the lease would have run out. The attempt stays counted: its request may
+   * have reached the receiver, and a receiver must never see one delivery's attempt number twice
+   * (docs/webhooks.md, "Delivery").
    */
   async stop(graceMs = Infinity): Promise<void> {
     if (this.timer) clearInterval(this.timer);
@@ -160,7 +162,7 @@ export class WebhookDispatcher {
       for (const job of jobs) {
         await this.deps.db.kysely
           .updateTable('webhook_deliveries')
-          .set((eb) => ({ attempts: eb('attempts', '-', 1), next_attempt_at: isoTime(this.deps.clock.now()), claim_token: null }))
+          .set({ next_attempt_at: isoTime(this.deps.clock.now()), claim_token: null })
           .where('id', '=', job.id)
           .where('claim_token', '=', job.claim_token)
           .where('status', '=', 'pending')
