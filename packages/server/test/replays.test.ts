@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeReplayGame } from '../src/replays/close.js';
 import { createReplays } from '../src/replays/index.js';
 import { expectError } from './contract.js';
 import { auth, engines, testApp, until, type TestApp } from './helpers.js';
@@ -239,6 +240,23 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
       await next.driver.stop();
     }
     expect((await replay(r.id, key)).reason).toMatch(/cannot be played/);
+  });
+
+  it.runIf(engine === 'sqlite')('a replay whose game is over already ends finished when a driver takes it, sending nothing more', async () => {
+    await t.services.replays.driver.stop();
+    const key = await t.key({ products: ['live'] });
+    const r = await create({ game_id: FINAL, speed: 1 }, key);
+    const row = await t.db.kysely.selectFrom('replays').select(['competition_id']).where('id', '=', r.id).executeTakeFirstOrThrow();
+    // Its driver posted the final play and stopped before recording the end.
+    await closeReplayGame(t.services.live.games, t.services.live.official, row.competition_id, 'test');
+    const next = createReplays({ db: t.db, config: t.services.config, clock: t.clock, nodeId: 'late', competitions: t.services.competitions, live: t.services.live });
+    try {
+      await next.driver.tick();
+      await until(async () => (await replay(r.id, key)).status === 'finished', 5_000, 'the replay to end');
+    } finally {
+      await next.driver.stop();
+    }
+    expect(await t.db.kysely.selectFrom('events').select('seq').where('game_id', '=', r.game_id).execute()).toEqual([]);
   });
 
   it('the README tour’s replay is one the API takes', async () => {

@@ -152,19 +152,25 @@ export class ReplayDriver {
     // Stopped between its kick-off and recording it as running: it runs.
     if (stored > 0 && row.started_at === null) await replays.markRunning(row.id, isoTime(startedAtMs));
     for (const step of pending) {
+      // Cancelled meanwhile (its game closed, maybe on another node): no report goes to a final game.
+      if (step.reports.length && (await this.gameOver(row))) break;
       for (const r of step.reports) {
         await this.until(timing.due(r.at), halt);
         const reporter = crowd[r.reporter];
         if (reporter !== undefined) await this.attempt(halt, () => this.deps.ingest.replayReports(reporter, target.gameId, [r.report]));
       }
       await this.until(timing.due(step.at), halt);
-      if (!(await this.post(row, step, halt))) return;
+      if (!(await this.post(row, step, halt))) break;
       if (step.seq === 1 && row.started_at === null) await replays.markRunning(row.id, isoTime(startedAtMs));
-      if (step.play.event_type === 'final') {
-        await replays.end(row.id, 'finished', null, isoTime(clock.now()));
-        return;
-      }
+      if (step.play.event_type === 'final') break;
     }
+    // Its game is over (its final play is in, whoever posted it, even a driver that stopped right
+    // after): so is the replay, unless it was cancelled, which ended it first.
+    if (await this.gameOver(row)) await replays.end(row.id, 'finished', null, isoTime(clock.now()));
+  }
+
+  private async gameOver(row: ReplayTable): Promise<boolean> {
+    return (await this.deps.games.byCompetitionId(row.competition_id))?.status === 'final';
   }
 
   /** Posts a step's play; false when the game was ended meanwhile (the replay was cancelled). */
