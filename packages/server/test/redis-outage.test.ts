@@ -5,7 +5,9 @@ import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { RedisRouter, RouteFailed } from '../src/live/router.js';
 import type { StoredEvent } from '../src/store/events.js';
+import { openDb } from '../src/store/db.js';
 import { auth, freshDb, testConfig, until } from './helpers.js';
+import { connect, type StreamClient } from './ws-client.js';
 import { OwnRedis } from './own-redis.js';
 
 /** What happens to a node's Redis parts when Redis goes away under them. */
@@ -123,4 +125,54 @@ describe('Redis going away', () => {
       pub.disconnect();
     }
   }, 30_000);
+
+  it('a stream client on another node gets what was appended while Redis was away once it is back, with no later event to show the hole', async () => {
+    const { db: dbA, dataDir } = await freshDb('sqlite');
+    const dbB = await openDb({ dataDir, databaseUrl: null });
+    const prefix = 'svc-test-outage-catchup:';
+    const nodes = [];
+    for (const db of [dbA, dbB]) {
+      const client = new Redis(redis.url, { maxRetriesPerRequest: 2 });
+      client.on('error', () => undefined);
+      const bus = new RedisBus(client, client.duplicate(), redisKeys(prefix));
+      await bus.whenReady();
+      const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis: client, bus });
+      nodes.push({ built, db, client, bus });
+    }
+    const [a, b] = nodes;
+    let watcher: StreamClient | undefined;
+    try {
+      await b.built.app.listen({ port: 0, host: '127.0.0.1' });
+      const addr = b.built.app.server.address();
+      if (!addr || typeof addr === 'string') throw new Error('no address');
+      const { key } = await a.built.services.keys.create({ name: 'watch', plan: 'internal', products: ['live'], sports: null, leagues: null }, new Date());
+      const game = (await a.built.app.inject({ url: '/v1/games?date=today&sport=soccer&limit=1', headers: auth(key) })).json().data[0];
+      const competition = (await a.built.app.inject({ url: `/v1/competitions/${game.competition_id}`, headers: auth(key) })).json().data;
+      watcher = await connect(`ws://127.0.0.1:${addr.port}/v1/stream?game=${game.id}`, key);
+      await watcher.until((c) => c.frames.some((f) => f.type === 'subscribed'), 5_000, 'subscribed');
+
+      await redis.stop();
+      const [stored] = await a.built.services.events.append([
+        {
+          type: 'score', tier: 'confirmed', game_id: game.id, competition_id: game.competition_id, sport: 'soccer', league: game.league,
+          season_id: competition.season_id, team: String(game.competitors[0].entity_id).split(':').pop() ?? '', event_type: 'goal', points: 1,
+          clock: "12'", ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 900, provisional_id: null, retracted_id: null,
+        },
+      ]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(watcher.events()).toEqual([]);
+
+      await redis.resume();
+      await watcher.until((c) => c.events().length === 1, 15_000, 'the event appended during the outage');
+      expect(watcher.events()[0]).toMatchObject({ id: stored.event.id, game_id: game.id, tier: 'confirmed' });
+    } finally {
+      watcher?.close();
+      for (const n of nodes) {
+        await n.built.app.close();
+        await n.bus.close().catch(() => undefined);
+        await n.db.close();
+        n.client.disconnect();
+      }
+    }
+  }, 60_000);
 });

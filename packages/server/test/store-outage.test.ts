@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { ARCHIVE_VERSION } from '../src/archive/index.js';
 import { openDb } from '../src/store/db.js';
 import { tmpDir, until } from './helpers.js';
@@ -59,6 +60,24 @@ describe('PostgreSQL going away under a running node', () => {
       expect(error.request_id).toBeTruthy();
       // Never the driver's words (nor where the database lives).
       expect(error.message).not.toMatch(/ECONN|terminat|connect ECONN|5432|127\.0\.0\.1|postgres|sqlstate|57P0/i);
+    }
+    // A stream upgrade is served from what the node holds, or refused in the documented body: never a 500.
+    const upgrade = await new Promise<{ status: number; body: string }>((resolve) => {
+      const ws = new WebSocket(`${svc.base.replace('http', 'ws')}/v1/stream?sport=soccer`, { headers: { authorization: `Bearer ${KEY}` } });
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      ws.on('open', () => {
+        ws.close();
+        resolve({ status: 101, body: '' });
+      });
+      ws.on('error', () => undefined);
+    });
+    if (upgrade.status !== 101) {
+      expect(upgrade.status, upgrade.body).toBe(503);
+      expect(JSON.parse(upgrade.body).error).toMatchObject({ type: 'unavailable', code: 'store_unavailable' });
     }
     const ready = await call('GET', '/readyz');
     expect(ready.status).toBe(503);

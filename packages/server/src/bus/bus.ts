@@ -8,6 +8,11 @@ import type { StoredEvent } from '../store/events.js';
 export interface EventBus {
   publish(events: StoredEvent[]): Promise<void>;
   subscribe(handler: (events: StoredEvent[]) => void): () => void;
+  /**
+   * Called each time the bus is back after an outage: what was published meanwhile may not have
+   * arrived, so a listener reads it from the store (stream/gateway.ts).
+   */
+  onResume(handler: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -19,6 +24,10 @@ export class LocalBus implements EventBus {
   subscribe(handler: (events: StoredEvent[]) => void): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
+  }
+  /** In one process nothing is ever lost on the way. */
+  onResume(): () => void {
+    return () => undefined;
   }
   async close(): Promise<void> {
     this.handlers.clear();

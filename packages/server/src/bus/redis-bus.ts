@@ -6,6 +6,7 @@ import type { RedisKeys } from './redis-keys.js';
 /** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
 export class RedisBus implements EventBus {
   private handlers = new Set<(events: StoredEvent[]) => void>();
+  private readonly resumeHandlers = new Set<() => void>();
   /** The first SUBSCRIBE; ioredis subscribes again by itself after every reconnect. */
   private readonly subscribed: Promise<unknown>;
   private readonly channel: string;
@@ -25,6 +26,13 @@ export class RedisBus implements EventBus {
     this.sub.on('error', () => undefined);
     this.subscribed = this.sub.subscribe(this.channel);
     this.subscribed.catch(() => undefined);
+    // ioredis subscribes again by itself on each reconnect; what others published while the
+    // connection was down never arrives, so listeners are told to read it from the store.
+    let connected = false;
+    this.sub.on('ready', () => {
+      if (connected) for (const h of this.resumeHandlers) h();
+      connected = true;
+    });
   }
 
   /**
@@ -47,12 +55,18 @@ export class RedisBus implements EventBus {
     return () => this.handlers.delete(handler);
   }
 
+  onResume(handler: () => void): () => void {
+    this.resumeHandlers.add(handler);
+    return () => this.resumeHandlers.delete(handler);
+  }
+
   async whenReady(): Promise<void> {
     await this.subscribed;
   }
 
   async close(): Promise<void> {
     this.handlers.clear();
+    this.resumeHandlers.clear();
     await this.sub.unsubscribe(this.channel).catch(() => undefined);
     this.sub.disconnect();
   }

@@ -87,8 +87,17 @@ export class StreamGateway {
       this.limits.reorderHoldMs,
     );
     const off = this.deps.bus.subscribe((events) => sequencer.push(events));
+    // Back from an outage: what other nodes appended meanwhile is read from the store, so a
+    // connected client loses nothing even when no later event comes to show the hole.
+    const offResume = this.deps.bus.onResume(() => {
+      this.deps.events.lastSeq().then(
+        (head) => sequencer.catchUp(head),
+        () => undefined,
+      );
+    });
     this.unsubscribe = () => {
       off();
+      offResume();
       sequencer.close();
     };
     this.deps.events.lastSeq().then(

@@ -63,6 +63,26 @@ export class Sequencer {
     this.release([]);
   }
 
+  /**
+   * The bus was away: events up to `head` (the store's last seq now) may never come through it.
+   * They are read from the store and emitted in order; any that arrive later are repeats.
+   */
+  async catchUp(head: number): Promise<void> {
+    if (this.closed || this.last === null || this.filling || head <= this.last) return;
+    this.filling = true;
+    const from = this.last;
+    let found: StoredEvent[] = [];
+    try {
+      found = await this.readGap(from, head + 1);
+    } catch {
+      // The store is unreachable too: the next event the bus carries leaves a hole to fill.
+    }
+    this.filling = false;
+    if (this.closed) return;
+    for (const e of found) if (this.last !== null && e.seq > this.last) this.held.set(e.seq, e);
+    this.release([]);
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
