@@ -11,8 +11,14 @@ from svc_client import AsyncSvc, BadRequestError, NotFoundError, Svc
 FINAL = "soccer_21728"
 
 
-def test_a_replay_is_created_read_listed_and_cancelled_and_another_key_sees_none_of_it(server: SvcProcess, keys: Keys) -> None:
-    with Svc(api_key=keys.admin, base_url=server.base_url, max_retries=0) as svc, Svc(api_key=keys.live, base_url=server.base_url, max_retries=0) as other:
+@pytest.fixture(scope="module")
+def replayer(server: SvcProcess) -> str:
+    """A key of its own: its replays' games are in its lists and streams, and no other test's."""
+    return server.create_key("py-replays", "live")
+
+
+def test_a_replay_is_created_read_listed_and_cancelled_and_another_key_sees_none_of_it(server: SvcProcess, keys: Keys, replayer: str) -> None:
+    with Svc(api_key=replayer, base_url=server.base_url, max_retries=0) as svc, Svc(api_key=keys.live, base_url=server.base_url, max_retries=0) as other:
         replay = svc.replays.create(game_id=FINAL, speed=1)
         assert replay["id"].startswith("rpl_") and replay["source_game_id"] == FINAL
         assert replay["speed"] == 1 and replay["status"] == "scheduled" and replay["reason"] is None
@@ -38,9 +44,9 @@ def test_a_replay_is_created_read_listed_and_cancelled_and_another_key_sees_none
         assert unknown.value.code == "unknown_game" and unknown.value.param == "game_id"
 
 
-def test_async_replays(server: SvcProcess, keys: Keys) -> None:
+def test_async_replays(server: SvcProcess, replayer: str) -> None:
     async def main() -> None:
-        async with AsyncSvc(api_key=keys.admin, base_url=server.base_url, max_retries=0) as svc:
+        async with AsyncSvc(api_key=replayer, base_url=server.base_url, max_retries=0) as svc:
             replay = await svc.replays.create(game_id=FINAL)
             assert replay["speed"] == 60
             assert (await svc.replays.get(replay["id"]))["id"] == replay["id"]
