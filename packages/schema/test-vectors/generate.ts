@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { importArchive } from '../../server/src/archive/index.js';
 import { signPayload } from '../../server/src/domain/webhooks/signature.js';
-import { eventRecord } from '../../server/src/store/competitions.js';
+import { eventRecord } from '../../server/src/store/event-rows.js';
 import { openDb } from '../../server/src/store/db.js';
 import { wireEvent } from '../../server/src/stream/frames.js';
 

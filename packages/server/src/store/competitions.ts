@@ -1,15 +1,15 @@
 import type { Competition, Competitor, Event, Play } from '@svc/schema';
-import { EVENT_SCHEMA, PLAY_SCHEMA, eventId } from '@svc/schema';
+import { PLAY_SCHEMA } from '@svc/schema';
 import { sql, type Transaction } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import { coverSeason } from './reference.js';
 import type { Db } from './db.js';
-import { bool } from './db.js';
+import { bool } from './columns.js';
+import { eventRecord } from './event-rows.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
 import { scopeClause, visibleClause } from './scope-sql.js';
 import { SqlBuilder, rowNumber, rowText, rowTextOrNull } from './row-reader.js';
-import type { Selectable } from 'kysely';
-import type { CompetitionTable, CompetitorTable, Database, EventTable, PlayTable, SeasonTable } from './types.js';
+import type { CompetitionTable, CompetitorTable, Database, PlayTable, SeasonTable } from './types.js';
 
 /** Held (PostgreSQL) while games are numbered and written, so schedulers on several nodes do not race. */
 export const SCHEDULE_LOCK = 727_001;
@@ -63,26 +63,6 @@ export const playRecord = (r: PlayTable): Play => ({
 });
 
 
-/** An event row as records are built from it: its stored JSON is the export's business. */
-export type EventRow = Omit<Selectable<EventTable>, 'json_tail' | 'owner_key_id'>;
-
-export const eventRecord = (r: EventRow): Event => ({
-  id: eventId(r.seq),
-  type: r.type === 'score_retracted' ? 'score_retracted' : 'score',
-  tier: r.tier === 'provisional' ? 'provisional' : 'confirmed',
-  game_id: r.game_id,
-  sport: r.sport,
-  league: r.league,
-  team: r.team,
-  event_type: r.event_type,
-  points: r.points,
-  clock: r.clock,
-  ts: r.ts,
-  confidence: { agreement: r.agreement, reporters: r.reporters, latency_ms: r.latency_ms },
-  ...(r.provisional_id !== null ? { provisional_id: r.provisional_id } : {}),
-  ...(r.retracted_id !== null ? { retracted_id: r.retracted_id } : {}),
-  schema: EVENT_SCHEMA,
-});
 
 
 export class CompetitionRepo {

@@ -180,5 +180,3 @@ export async function migrationsAtHead(db: Db): Promise<boolean> {
   return all.every((m) => m.executedAt !== undefined);
 }
 
-export const toJson = (v: unknown): string => JSON.stringify(v);
-export const bool = (n: number): boolean => n === 1;

@@ -1,7 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import { Event, eventId } from '@svc/schema';
 import type { Insertable } from 'kysely';
-import { eventRecord } from './competitions.js';
+import { eventRecord } from './event-rows.js';
 import type { EventTable } from './types.js';
 
 /** An event row as its writers give it: the database assigns `seq`, and `json_tail` is derived here. */

@@ -2,9 +2,9 @@ import type { Event } from '@svc/schema';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
-import { eventRecord, type EventRow } from './competitions.js';
+import { eventRecord, eventRowOf } from './event-rows.js';
 import { storedEventRow, type EventFields } from './event-json.js';
-import { rowNumber, rowText, rowTextOrNull } from './row-reader.js';
+import { rowTextOrNull } from './row-reader.js';
 import type { Database, EventTable } from './types.js';
 import { HotSql, placeholders, writeTransaction, type EveryColumn, type Row, type WriteTx } from './write-tx.js';
 
@@ -34,15 +34,6 @@ const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) val
 // "after N" could skip a late-committing lower seq; one lock keeps them in order.
 const SEQUENCE_LOCK = new HotSql('select pg_advisory_xact_lock(7301)');
 
-/** An event row read by column name (INSERT_EVENT's RETURNING, or a raw select), checked. */
-export function eventRowOf(r: Row): EventRow {
-  return {
-    seq: rowNumber(r.seq), type: rowText(r.type), tier: rowText(r.tier), game_id: rowText(r.game_id), competition_id: rowText(r.competition_id),
-    sport: rowText(r.sport), league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type),
-    points: rowNumber(r.points), clock: rowTextOrNull(r.clock), ts: rowText(r.ts), agreement: rowNumber(r.agreement), reporters: rowNumber(r.reporters),
-    latency_ms: rowNumber(r.latency_ms), provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
-  };
-}
 
 /**
  * The append-only event log with its global sequence. Events and their outbox rows commit

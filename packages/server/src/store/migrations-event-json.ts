@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { eventJsonTail } from './event-json.js';
-import { eventRowOf } from './events.js';
+import { eventRowOf } from './event-rows.js';
 
 const BATCH = 1000;
 

@@ -2,7 +2,7 @@ import type { Player, RosterEntry, Season, Team, Venue } from '@svc/schema';
 import { sql, type Transaction } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import type { Db } from './db.js';
-import { bool } from './db.js';
+import { bool } from './columns.js';
 import { pageOf, stringKey, type Page, type PageRequest } from './page.js';
 import { scopeSql } from './scope-sql.js';
 import type { Database, PlayerTable, SeasonTable, TeamTable, VenueTable } from './types.js';

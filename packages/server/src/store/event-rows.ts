@@ -1,0 +1,40 @@
+import type { Event } from '@svc/schema';
+import { EVENT_SCHEMA, eventId } from '@svc/schema';
+import type { Selectable } from 'kysely';
+import { rowNumber, rowText, rowTextOrNull } from './row-reader.js';
+import type { EventTable } from './types.js';
+
+/**
+ * The event row and its record, both ways and nothing else: the event log, the export's stored
+ * JSON and the migration that writes it all map rows through here, so none of them needs another.
+ */
+/** An event row as records are built from it: its stored JSON is the export's business. */
+export type EventRow = Omit<Selectable<EventTable>, 'json_tail' | 'owner_key_id'>;
+
+export const eventRecord = (r: EventRow): Event => ({
+  id: eventId(r.seq),
+  type: r.type === 'score_retracted' ? 'score_retracted' : 'score',
+  tier: r.tier === 'provisional' ? 'provisional' : 'confirmed',
+  game_id: r.game_id,
+  sport: r.sport,
+  league: r.league,
+  team: r.team,
+  event_type: r.event_type,
+  points: r.points,
+  clock: r.clock,
+  ts: r.ts,
+  confidence: { agreement: r.agreement, reporters: r.reporters, latency_ms: r.latency_ms },
+  ...(r.provisional_id !== null ? { provisional_id: r.provisional_id } : {}),
+  ...(r.retracted_id !== null ? { retracted_id: r.retracted_id } : {}),
+  schema: EVENT_SCHEMA,
+});
+
+/** An event row read by column name (INSERT_EVENT's RETURNING, or a raw select), checked. */
+export function eventRowOf(r: Record<string, unknown>): EventRow {
+  return {
+    seq: rowNumber(r.seq), type: rowText(r.type), tier: rowText(r.tier), game_id: rowText(r.game_id), competition_id: rowText(r.competition_id),
+    sport: rowText(r.sport), league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type),
+    points: rowNumber(r.points), clock: rowTextOrNull(r.clock), ts: rowText(r.ts), agreement: rowNumber(r.agreement), reporters: rowNumber(r.reporters),
+    latency_ms: rowNumber(r.latency_ms), provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
+  };
+}
