@@ -99,6 +99,12 @@ describe('sandbox replays in real processes', () => {
     const ownerStream = await connect(`${ws}/v1/stream`, owner);
     const otherStream = await connect(`${ws}/v1/stream`, other);
     clients.push(ownerStream, otherStream);
+    // When each provisional goal arrives: the gaps are the source's divided by the speed.
+    const arrivals: { game: string; at: number }[] = [];
+    ownerStream.ws.on('message', (data) => {
+      const f = JSON.parse(data.toString()) as Frame;
+      if (f.type === 'score' && f.tier === 'provisional') arrivals.push({ game: String(f.game_id), at: Date.now() });
+    });
 
     const replay = await startReplay(svc.base, owner);
     // At the same time, `svc replay` of the same game with the same key: a second replay, its own game.
@@ -112,6 +118,10 @@ describe('sandbox replays in real processes', () => {
     }
     await untilStatus(svc.base, owner, replay.id, 'finished');
     await expectFinal33(svc.base, owner, replay.game_id);
+    // Source goals at 15:23, 15:36, 16:35, 16:36, 17:08, 17:18: 13, 59, 1, 32 and 10 minutes apart, at 600× 1.3, 5.9, 0.1, 3.2 and 1.0 s.
+    const at = arrivals.filter((a) => a.game === replay.game_id).map((a) => a.at);
+    const gaps = at.slice(1).map((t, i) => (t - at[i]) / 1000);
+    [1.3, 5.9, 0.1, 3.2, 1.0].forEach((expected, i) => expect(Math.abs(gaps[i] - expected), `gap ${i + 1}: ${gaps.join(', ')}`).toBeLessThan(0.6));
 
     // The owner's receiver: the six confirmed goals, signed with the endpoint's secret, as events of the replay's game.
     // `svc replay` printed its own replay's twelve events, then exited 0 when it finished.

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeReplayGame } from '../src/replays/close.js';
+import { onSourceClock } from '../src/replays/plan.js';
+import type { Replay as SourceReplay, ReplayPlay } from '../src/sim/replay.js';
 import { createReplays } from '../src/replays/index.js';
 import { expectError } from './contract.js';
 import { auth, engines, testApp, until, type TestApp } from './helpers.js';
@@ -19,6 +21,29 @@ interface ReplayJson {
 
 /** The 2022 World Cup final: six goals (3–3), then penalties. */
 const FINAL = 'soccer_21728';
+
+describe('the replay clock', () => {
+  const play = (ts: string, at: number): ReplayPlay => ({
+    at, ts, period: { unit: 'half', num: 1, label: '1st half' }, role: 'home', competitorId: 'team:wc:ARG', team: 'ARG', playerId: null, eventType: 'goal', points: 1, clock: null,
+  });
+  const replay = (plays: ReplayPlay[]): SourceReplay => ({
+    target: { competitionId: 'c', gameId: 'soccer_1', sport: 'soccer', date: '2026-01-01', home: { entityId: 'team:wc:ARG', code: 'ARG', players: [] }, away: { entityId: 'team:wc:FRA', code: 'FRA', players: [] } },
+    sourceId: 'soccer_wc_21728',
+    plays,
+    duration: 0,
+  });
+
+  it('times plays by the source’s own timestamps from its start, at least 6 s apart', () => {
+    const timed = onSourceClock(replay([play('2022-12-18T15:23:00.000Z', 1350), play('2022-12-18T15:36:00.000Z', 2130), play('2022-12-18T15:36:00.000Z', 2136)]), '2022-12-18T15:00:00.000Z');
+    expect(timed.plays.map((p) => p.at)).toEqual([23 * 60, 36 * 60, 36 * 60 + 6]);
+    expect(timed.duration).toBe(36 * 60 + 6);
+  });
+
+  it('without a start time, counts from the first play’s place in game time', () => {
+    const timed = onSourceClock(replay([play('2022-12-18T15:23:00.000Z', 1350), play('2022-12-18T15:24:00.000Z', 1400)]), null);
+    expect(timed.plays.map((p) => p.at)).toEqual([1350, 1410]);
+  });
+});
 
 describe.each(engines())('sandbox replays (%s)', (engine) => {
   let t: TestApp;

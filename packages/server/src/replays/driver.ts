@@ -11,7 +11,7 @@ import type { ReplayRepo } from '../store/replays.js';
 import type { ReplayTable } from '../store/types.js';
 import { closeReplayGame } from './close.js';
 import { replayCrowd } from './crowd.js';
-import { planSteps, ReplayClock, stepStart, type ReplayStep } from './plan.js';
+import { onSourceClock, planSteps, ReplayClock, stepStart, type ReplayStep } from './plan.js';
 
 export interface ReplayDriverDeps {
   db: Db;
@@ -137,7 +137,8 @@ export class ReplayDriver {
       await this.cancel(row, 'the replay’s game cannot be played (its teams are gone)');
       return;
     }
-    const source = await loadReplay(this.deps.db, target, row.source_competition_id);
+    const sourceGame = await competitions.get(row.source_competition_id);
+    const source = onSourceClock(await loadReplay(this.deps.db, target, row.source_competition_id), sourceGame?.start_time ?? null);
     const crowd = await this.crowdIds();
     // Where the replay is: the plays its game holds (the kick-off is the first); a step's reports are resent by ref.
     const stored = (await competitions.allPlays(row.competition_id)).length;

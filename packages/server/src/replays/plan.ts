@@ -1,7 +1,7 @@
 import type { PlayInput, ReportInput } from '@svc/schema';
 import { isoTime } from '../domain/clock.js';
 import type { Replay } from '../sim/replay.js';
-import { openingPeriod } from '../sim/timeline.js';
+import { MIN_GAP_S, openingPeriod } from '../sim/timeline.js';
 
 /**
  * How a sandbox replay plays its source (docs/replays.md), planned up front and free of I/O.
@@ -59,6 +59,27 @@ export class ReplayClock {
   world(s: number): number {
     return this.worldStart + s * 1000;
   }
+}
+
+/**
+ * The source's plays timed by the source's own clock: each play as long after the start as it
+ * was in the source game (its `ts` against the game's start time, or, without one, against the
+ * first play's place in game time), so the replay's gaps are the source's divided by the speed.
+ * Consecutive plays stay at least MIN_GAP_S apart: two plays stamped alike (free throws) would
+ * otherwise fall in one reporter's consensus duplicate window (sim/timeline.ts).
+ */
+export function onSourceClock(replay: Replay, sourceStart: string | null): Replay {
+  const first = replay.plays[0];
+  const start = sourceStart === null ? Number.NaN : Date.parse(sourceStart);
+  const origin = !Number.isNaN(start) ? start : first ? Date.parse(first.ts) - first.at * 1000 : 0;
+  let prev = 0;
+  const plays = replay.plays.map((p) => {
+    const t = Date.parse(p.ts);
+    const at = Math.max(Number.isNaN(t) || Number.isNaN(origin) ? p.at : (t - origin) / 1000, prev + MIN_GAP_S);
+    prev = at;
+    return { ...p, at };
+  });
+  return { ...replay, plays, duration: plays.length ? plays[plays.length - 1].at : 0 };
 }
 
 export function planSteps(replay: Replay, replayId: string, clock: Pick<ReplayClock, 'world'>): ReplayStep[] {

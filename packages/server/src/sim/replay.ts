@@ -35,6 +35,8 @@ export interface ReplayPlay {
   eventType: string;
   points: number;
   clock: string | null;
+  /** When the play happened in the source game (its `ts`). */
+  ts: string;
 }
 
 export interface Replay {
@@ -117,11 +119,13 @@ export async function loadReplay(db: Db, target: TargetGame, sourceId: string): 
       eventType: r.event_type,
       points: r.points,
       clock: r.clock,
+      ts: r.ts,
     };
   });
   // The final play ends the replay; an archived game always has one, but do not rely on it.
   if (!plays.some((p) => p.eventType === 'final')) {
     const last = plays.length ? plays[plays.length - 1].at : 0;
+    const lastTs = plays.length ? Date.parse(plays[plays.length - 1].ts) : Number.NaN;
     plays.push({
       at: last + 60,
       period: { unit: 'fulltime', num: 1, label: 'Full time' },
@@ -132,6 +136,7 @@ export async function loadReplay(db: Db, target: TargetGame, sourceId: string): 
       eventType: 'final',
       points: 0,
       clock: null,
+      ts: new Date(Number.isNaN(lastTs) ? 0 : lastTs + 60_000).toISOString(),
     });
   }
   return { target, sourceId, plays, duration: plays[plays.length - 1].at };
