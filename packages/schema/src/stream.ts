@@ -80,6 +80,9 @@ export const StreamFrame = Type.Union([WireEvent, ControlFrame]);
 export type StreamFrame = Static<typeof StreamFrame>;
 
 /** Close codes of the stream beside the standard ones. */
+/** Where the stream is served: one WebSocket endpoint beside the REST API. */
+export const STREAM_PATH = '/v1/stream';
+
 export const STREAM_CLOSE_CODES = {
   /** The server is shutting down: reconnect (elsewhere) with `since`. */
   going_away: 1001,

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { Event } from '@svc/schema';
+import { Event, STREAM_PATH } from '@svc/schema';
 
 /** An event as the stream sends it (docs/stream.md): the record's spec fields; later additions pass. */
 export const StreamEvent = Type.Object(
@@ -65,7 +65,7 @@ export function openEventStream(opts: EventStreamOptions): EventStream {
   };
 
   const connect = () => {
-    const url = new URL('/v1/stream', opts.baseUrl.replace(/^http/, 'ws'));
+    const url = new URL(STREAM_PATH, opts.baseUrl.replace(/^http/, 'ws'));
     for (const [k, v] of Object.entries(opts.query)) url.searchParams.set(k, v);
     if (lastId) url.searchParams.set('since', lastId);
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${opts.apiKey}` }, handshakeTimeout: 10_000 });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { API_KEY, type Product } from '@svc/schema';
+import { API_KEY, STREAM_PATH, type Product } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
 import { constantTimeEqualHex, hashKey } from '../domain/keys.js';
@@ -183,7 +183,7 @@ const asError = (err: unknown): Error => (err instanceof Error ? err : new Error
 
 /** Browsers cannot set headers on a WebSocket, so the stream also takes ?access_token=. */
 function accessToken(request: FastifyRequest): string | undefined {
-  if (request.routeOptions.url !== '/v1/stream') return undefined;
+  if (request.routeOptions.url !== STREAM_PATH) return undefined;
   const q = request.query;
   if (q && typeof q === 'object' && 'access_token' in q && typeof q.access_token === 'string') return q.access_token;
   return undefined;

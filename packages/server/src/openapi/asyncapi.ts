@@ -10,6 +10,7 @@ import {
   PingMessage,
   PongFrame,
   STREAM_CLOSE_CODES,
+  STREAM_PATH,
   STREAM_MESSAGE_ERRORS,
   SubscribeMessage,
   SubscribedFrame,
@@ -74,7 +75,7 @@ export function asyncApiDocument(): Json {
     },
     channels: {
       stream: {
-        address: '/v1/stream',
+        address: STREAM_PATH,
         title: 'Event stream',
         description: 'One connection per client; its filter is set by the query and changed by `subscribe` / `unsubscribe` messages.',
         servers: [{ $ref: '#/servers/local' }],

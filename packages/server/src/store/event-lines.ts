@@ -75,7 +75,7 @@ function aggregateSql(q: EventLineQuery, b: SqlBuilder): string {
   const line = `'{"id":"evt_' || printf('%012d', seq) || '"' || json_tail as line`;
   if (q.excluded.length === 0) {
     // A past season leaves nothing out: without the per-row membership test the query reads
-    // 2.2–2.3 M lines/s instead of 1.3–1.8 M (bench/RESULTS.md "Export: nothing left out").
+    // markedly faster (bench/RESULTS.md "Export: nothing left out").
     return `select count(*), max(seq), count(*), group_concat(line, char(10)) from (${rowsSql(q, b, `seq, ${line}`)})`;
   }
   const excluded = b.bind(JSON.stringify(q.excluded));

@@ -49,9 +49,9 @@ export class ExportRepo {
   /**
    * Rows per keyset page: large enough to amortise a query, small enough to keep memory flat.
    * SQLite's page is one text joined in-process, and past ~128 KiB a string is a large object
-   * the collector lets pile up: 250 rows (~75 KiB) served 1.0–1.1 M lines/s with +26 MiB of
-   * RSS where 1,000 rows served 0.8 M with +84 to +115 MiB. PostgreSQL pays a round trip per
-   * page, which 1,000 rows amortise (bench/RESULTS.md, "Export: the line stored with the event").
+   * the collector lets pile up, so 250 rows (~75 KiB) serve faster and with far less memory than
+   * 1,000. PostgreSQL pays a round trip per page, which 1,000 rows amortise (bench/RESULTS.md,
+   * "Export: the line stored with the event", for the figures).
    */
   readonly pageRows: number;
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { STREAM_PATH } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../http/auth.js';
@@ -71,7 +72,7 @@ export class StreamGateway {
   attach(server: Server): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const url = new URL(req.url ?? '/', 'http://x');
-      if (url.pathname !== '/v1/stream') {
+      if (url.pathname !== STREAM_PATH) {
         socket.destroy();
         return;
       }

@@ -110,10 +110,8 @@ export class DeliveryQueue {
   /**
    * Two statements under SQLite: the walk, choosing within free slots as it goes, then the
    * update by rowid. One statement that ranks in SQL (a window over the walk, as on PostgreSQL)
-   * measured slower here: 571 ms of SQLite time over bench/webhooks' 20,000 deliveries against
-   * 339 for the two ("bench/webhooks"); reading the walk lazily from the index in event order
-   * cut the walk's time by more than half again (bench/RESULTS.md "Webhook claims from the index
-   * alone").
+   * measured slower here, and reading the walk lazily from the index in event order cut the
+   * walk's time again (bench/RESULTS.md "bench/webhooks", "Webhook claims from the index alone").
    */
   private async claimSqlite(req: ClaimRequest, token: string): Promise<ClaimedRow[]> {
     const statements = this.db.statements;
@@ -136,8 +134,8 @@ export class DeliveryQueue {
     return this.db.kysely.transaction().execute(async (trx) => {
       // The walk must be an ordered scan of the due index that stops after `scan` rows. While
       // statistics lag a burst of new deliveries the planner expects a handful of due rows and
-      // prefers a bitmap scan plus sort, which reads every due row: ~5 ms per claim at 16,000
-      // due (bench/RESULTS.md "bench/webhooks"). This transaction rules that plan out.
+      // prefers a bitmap scan plus sort, which reads every due row on every claim
+      // (bench/RESULTS.md "bench/webhooks"). This transaction rules that plan out.
       await sql`set local enable_bitmapscan = off`.execute(trx);
       const { rows } = await sql<ClaimedRow>`
         update webhook_deliveries
