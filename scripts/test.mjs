@@ -1,7 +1,8 @@
-// The suites after lint, typecheck and build (package.json "test"): vitest and the Python
-// client's checks side by side, since the Python tests mostly wait on a server, stubs and
-// timers (docs/testing.md). vitest writes as it goes; the Python output follows it whole.
-// Exits non-zero when either fails.
+// The checks after the build (package.json "test"): vitest, the Python client's checks, lint and
+// the type check, side by side. The Python tests mostly wait on a server, stubs and timers, and
+// lint and the type check are a few seconds of CPU that need not hold the suite back
+// (docs/testing.md). vitest writes as it goes; the others' output follows it whole. Exits
+// non-zero when any fails, naming which.
 import { spawn } from 'node:child_process';
 
 function run(command, args, capture) {
@@ -17,10 +18,17 @@ function run(command, args, capture) {
   });
 }
 
-const python = run('npm', ['run', '--silent', 'test:python'], true);
+const captured = [
+  ['lint', run('npm', ['run', '--silent', 'lint'], true)],
+  ['typecheck', run('npm', ['run', '--silent', 'typecheck'], true)],
+  ['test:python', run('npm', ['run', '--silent', 'test:python'], true)],
+];
 const vitest = await run('npx', ['vitest', 'run'], false);
-const py = await python;
-process.stdout.write(`\n> npm run test:python\n${py.output}`);
-if (vitest.code !== 0) process.stderr.write(`test: vitest failed (exit ${vitest.code})\n`);
-if (py.code !== 0) process.stderr.write(`test: the Python client's checks failed (exit ${py.code})\n`);
-process.exit(vitest.code !== 0 || py.code !== 0 ? 1 : 0);
+const failed = vitest.code !== 0 ? ['vitest'] : [];
+for (const [name, job] of captured) {
+  const { code, output } = await job;
+  process.stdout.write(`\n> npm run ${name}\n${output}`);
+  if (code !== 0) failed.push(name);
+}
+for (const name of failed) process.stderr.write(`test: ${name} failed\n`);
+process.exit(failed.length > 0 ? 1 : 0);
