@@ -74,8 +74,12 @@ export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 /** 16 MB of 4 KB pages: where a commit checkpoints in SQLite's own way, when nothing else has. */
 const WAL_BACKSTOP_FRAMES = 4096;
 
-/** Connections of the bulk pool: as many export pages at once as the database serves beside live work. */
-const BULK_POOL_SIZE = 4;
+/**
+ * Connections of the bulk pool: export pages at once. Two keep ten concurrent exports from
+ * crowding live writes off the machine's CPUs, where four did not, and still serve them faster
+ * together than one alone (bench/RESULTS.md, "Isolation").
+ */
+const BULK_POOL_SIZE = 2;
 
 function pgPool(connectionString: string, max: number, onConnectionError: DbOptions['onConnectionError']): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
