@@ -1,7 +1,7 @@
 import type { PlayInput, ReportInput } from '@svc/schema';
 import { isoTime } from '../domain/clock.js';
 import type { Replay } from '../sim/replay.js';
-import { MIN_GAP_S, openingPeriod } from '../sim/timeline.js';
+import { MIN_GAP_S, openingPlay } from '../sim/timeline.js';
 
 /**
  * How a sandbox replay plays its source (docs/replays.md), planned up front and free of I/O.
@@ -90,15 +90,7 @@ export function planSteps(replay: Replay, replayId: string, clock: Pick<ReplayCl
       seq: 1,
       reports: [],
       at: 0,
-      play: {
-        period: openingPeriod(target.sport),
-        competitor_id: target.home.entityId,
-        event_type: target.sport === 'soccer' ? 'kickoff' : 'tipoff',
-        points: 0,
-        clock: target.sport === 'soccer' ? "0'" : '12:00',
-        ts: isoTime(clock.world(0)),
-        source,
-      },
+      play: openingPlay(target, isoTime(clock.world(0)), source),
     },
   ];
   replay.plays.forEach((p, i) => {

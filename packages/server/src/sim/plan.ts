@@ -3,7 +3,7 @@ import type { PlayInput } from '@svc/schema';
 import { isoTime } from '../domain/clock.js';
 import { chance, exponential, logNormal, pickIndex, uniform, type Random } from './random.js';
 import type { Replay, ReplayPlay } from './replay.js';
-import { openingPeriod } from './timeline.js';
+import { openingPlay } from './timeline.js';
 
 /** The default speed: the real-time figures below (delays, lags) are meant at this speed. */
 export const DEFAULT_SPEED = 10;
@@ -183,15 +183,7 @@ export function planCrowd(replay: Replay, gc: GameClock, opts: CrowdOptions, tim
 export function planOfficial(replay: Replay, gc: GameClock, opts: OfficialOptions, timing: PlanTiming, random: Random): PlaySend[] {
   const { target } = replay;
   const source = `sim:${replay.sourceId}`.slice(0, 64);
-  const opening: PlayInput = {
-    period: openingPeriod(target.sport),
-    competitor_id: target.home.entityId,
-    event_type: target.sport === 'soccer' ? 'kickoff' : 'tipoff',
-    points: 0,
-    clock: target.sport === 'soccer' ? "0'" : '12:00',
-    ts: isoTime(gc.world(0)),
-    source,
-  };
+  const opening = openingPlay(target, isoTime(gc.world(0)), source);
   const sends: PlaySend[] = [{ at: gc.startMs, plays: [opening] }];
   let prev = gc.startMs;
   let batchStart = -Infinity;

@@ -1,3 +1,4 @@
+import type { PlayInput } from '@svc/schema';
 /**
  * Where each archived play falls in game time (seconds after kick-off / tip-off) when the game
  * is replayed. Positions come from the game clock, not from the archived timestamps, so a
@@ -130,3 +131,14 @@ export function gameTimes(sport: SimSport, plays: ClockedPlay[]): number[] {
 /** The first period of a game, for its kick-off / tip-off play. */
 export const openingPeriod = (sport: SimSport): PeriodRef =>
   sport === 'soccer' ? { unit: 'half', num: 1, label: '1st half' } : { unit: 'quarter', num: 1, label: 'Q1' };
+
+/** The play that opens a replayed game: kick-off or tip-off at game time 0, by its home side. */
+export const openingPlay = (target: { sport: SimSport; home: { entityId: string } }, ts: string, source: string): PlayInput => ({
+  period: openingPeriod(target.sport),
+  competitor_id: target.home.entityId,
+  event_type: target.sport === 'soccer' ? 'kickoff' : 'tipoff',
+  points: 0,
+  clock: target.sport === 'soccer' ? "0'" : '12:00',
+  ts,
+  source,
+});
