@@ -11,6 +11,8 @@
 //   4a large pages: four loops of limit=1000 walks (a game's plays and events, the league's
 //      competitions and games), from a child process;
 //   4b webhook range replays of 2,000 events to a receiver on 127.0.0.1, one after another;
+//   4c the status page's data (GET /v1/status, with its history) in two loops, beside two loops
+//      of stream resumes that replay the probe game's seeded events (`since`);
 //   5 idle again (what the load left behind, e.g. a webhook backlog).
 // Per phase it also records svc's CPU, its event loop's time on a CPU and waiting for one
 // (schedstat: on a shared VM, how much of a latency is the machine's), and this process's own
@@ -51,8 +53,8 @@ const LEAGUE = 'xbi';
 const EVENTS = 400_000;
 const SEASONS = [2022, 2023, 2024, 2025];
 const MS = QUICK
-  ? { settle: 1_000, idle: 2_000, alone: 1_000, concurrent: 3_000, concurrentMax: 5_000, pages: 3_000, replays: 3_000, after: 1_000 }
-  : { settle: 2_000, idle: 5_000, alone: 4_000, concurrent: 15_000, concurrentMax: 60_000, pages: 10_000, replays: 10_000, after: 3_000 };
+  ? { settle: 1_000, idle: 2_000, alone: 1_000, concurrent: 3_000, concurrentMax: 5_000, pages: 3_000, replays: 3_000, status: 3_000, after: 1_000 }
+  : { settle: 2_000, idle: 5_000, alone: 4_000, concurrent: 15_000, concurrentMax: 60_000, pages: 10_000, replays: 10_000, status: 10_000, after: 3_000 };
 const GOAL_P99_MS = 250;
 const GOAL_MAX_MS = 1_000;
 const GOAL_THROUGHPUT = 0.5;
@@ -173,13 +175,51 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', as
         const a = await get(path);
         if (a.status !== 200) { r.error = a.status + ' ' + a.body.toString().slice(0, 200); break; }
         const page = JSON.parse(a.body.toString());
-        r.pages++; r.items += page.data.length; r.bytes += a.body.length; r.ms.push(a.ms);
+        r.pages++; r.items += Array.isArray(page.data) ? page.data.length : 1; r.bytes += a.body.length; r.ms.push(a.ms);
         path = page.next_cursor ? first + '&cursor=' + encodeURIComponent(page.next_cursor) : first;
       } catch (e) { r.error = String(e); }
     }
     return r;
   }));
   process.stdout.write(JSON.stringify(loops) + '\\n');
+});
+process.stdout.write('ready\\n');
+`;
+
+/**
+ * Stream resumes, one loop per entry at once: each opens GET /v1/stream with `since`, reads the
+ * replayed events up to the `subscribed` frame that follows them, closes, and starts over; in a
+ * child process, so the replays' frames are parsed there. Takes {"loops", "query", "ms"}; prints
+ * one line: per loop, resumes done, events replayed and each resume's ms.
+ */
+const RESUME_JS = `
+const { WebSocket } = require('ws');
+const base = process.env.CHILD_BASE.replace('http', 'ws'), key = process.env.CHILD_KEY;
+const resume = (query) => new Promise((resolve) => {
+  const t0 = performance.now();
+  let events = 0, subscribed = false;
+  const ws = new WebSocket(base + '/v1/stream?' + query, { headers: { authorization: 'Bearer ' + key } });
+  ws.on('message', (data) => {
+    const f = JSON.parse(data.toString());
+    if (f.type === 'subscribed') { subscribed = true; ws.close(); }
+    else if (f.type === 'score' || f.type === 'score_retracted') events++;
+  });
+  ws.on('close', () => resolve({ ms: performance.now() - t0, events, error: subscribed ? null : 'closed before subscribed' }));
+  ws.on('error', (e) => resolve({ ms: performance.now() - t0, events, error: String(e) }));
+});
+require('node:readline').createInterface({ input: process.stdin }).on('line', async (line) => {
+  const { loops, query, ms } = JSON.parse(line);
+  const until = performance.now() + ms;
+  const out = await Promise.all(Array.from({ length: loops }, async () => {
+    const r = { resumes: 0, events: 0, ms: [], error: null };
+    while (performance.now() < until && !r.error) {
+      const a = await resume(query);
+      if (a.error) { r.error = a.error; break; }
+      r.resumes++; r.events += a.events; r.ms.push(a.ms);
+    }
+    return r;
+  }));
+  process.stdout.write(JSON.stringify(out) + '\\n');
 });
 process.stdout.write('ready\\n');
 `;
@@ -697,6 +737,8 @@ function stats(samples: Sample[], phase: Phase): Stats {
 
 // ---------------------------------------------------------------------------------------------
 
+const Resume = Type.Object({ resumes: Type.Integer(), events: Type.Integer(), ms: Type.Array(Type.Number()), error: Type.Union([Type.String(), Type.Null()]) });
+type Resume = Static<typeof Resume>;
 const Walk = Type.Object({ url: Type.String(), pages: Type.Integer(), items: Type.Integer(), bytes: Type.Integer(), ms: Type.Array(Type.Number()), error: Type.Union([Type.String(), Type.Null()]) });
 type Walk = Static<typeof Walk>;
 
@@ -723,6 +765,7 @@ async function main() {
   const received = async () => Number((await call(receiverPool, 'GET', '/', null)).text);
   const readers: Reader[] = [];
   let pages: LineChild | null = null;
+  let resumer: LineChild | null = null;
   const stoppers: (() => void)[] = [];
   let webhookId: string | null = null;
   const phases: Phase[] = [];
@@ -730,6 +773,8 @@ async function main() {
   const alone = new Map<KindName, ExportResult[]>();
   const rounds: ExportResult[][] = [];
   const walks: Walk[] = [];
+  const statusWalks: Walk[] = [];
+  const resumes: Resume[] = [];
   const replays: Replays = { requests: 0, events: 0, ms: [], delivered: 0, errors: [] };
   let unanswered = 0;
   const unansweredBy: string[] = [];
@@ -746,6 +791,8 @@ async function main() {
     for (let i = 0; i < CONCURRENT.length; i++) readers.push(await Reader.start(BENCH_KEY));
     const pagesChild = await LineChild.start(PAGES_JS, { CHILD_BASE: BASE, CHILD_KEY: BENCH_KEY });
     pages = pagesChild;
+    const resumeChild = await LineChild.start(RESUME_JS, { CHILD_BASE: BASE, CHILD_KEY: BENCH_KEY });
+    resumer = resumeChild;
     // Warm-up, unmeasured: the cached kind's file is written, the other kinds' code paths and
     // pages are warm, as on a server in service.
     for (const a of ALONE) checkExport(await readers[0].get(`${BASE}${KINDS[a.name].url(a.season)}`), `warm-up ${a.name}`);
@@ -847,6 +894,17 @@ async function main() {
       replays.delivered = (await received()) - startCount;
     });
 
+    // The probe game's seeded events, replayed after its first on each resume.
+    const since = parse(IdList, await expect(loadPool, 'GET', `/v1/games/${game.gameId}/events?limit=1`, BENCH_KEY, 200), 'first event').data[0]?.id ?? '';
+    await phase('4c status page and stream resumes', async () => {
+      const [status, resumed] = await Promise.all([
+        pagesChild.ask(JSON.stringify({ urls: ['/v1/status', '/v1/status'], ms: MS.status })),
+        resumeChild.ask(JSON.stringify({ loops: 2, query: `game=${game.gameId}&since=${since}`, ms: MS.status })),
+      ]);
+      statusWalks.push(...parse(Type.Array(Walk), status, 'status page'));
+      resumes.push(...parse(Type.Array(Resume), resumed, 'stream resumes'));
+    });
+
     await phase('5 idle again', () => sleep(MS.after));
 
     // Sockets stay open until the last answers are in: a frame on its way counts.
@@ -864,13 +922,14 @@ async function main() {
     for (const s of stoppers) s();
     for (const r of readers) r.close();
     pages?.close();
+    resumer?.close();
     if (webhookId) await call(loadPool, 'DELETE', `/v1/webhooks/${webhookId}`, BENCH_KEY).catch(() => undefined);
     await loadPool.close();
     await receiverPool.close();
     await stop(svc);
     await stop(receiver.child);
   }
-  report({ phases, probes, alone, rounds, walks, replays, unanswered, unansweredBy, unmatchedFrames, loadAtStart, databaseUrl });
+  report({ phases, probes, alone, rounds, walks, statusWalks, resumes, replays, unanswered, unansweredBy, unmatchedFrames, loadAtStart, databaseUrl });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -882,6 +941,8 @@ interface Results {
   alone: Map<KindName, ExportResult[]>;
   rounds: ExportResult[][];
   walks: Walk[];
+  statusWalks: Walk[];
+  resumes: Resume[];
   replays: Replays;
   unanswered: number;
   unansweredBy: string[];
@@ -1017,6 +1078,16 @@ function report(r: Results): void {
     }),
     '',
     `Phase 4b load (${fmt(p4b, 1)} s): POST /v1/webhooks/:id/replay of the probe game's ${fmt(SEED_PLAYS)} seeded events to a receiver on 127.0.0.1 (its own process), each replay after the previous one's deliveries arrived: ${fmt(r.replays.requests)} replays, ${fmt(r.replays.events)} deliveries enqueued, ${fmt(r.replays.delivered)} received (${fmt(r.replays.delivered / p4b)}/s); replay request ${r.replays.ms.map((x) => ms(x)).join(', ')} ms${r.replays.errors.length ? `; errors: ${r.replays.errors.join('; ')}` : ''}`,
+  );
+  const p4c = seconds('4c');
+  const statusMs = r.statusWalks.flatMap((w) => w.ms).sort((a, b) => a - b);
+  const resumeMs = r.resumes.flatMap((x) => x.ms).sort((a, b) => a - b);
+  const resumed = r.resumes.reduce((n, x) => n + x.resumes, 0);
+  const replayed = r.resumes.reduce((n, x) => n + x.events, 0);
+  const loadErrors = [...r.statusWalks, ...r.resumes].flatMap((x) => (x.error ? [x.error] : []));
+  out.push(
+    '',
+    `Phase 4c load (${fmt(p4c, 1)} s), two children: two loops of GET /v1/status (the status page's data with its history), ${fmt(statusMs.length)} answers, ms p50 / p99 / max ${ms(quantile(statusMs, 50))} / ${ms(quantile(statusMs, 99))} / ${ms(statusMs[statusMs.length - 1] ?? NaN)}; two loops of stream resumes (GET /v1/stream?game=<probe game>&since=<its first event>, read to the subscribed frame, closed), ${fmt(resumed)} resumes replaying ${fmt(replayed)} events (${fmt(resumed ? replayed / resumed : 0)} each), ms p50 / p99 / max ${ms(quantile(resumeMs, 50))} / ${ms(quantile(resumeMs, 99))} / ${ms(resumeMs[resumeMs.length - 1] ?? NaN)}${loadErrors.length ? `; errors: ${loadErrors.join('; ')}` : ''}`,
   );
 
   // Goals.
