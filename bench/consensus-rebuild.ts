@@ -12,7 +12,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { DEFAULT_CONSENSUS_OPTIONS } from '../packages/server/src/domain/consensus/options.js';
-import { ConsensusStore } from '../packages/server/src/live/consensus-store.js';
+import { ConsensusStore } from '../packages/server/src/store/consensus.js';
 import { openDb, type Db } from '../packages/server/src/store/db.js';
 import { fmt } from './lib.js';
 import { now, percentile } from './stream-common.js';

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportsByRef } from '../src/live/ingest.js';
+import { reportsByRef } from '../src/store/consensus.js';
 import { migrate, type Db } from '../src/store/db.js';
 import { confirmedScoreQuery } from '../src/store/events.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';

@@ -10,8 +10,7 @@ import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
 import type { Db } from '../store/db.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { ReportTable } from '../store/types.js';
-import { HotSql, placeholders, type EveryColumn } from '../store/write-tx.js';
-import { ConsensusStore } from './consensus-store.js';
+import { ConsensusStore, insertReports, reportsByRef } from '../store/consensus.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { LeaseLost, type GameLeases } from './leases.js';
 import { errorReply, replyError, RouteFailed, type OfficialPlay, type OwnerReply, type OwnerRequest, type OwnerRouter } from './router.js';
@@ -35,14 +34,6 @@ class Serial {
  */
 export const OBSERVED_AT_WINDOW = { pastMs: 6 * 3_600_000, futureMs: 5 * 60_000 } as const;
 
-const REPORT_COLUMNS = ['id', 'key_id', 'ref', 'game_id', 'team', 'points', 'event_type', 'clock', 'observed_at', 'received_at', 'event_id', 'tier', 'candidate_id'] as const satisfies readonly (keyof ReportTable)[];
-const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPORT_COLUMNS;
-const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
-
-/** A key's stored reports with these refs, found through reports_key_ref (which holds reports with a ref only). */
-export function reportsByRef(db: Db, keyId: string, refs: readonly string[]) {
-  return db.kysely.selectFrom('reports').select(['id', 'ref', 'event_id', 'tier']).where('key_id', '=', keyId).where('ref', 'in', [...refs]);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -400,10 +391,7 @@ export class LiveIngest {
           if (o.kind === 'confirmed') this.confirmedOf.set(o.candidateId, s.event.id);
         });
         await this.state.write(tx, changes, (id) => ({ provisional: this.provisionalOf.get(id) ?? null, confirmed: this.confirmedOf.get(id) ?? null }));
-        const reports = reportRows.flatMap((f) => f());
-        // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
-        if (reports.length === 1) await tx.run(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
-        else if (reports.length > 1) await tx.kysely.insertInto('reports').values(reports).execute();
+        await insertReports(tx, reportRows.flatMap((f) => f()));
       },
     });
   }

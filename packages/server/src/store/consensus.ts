@@ -3,9 +3,10 @@ import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, CandidateSnapshot, GameSnapshot } from '../domain/consensus/types.js';
 import type { ResolvedOptions } from '../domain/consensus/options.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
-import type { Db } from '../store/db.js';
-import type { ConsensusCandidateTable } from '../store/consensus-types.js';
-import { HotSql, placeholders, type EveryColumn, type WriteTx } from '../store/write-tx.js';
+import type { Db } from './db.js';
+import type { ConsensusCandidateTable } from './consensus-types.js';
+import type { ReportTable } from './types.js';
+import { HotSql, placeholders, type EveryColumn, type WriteTx } from './write-tx.js';
 
 /** A game's stored consensus state, with the events its candidates published. */
 export interface StoredGame {
@@ -23,12 +24,17 @@ const UPSERT_CANDIDATE = new HotSql(
     `on conflict (id) do update set ${CANDIDATE_MUTABLE.map((c) => `${c} = excluded.${c}`).join(', ')}`,
 );
 
+const REPORT_COLUMNS = ['id', 'key_id', 'ref', 'game_id', 'team', 'points', 'event_type', 'clock', 'observed_at', 'received_at', 'event_id', 'tier', 'candidate_id'] as const satisfies readonly (keyof ReportTable)[];
+const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPORT_COLUMNS;
+const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
+
 const isState = (s: string): s is CandidateSnapshot['state'] => s === 'open' || s === 'confirmed' || s === 'retracted';
 
 /**
  * Reads and writes the consensus state that lets any node rebuild a game (docs/consensus.md,
  * "Cluster"): candidates, the votes their reports carry, and reporters' track records. Writes
- * run inside the caller's transaction, beside the events they produced.
+ * run inside the caller's transaction, beside the events they produced. All the SQL of
+ * `consensus_candidates`, `reporter_records` and `reports` is in this module.
  */
 export class ConsensusStore {
   constructor(private readonly db: Db) {}
@@ -150,4 +156,16 @@ export class ConsensusStore {
         .execute();
     }
   }
+}
+
+/** A key's stored reports with these refs, found through reports_key_ref (which holds reports with a ref only). */
+export function reportsByRef(db: Db, keyId: string, refs: readonly string[]) {
+  return db.kysely.selectFrom('reports').select(['id', 'ref', 'event_id', 'tier']).where('key_id', '=', keyId).where('ref', 'in', [...refs]);
+}
+
+/** Stores reports inside the append's transaction. */
+export async function insertReports(tx: WriteTx, reports: readonly ReportTable[]): Promise<void> {
+  // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
+  if (reports.length === 1) await tx.run(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
+  else if (reports.length > 1) await tx.kysely.insertInto('reports').values([...reports]).execute();
 }
