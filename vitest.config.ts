@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './scripts/vitest-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -14,5 +15,6 @@ export default defineConfig({
     // docs/testing.md.
     poolOptions: { forks: { minForks: 4, maxForks: 4, isolate: false } },
     globalSetup: ['packages/server/test/templates.setup.ts'],
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });

@@ -1,0 +1,37 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The test files that take longest, longest first (measured: bench/RESULTS.md "Test suite wall
+ * time"). Four files run at once, and a long file started last keeps the run going on one fork
+ * while the others idle; a fresh clone has no timings of its own for vitest to order by, and file
+ * size (its fallback) puts short-but-slow process tests at the end. Files not listed follow in
+ * vitest's own order (its recorded durations once it has them).
+ */
+const SLOWEST = [
+  'server/test/export.test.ts',
+  'server/test/replays.test.ts',
+  'server/test/replays-process.test.ts',
+  'server/test/secrets-at-rest.test.ts',
+  'server/test/cli.test.ts',
+  'server/test/settled-days.test.ts',
+  'server/test/archive.test.ts',
+  'client/test/readme.test.ts',
+  'server/test/dashboard.test.ts',
+  'server/test/consensus-crash.test.ts',
+  'server/test/drain.test.ts',
+  'server/test/roles.test.ts',
+  'server/test/stream.test.ts',
+];
+
+const rank = (spec: TestSpecification): number => {
+  const i = SLOWEST.findIndex((name) => spec.moduleId.endsWith(`/${name}`));
+  return i === -1 ? SLOWEST.length : i;
+};
+
+export class SlowestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files);
+    // Array.prototype.sort is stable: the rest keep vitest's order.
+    return [...ordered].sort((a, b) => rank(a) - rank(b));
+  }
+}
