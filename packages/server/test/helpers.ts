@@ -9,6 +9,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { ManualClock, type Clock } from '../src/domain/clock.js';
 import { openDb, type Db, type DbOptions } from '../src/store/db.js';
+import type { StoredEvent } from '../src/store/events.js';
 import type { AppDeps } from '../src/services.js';
 import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';
 
@@ -114,3 +115,15 @@ export async function until(pred: () => boolean | Promise<boolean>, timeoutMs: n
     await sleep(50);
   }
 }
+
+/** A stored event with only its seq to tell it apart, for the parts that route and order events. */
+export const storedEvent = (seq: number): StoredEvent => ({
+  seq,
+  ownerKeyId: null,
+  competitionId: 'c',
+  seasonId: 's',
+  event: {
+    id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'golf_1', sport: 'golf', league: 'sgt', team: 'A', event_type: 'x', points: 1,
+    clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
+  },
+});

@@ -6,7 +6,7 @@ import { redisKeys } from '../src/bus/redis-keys.js';
 import { RedisRouter, RouteFailed } from '../src/live/router.js';
 import type { StoredEvent } from '../src/store/events.js';
 import { openDb } from '../src/store/db.js';
-import { auth, freshDb, testConfig, until } from './helpers.js';
+import { auth, freshDb, storedEvent, testConfig, until } from './helpers.js';
 import { connect, type StreamClient } from './ws-client.js';
 import { OwnRedis } from './own-redis.js';
 
@@ -101,18 +101,7 @@ describe('Redis going away', () => {
     const bus = new RedisBus(pub, pub.duplicate(), redisKeys('svc-test-outage-bus:'));
     const heard: number[][] = [];
     bus.subscribe((events) => heard.push(events.map((e) => e.seq)));
-    const batch = (seq: number): StoredEvent[] => [
-      {
-        seq,
-        ownerKeyId: null,
-        competitionId: 'c',
-        seasonId: 's',
-        event: {
-          id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'soccer_1', sport: 'soccer', league: 'wc', team: 'A', event_type: 'goal', points: 1,
-          clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
-        },
-      },
-    ];
+    const batch = (seq: number): StoredEvent[] => [storedEvent(seq)];
     try {
       await bus.whenReady();
       await bus.publish(batch(1));

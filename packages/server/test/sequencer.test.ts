@@ -1,19 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../src/store/events.js';
 import { Sequencer } from '../src/stream/sequencer.js';
-import { until } from './helpers.js';
+import { storedEvent, until } from './helpers.js';
 
-const event = (seq: number): StoredEvent => ({
-  seq,
-  ownerKeyId: null,
-  competitionId: 'c',
-  seasonId: 's',
-  event: {
-    id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'golf_1', sport: 'golf', league: 'sgt', team: 'A', event_type: 'x', points: 1,
-    clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
-  },
-});
+const event = storedEvent;
 
 describe('Sequencer', () => {
   it('catches up from the store after the bus was away, with no later event to show the hole, and drops the repeats that follow', async () => {
