@@ -97,13 +97,16 @@ export class EventLog {
       viewerKeyId?: string;
       /** Only events with a seq below this one. */
       below?: number;
+      /** A bulk read (a stream resume): on the bulk pool, beside exports (store/db.ts `bulk`). */
+      bulk?: boolean;
       anyOf?: { sports: readonly string[]; leagues: readonly string[]; games: readonly string[] };
     },
   ): Promise<StoredEvent[]> {
     const anyOf = filter.anyOf;
-    const rows = await this.db.kysely
+    const rows = await (filter.bulk ? this.db.bulk.kysely : this.db.kysely)
       .selectFrom('events')
-      .selectAll()
+      // Every column but the stored JSON, which the record is not built from.
+      .select(['seq', ...RETURNED])
       .where('seq', '>', seq)
       .$if(filter.below !== undefined, (q) => q.where('seq', '<', filter.below ?? 0))
       .$if(!!filter.sports, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))

@@ -32,7 +32,10 @@ export async function readReplay(
   while (out.length <= cap) {
     const size = Math.min(REPLAY_PAGE, cap + 1 - out.length);
     await meter(deps.limiter, principal);
-    const page = await deps.events.after(cursor, size, query);
+    // A resume is bulk work: its pages go through the bulk pool, each read in a turn of its own,
+    // so live requests get the event loop between them (docs/decisions.md "Export: off the live path").
+    await new Promise((resolve) => setImmediate(resolve));
+    const page = await deps.events.after(cursor, size, { ...query, bulk: true });
     out.push(...page);
     if (page.length < size) break;
     cursor = page[page.length - 1].seq;
