@@ -15,8 +15,6 @@ const SQL_OUTSIDE_STORE = [
   'packages/server/src/archive/rows.ts',
   'packages/server/src/archive/schedule.ts',
   'packages/server/src/health/readiness.ts',
-  'packages/server/src/live/leases.ts',
-  'packages/server/src/status/history.ts',
   'packages/server/src/webhooks/outbox.ts',
   'packages/server/src/webhooks/queue.ts',
   'packages/server/src/webhooks/record.ts',

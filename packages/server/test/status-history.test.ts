@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, isoTime } from '../src/domain/clock.js';
 import { REPORT_TTL_MS, StatusService } from '../src/status/service.js';
-import { DAY_MS, MINUTE_MS, dayUptime, feedState, webhooksFailing } from '../src/status/rules.js';
+import { DAY_MS, MINUTE_MS, dayUptime, feedState, webhooksFailing } from '../src/domain/status.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;

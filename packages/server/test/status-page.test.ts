@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/domain/clock.js';
-import { DAY_MS, MINUTE_MS } from '../src/status/rules.js';
+import { DAY_MS, MINUTE_MS } from '../src/domain/status.js';
 import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
 

@@ -8,7 +8,7 @@ import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
 import { GameDirectory } from './games.js';
 import { LiveIngest } from './ingest.js';
-import { GameLeases } from './leases.js';
+import { GameLeases } from '../store/leases.js';
 import { OfficialFeed } from './official.js';
 import type { OwnerRouter } from './router.js';
 

@@ -12,7 +12,7 @@ import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { ReportTable } from '../store/types.js';
 import { ConsensusStore, insertReports, reportsByRef } from '../store/consensus.js';
 import type { GameDirectory, GameInfo } from './games.js';
-import { LeaseLost, type GameLeases } from './leases.js';
+import { LeaseLost, type GameLeases } from '../store/leases.js';
 import { errorReply, replyError, RouteFailed, type OfficialPlay, type OwnerReply, type OwnerRequest, type OwnerRouter } from './router.js';
 import { pointsAllowed } from './sport-rules.js';
 

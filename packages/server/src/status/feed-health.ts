@@ -1,7 +1,7 @@
 import { SPORTS } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
 import type { StoredEvent } from '../store/events.js';
-import { FEED_SILENCE_MS, feedState, type FeedStatus } from './rules.js';
+import { FEED_SILENCE_MS, feedState, type FeedStatus } from '../domain/status.js';
 
 export interface SportHealth {
   sport: string;
@@ -20,7 +20,7 @@ export interface SportFeed {
 
 /**
  * Per-sport feed health from what this node's bus carried: recent event counts, the last event
- * and the median crowd-confirmation latency. The up/down rule is `feedState` (status/rules.ts):
+ * and the median crowd-confirmation latency. The up/down rule is `feedState` (domain/status.ts):
  * a sport whose games have been live for 5 minutes without an event is `degraded`; one without
  * live games is `idle`.
  */

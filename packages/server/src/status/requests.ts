@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import { MINUTE_MS } from './rules.js';
+import { MINUTE_MS } from '../domain/status.js';
 
 const BUCKETS = 5;
 

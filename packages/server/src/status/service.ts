@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { isoDate, isoTime, type Clock } from '../domain/clock.js';
 import type { Db } from '../store/db.js';
 import type { FeedHealth, SportHealth } from './feed-health.js';
-import { StatusHistory, type IncidentRow } from './history.js';
+import { StatusHistory, type IncidentRow } from '../store/status-history.js';
 import { RequestTally } from './requests.js';
 import {
   DAY_MS,
@@ -17,7 +17,7 @@ import {
   periodUptime,
   restDegraded,
   webhooksFailing,
-} from './rules.js';
+} from '../domain/status.js';
 
 export const CHANNELS = ['rest', 'stream', 'webhooks'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -68,7 +68,7 @@ function incidentRecord(r: IncidentRow): Incident {
 
 /**
  * The service's own health: the current state (feeds, channels), the minute samples behind the
- * 90-day history and the incidents opened and resolved from them. Rules in status/rules.ts,
+ * 90-day history and the incidents opened and resolved from them. Rules in domain/status.ts,
  * explained in docs/status-page.md.
  */
 export class StatusService {

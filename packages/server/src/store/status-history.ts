@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import { randomBase62 } from '../domain/keys.js';
-import type { Db } from '../store/db.js';
-import type { StatusIncidentTable } from '../store/status-types.js';
-import { DAY_MS, type DayTally } from './rules.js';
+import type { Db } from './db.js';
+import type { StatusIncidentTable } from './status-types.js';
+import { DAY_MS, type DayTally } from '../domain/status.js';
 
 export interface SportSample {
   sport: string;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../domain/clock.js';
-import type { Db } from '../store/db.js';
-import { HotSql, type WriteTx } from '../store/write-tx.js';
+import type { Db } from './db.js';
+import { HotSql, type WriteTx } from './write-tx.js';
 
 // A report's write reads its game's lease first (store/write-tx.ts: a hot write). PostgreSQL locks
 // the row, so a takeover waits for the write and every later write of the old owner fails.
