@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCoords } from '../src/archive/coords.js';
@@ -8,6 +6,7 @@ import { parseCsv } from '../src/archive/csv.js';
 import { ensureSchedule, importArchive, type ImportSummary } from '../src/archive/index.js';
 import { goalTiming, parseMinute } from '../src/archive/soccer.js';
 import { loadWorldCup, readCsv, WC_YEARS } from '../src/archive/sources.js';
+import { tmpDir as helperTmpDir } from './helpers.js';
 import { canonicalTeamName, CodeAllocator } from '../src/archive/teams.js';
 import { kickoffUtc, parseUtcOffset } from '../src/archive/venues.js';
 import { openDb, type Db } from '../src/store/db.js';
@@ -17,7 +16,7 @@ const TODAY = '2026-11-22';
 const SPORTS = ['soccer', 'basketball', 'tennis', 'golf', 'mma'];
 const GOALS = ['goal', 'penalty_goal', 'own_goal'];
 
-const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-archive-'));
+const tmpDir = (): string => helperTmpDir('svc-archive-');
 const state = (json: string): Record<string, number> => JSON.parse(json);
 
 async function importInto(dataDir: string, databaseUrl: string | null = null): Promise<{ db: Db; summary: ImportSummary; log: string[] }> {

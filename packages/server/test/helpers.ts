@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -11,7 +10,7 @@ import { ManualClock, type Clock } from '../src/domain/clock.js';
 import { openDb, type Db, type DbOptions } from '../src/store/db.js';
 import type { StoredEvent } from '../src/store/events.js';
 import type { AppDeps } from '../src/services.js';
-import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';
+import { PG_ADMIN_URL, pgUrlFor, runTmpRoot } from './templates.setup.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 
@@ -20,8 +19,11 @@ export function engines(): EngineName[] {
   return inject('pgTemplate') ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
+/** A fresh directory under the run's own temporary root, which the run's teardown removes. */
 export function tmpDir(prefix = 'svc-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const root = runTmpRoot(inject('runId'));
+  fs.mkdirSync(root, { recursive: true });
+  return fs.mkdtempSync(path.join(root, prefix));
 }
 
 /** A fresh database holding the imported archive: a copy of the run's template. */

@@ -64,6 +64,11 @@ async function buildServer(): Promise<void> {
   }
 }
 
+/** Where a run's temporary data dirs live (test/helpers.ts tmpDir), removed with the run. */
+export function runTmpRoot(runId: string): string {
+  return path.join(os.tmpdir(), `svc-run-${runId}`);
+}
+
 export function pgUrlFor(database: string): string {
   const u = new URL(PG_ADMIN_URL);
   u.pathname = `/${database}`;
@@ -108,6 +113,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     fs.rmSync(root, { recursive: true, force: true });
+    // Every data dir a test made (a copy of the archive each): gigabytes a run if left behind.
+    fs.rmSync(runTmpRoot(runId), { recursive: true, force: true });
     if (pgTemplate) {
       const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
       await admin.connect();
