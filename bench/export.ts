@@ -17,7 +17,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { genLarge } from './gen-large.js';
-import { BENCH_KEY, ROOT, fmt, startProcess, startSvc, stop } from './lib.js';
+import { BENCH_KEY, ROOT, fmt, pgDatabaseUrl, startProcess, startSvc, stop } from './lib.js';
 
 const PG = process.argv.includes('--pg');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -32,12 +32,6 @@ const SIZES = [
   { league: 'xbl', events: 1_000_000 },
 ];
 
-function pgUrl(db: string): string {
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
 /** Each size is one season (2025) of its own league, so one request exports all of it. */
 async function prepare(): Promise<string | null> {
   let databaseUrl: string | null = null;
@@ -48,7 +42,7 @@ async function prepare(): Promise<string | null> {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_DB]);
     if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${PG_DB}`);
     await admin.end();
-    databaseUrl = pgUrl(PG_DB);
+    databaseUrl = pgDatabaseUrl(PG_ADMIN, PG_DB);
   }
   for (const s of SIZES) {
     await genLarge(

@@ -38,7 +38,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { genLarge } from './gen-large.js';
-import { BENCH_KEY, ROOT, fmt, startSvc, stop } from './lib.js';
+import { BENCH_KEY, ROOT, fmt, pgDatabaseUrl, startSvc, stop } from './lib.js';
 
 const PG = process.argv.includes('--pg');
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -586,12 +586,6 @@ function assertLoopback(url: string): void {
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`BENCH_PG_URL must point at a loopback address, not ${host}`);
 }
 
-function pgUrl(db: string): string {
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
 async function prepare(): Promise<string | null> {
   let databaseUrl: string | null = null;
   if (PG) {
@@ -601,7 +595,7 @@ async function prepare(): Promise<string | null> {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_DB]);
     if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${PG_DB}`);
     await admin.end();
-    databaseUrl = pgUrl(PG_DB);
+    databaseUrl = pgDatabaseUrl(PG_ADMIN, PG_DB);
   }
   await genLarge({ league: LEAGUE, events: EVENTS, seasons: SEASONS.length, firstSeason: SEASONS[0], seed: 42, dataDir: DATA_DIR, databaseUrl, archive: true }, log);
   return databaseUrl;

@@ -77,4 +77,11 @@ export function startSvc(port: number, extra: Record<string, string> = {}, nodeA
   );
 }
 
+/** The URL of `database` on the server an administrator URL points at. */
+export function pgDatabaseUrl(adminUrl: string, database: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { nextTurn } from '../next-turn.js';
 
 /** One page of an export: its lines (already serialised) and whether anything follows. */
 export interface Page {
@@ -38,15 +39,6 @@ export interface ExportStats {
  */
 export const EXPORT_BUFFER_BYTES = 1 << 20;
 
-/**
- * Every page is produced in a macrotask of its own. A reader that never pushes back (curl on
- * loopback) drains each push at once, so without this the next page would start from a promise
- * callback, and SQLite's synchronous reads would chain page after page through the microtask
- * queue without the event loop ever polling: one export would hold back every probe, stream
- * ping and report until the whole season was out. Between pages, I/O of every other request runs
- * (docs/decisions.md "Export: off the live path").
- */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class NdjsonStream extends Readable {
   private reading = false;
@@ -68,6 +60,8 @@ export class NdjsonStream extends Readable {
 
   private fetch(): Promise<Page> {
     this.stats.inFlight++;
+    // Each page in a turn of its own: a reader that never pushes back (curl on loopback) drains
+    // every push at once, and SQLite's synchronous reads would otherwise chain page after page.
     const page = nextTurn()
       .then(() => this.source.next(this.pageSize))
       .then(

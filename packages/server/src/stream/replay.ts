@@ -2,6 +2,7 @@ import type { Principal } from '../domain/scopes.js';
 import { meter } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { EventLog, StoredEvent } from '../store/events.js';
+import { nextTurn } from '../next-turn.js';
 import type { StreamFilter } from './filter.js';
 
 /** Rows per replay read: a resume of the whole cap is a handful of bounded queries, not one huge one. */
@@ -32,9 +33,8 @@ export async function readReplay(
   while (out.length <= cap) {
     const size = Math.min(REPLAY_PAGE, cap + 1 - out.length);
     await meter(deps.limiter, principal);
-    // A resume is bulk work: its pages go through the bulk pool, each read in a turn of its own,
-    // so live requests get the event loop between them (docs/decisions.md "Export: off the live path").
-    await new Promise((resolve) => setImmediate(resolve));
+    // A resume is bulk work: its pages go through the bulk pool, each read in a turn of its own.
+    await nextTurn();
     const page = await deps.events.after(cursor, size, { ...query, bulk: true });
     out.push(...page);
     if (page.length < size) break;
