@@ -1,3 +1,4 @@
+import { systemClock } from '../src/domain/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
@@ -24,7 +25,7 @@ describe('svc CLI', () => {
     expect(created).toMatchObject({ name: 'acme', plan: 'pro', products: ['live', 'archive'], sports: ['soccer'] });
 
     const db = await openDb({ dataDir: dir, databaseUrl: null });
-    const { app } = await buildApp({ config: testConfig(dir), db, clock: { now: () => Date.now() } });
+    const { app } = await buildApp({ config: testConfig(dir), db, clock: systemClock });
     const me = await app.inject({ url: '/v1/me', headers: auth(created.key) });
     expect(me.json().data).toMatchObject({ id: created.id, plan: 'pro', sports: ['soccer'], rate_limit: { limit: 1000, window_s: 60 } });
 
@@ -34,7 +35,7 @@ describe('svc CLI', () => {
     expect(list.stdout).not.toContain(created.key);
 
     await svc(['keys', 'revoke', created.id], env);
-    const fresh = await buildApp({ config: testConfig(dir), db, clock: { now: () => Date.now() } });
+    const fresh = await buildApp({ config: testConfig(dir), db, clock: systemClock });
     expect((await fresh.app.inject({ url: '/v1/me', headers: auth(created.key) })).statusCode).toBe(401);
     await app.close();
     await fresh.app.close();

@@ -1,3 +1,4 @@
+import { systemClock } from '../src/domain/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Redis } from 'ioredis';
@@ -28,7 +29,7 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
       const prefix = `svc-test:${first.databaseUrl?.split('/').pop() ?? ''}:`;
       const bus = new RedisBus(redis, redis.duplicate(), redisKeys(prefix));
       await bus.whenReady();
-      const built = await buildApp({ config: testConfig(first.dataDir, { databaseUrl: first.databaseUrl, redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis, bus });
+      const built = await buildApp({ config: testConfig(first.dataDir, { databaseUrl: first.databaseUrl, redisPrefix: prefix }), db, clock: systemClock, redis, bus });
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       const addr = built.app.server.address();
       if (!addr || typeof addr === 'string') throw new Error('no address');

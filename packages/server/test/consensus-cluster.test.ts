@@ -162,10 +162,11 @@ describe('consensus over several nodes and a shared store', () => {
           }
         };
         // The scheduler picks the order in which operations start; each then runs on, so several
-        // are in flight at once (a dead node's last write can race the node taking over).
-        const all = Promise.all(ops.map((o) => s.schedule(Promise.resolve(o)).then(run)));
+        // are in flight at once (a dead node's last write can race the node taking over). A failed
+        // run fails only once all its operations are over, so none of them runs on into the next.
+        const all = Promise.allSettled(ops.map((o) => s.schedule(Promise.resolve(o)).then(run)));
         await s.waitAll();
-        await all;
+        for (const r of await all) if (r.status === 'rejected') throw r.reason;
 
         // Afterwards some node lives; time passes beyond every retraction and lease.
         if (!nodes.some((n) => n.alive)) nodes[0] = start(nodes[0].id);

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import type { Product } from '@svc/schema';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { ManualClock, type Clock } from '../src/domain/clock.js';
+import { ManualClock, systemClock, type Clock } from '../src/domain/clock.js';
 import { openDb, type Db, type DbOptions } from '../src/store/db.js';
 import type { StoredEvent } from '../src/store/events.js';
 import type { AppDeps } from '../src/services.js';
@@ -66,7 +66,7 @@ export async function testApp(
   opts: { engine?: EngineName; clock?: Clock; config?: Partial<Config>; streamLimits?: AppDeps['streamLimits'] } = {},
 ): Promise<TestApp> {
   const { db, dataDir } = await freshDb(opts.engine);
-  const clock = opts.clock ?? { now: () => Date.now() };
+  const clock = opts.clock ?? systemClock;
   const config = testConfig(dataDir, opts.config);
   const built = await buildApp({ config, db, clock, streamLimits: opts.streamLimits });
   await built.app.ready();

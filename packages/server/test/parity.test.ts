@@ -2,7 +2,7 @@
 // event log → stream, webhooks, REST, and the next day the archive export), and every consumer
 // sees the same event. A backtest built on the export then replays exactly what live saw.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/domain/clock.js';
+import { systemClock, type Clock } from '../src/domain/clock.js';
 import { seededRandom, startSimulator } from '../src/sim/index.js';
 import { auth, engines, listen, sleep, testApp, until, type TestApp } from './helpers.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
@@ -33,7 +33,7 @@ describe.each(engines())('backtest parity (%s)', (engine) => {
   // The service's clock: moved to the next day once the games are over, so the export (the
   // archive serves final competitions before today) can read them.
   let shift = 0;
-  const clock: Clock = { now: () => Date.now() + shift };
+  const clock: Clock = { now: () => Date.now() + shift, sleep: systemClock.sleep };
   let t: TestApp;
   let rx: Receiver;
   let stream: StreamClient;

@@ -1,3 +1,4 @@
+import { systemClock } from '../src/domain/clock.js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
@@ -39,7 +40,7 @@ describe('SVC_REDIS_PREFIX: two deployments on one Redis', () => {
       const redis = new Redis(redisUrl);
       const bus = new RedisBus(redis, redis.duplicate(), redisKeys(prefix));
       await bus.whenReady();
-      const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis, bus });
+      const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: systemClock, redis, bus });
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       const addr = built.app.server.address();
       if (!addr || typeof addr === 'string') throw new Error('no address');

@@ -1,3 +1,4 @@
+import { systemClock } from '../src/domain/clock.js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -57,7 +58,7 @@ describe('Redis going away', () => {
     const prefix = 'svc-test-outage-app:';
     const bus = new RedisBus(client, client.duplicate(), redisKeys(prefix));
     await bus.whenReady();
-    const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis: client, bus });
+    const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: systemClock, redis: client, bus });
     const app = built.app;
     try {
       const { key } = await built.services.keys.create({ name: 'free', plan: 'free', products: ['live', 'archive'], sports: null, leagues: null }, new Date());
@@ -136,7 +137,7 @@ describe('Redis going away', () => {
       client.on('error', () => undefined);
       const bus = new RedisBus(client, client.duplicate(), redisKeys(prefix));
       await bus.whenReady();
-      const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: { now: () => Date.now() }, redis: client, bus });
+      const built = await buildApp({ config: testConfig(dataDir, { redisPrefix: prefix }), db, clock: systemClock, redis: client, bus });
       nodes.push({ built, db, client, bus });
     }
     const [a, b] = nodes;

@@ -1,3 +1,4 @@
+import { systemClock } from '../src/domain/clock.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,7 +42,7 @@ describe('the SQLite disk full', () => {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mount]);
     fs.copyFileSync(template, path.join(mount, 'svc.db'));
     db = await openDb({ dataDir: mount, databaseUrl: null });
-    built = await buildApp({ config: testConfig(mount), db, clock: { now: () => Date.now() } });
+    built = await buildApp({ config: testConfig(mount), db, clock: systemClock });
     await built.app.ready();
   }, 60_000);
   afterAll(async () => {

@@ -6,6 +6,8 @@ import type { Clock } from '../domain/clock.js';
 import { ConsensusEngine, type ConsensusOptions } from '../domain/consensus/engine.js';
 import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
+import { ConsensusStore } from '../store/consensus.js';
+import { ConsensusWriter } from './consensus-writer.js';
 import { GameDirectory } from './games.js';
 import { LiveIngest } from './ingest.js';
 import { GameLeases } from '../store/leases.js';
@@ -47,6 +49,8 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const games = new GameDirectory(competitions);
   const engine = new ConsensusEngine(clock, opts.consensus);
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
-  const ingest = new LiveIngest(db, games, log, bus, engine, clock, leases, router, onWrite, opts.routeWaitMs);
+  const state = new ConsensusStore(db);
+  const writer = new ConsensusWriter(games, log, state, leases, bus);
+  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, router, onWrite, opts.routeWaitMs);
   return { games, engine, ingest, leases, official: new OfficialFeed(competitions, games, ingest, clock, onWrite) };
 }

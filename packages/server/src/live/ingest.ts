@@ -1,20 +1,17 @@
-import { SvcError } from '../domain/errors.js';
 import type { ReportInput, ReportResult } from '@svc/schema';
-import type { EventBus } from '../bus/bus.js';
-import { isoDate, isoTime, type Clock } from '../domain/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { ConsensusEngine } from '../domain/consensus/engine.js';
-import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
-import { conflict, invalid } from '../domain/errors.js';
+import type { Outcome } from '../domain/consensus/types.js';
+import { SvcError } from '../domain/errors.js';
 import { randomBase62 } from '../domain/keys.js';
-import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
-import type { Db } from '../store/db.js';
-import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
-import type { ReportTable } from '../store/types.js';
-import { ConsensusStore, insertReports, reportsByRef } from '../store/consensus.js';
-import type { GameDirectory, GameInfo } from './games.js';
+import type { Principal } from '../domain/scopes.js';
+import type { ConsensusStore } from '../store/consensus.js';
+import type { StoredEvent } from '../store/events.js';
 import { LeaseLost, type GameLeases } from '../store/leases.js';
+import type { ConsensusWriter, TakenReport, TakenReports } from './consensus-writer.js';
+import type { GameDirectory, GameInfo } from './games.js';
+import { checkReport } from './report-checks.js';
 import { errorReply, replyError, RouteFailed, type OfficialPlay, type OwnerReply, type OwnerRequest, type OwnerRouter } from './router.js';
-import { pointsAllowed } from './sport-rules.js';
 
 /** A promise chain: the engine runs one call at a time so it and the store agree on order. */
 class Serial {
@@ -26,40 +23,25 @@ class Serial {
   }
 }
 
-/**
- * How far a report's `observed_at` may be from the arrival: a moment of today's game (games run
- * for hours, not days) seen by a device whose clock may run a little ahead. Outside it the report
- * is refused: a time in 2000 or 2099 is a broken client, not an observation. Inside it, a time
- * ahead of the service's clock counts as the arrival (README "Reports").
- */
-export const OBSERVED_AT_WINDOW = { pastMs: 6 * 3_600_000, futureMs: 5 * 60_000 } as const;
-
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** How long a report may wait for its game's owner: a dead owner's lease lapses within the TTL. */
+/** How long one request to a game's owner may take before the sender asks again. */
 const ROUTE_TIMEOUT_MS = 1000;
 
 /**
- * Crowd reports in, events out: validates against the game, runs the ConsensusEngine of the node
- * that owns the game (forwarding to it when that is another node), and stores the resulting
- * events with the reports, the candidates' state and track records in one fenced transaction
- * (docs/consensus.md, "Cluster"), then publishes the events on the bus.
+ * Crowd reports and official plays in, consensus decisions out. Three jobs: validation against
+ * the game (report-checks.ts); routing, so that each game's ConsensusEngine runs on the one node
+ * holding its lease (forwarding there otherwise, router.ts); and driving that engine, with its
+ * state of a game rebuilt from the store whenever this node (re)takes the game. What the engine
+ * decides is made durable and published by the ConsensusWriter (docs/consensus.md, "Cluster").
  */
 export class LiveIngest {
   private readonly serial = new Serial();
-  /** consensus candidate → its provisional event id, so the confirmation can name it. */
-  private readonly provisionalOf = new Map<string, string>();
-  private readonly confirmedOf = new Map<string, string>();
   /** gameId → the lease token under which this engine's state of the game was built. */
   private readonly loaded = new Map<string, number>();
-  private readonly state: ConsensusStore;
 
   constructor(
-    private readonly db: Db,
     private readonly games: GameDirectory,
-    private readonly log: EventLog,
-    private readonly bus: EventBus,
+    private readonly state: ConsensusStore,
+    private readonly writer: ConsensusWriter,
     private readonly engine: ConsensusEngine,
     private readonly clock: Clock,
     private readonly leases: GameLeases,
@@ -68,37 +50,16 @@ export class LiveIngest {
     /** How long a report may wait for its game's owner; by default a dead owner's lease has lapsed by then. */
     private readonly routeWaitMs = leases.ttlMs + 5 * ROUTE_TIMEOUT_MS,
   ) {
-    this.state = new ConsensusStore(db);
     engine.trackChanges();
     router?.serve((req) => this.handle(req));
   }
 
   /** Validates every report first: one bad report rejects the batch and nothing is stored. */
   async submit(p: Principal, reports: ReportInput[], batched: boolean): Promise<ReportResult[]> {
-    const today = isoDate(this.clock.now());
     const resolved: GameInfo[] = [];
     for (const [i, r] of reports.entries()) {
-      const at = (field: string) => (batched ? `reports[${i}].${field}` : field);
       const game = await this.games.byGameId(r.game_id);
-      // Another key's sandbox replay does not exist for this key (docs/replays.md).
-      if (!game || !visibleTo(game.ownerKeyId, p.keyId)) throw invalid('unknown_game', `No game '${r.game_id}'.`, at('game_id'));
-      requireScope(p, game.sport, game.league, at('game_id'));
-      if (game.status === 'final') throw conflict('game_final', `Game '${r.game_id}' is final; it takes no more reports.`, at('game_id'));
-      if (game.date !== today && game.status !== 'live') {
-        throw conflict('game_not_live', `Game '${r.game_id}' is on ${game.date}; reports are taken on game day.`, at('game_id'));
-      }
-      if (!game.teams.has(r.team)) throw invalid('team_not_in_game', `Team '${r.team}' does not play in ${r.game_id}.`, at('team'));
-      if (!pointsAllowed(game.sport, r.points)) {
-        throw invalid('invalid_points', `${r.points} points cannot be scored at once in ${game.sport}.`, at('points'));
-      }
-      if (r.observed_at !== undefined) {
-        const observed = Date.parse(r.observed_at);
-        if (Number.isNaN(observed)) throw invalid('invalid_field', "'observed_at' must be an ISO 8601 date-time.", at('observed_at'));
-        const now = this.clock.now();
-        if (observed < now - OBSERVED_AT_WINDOW.pastMs || observed > now + OBSERVED_AT_WINDOW.futureMs) {
-          throw invalid('invalid_field', "'observed_at' must be within the last 6 hours and at most 5 minutes ahead of the service's clock.", at('observed_at'));
-        }
-      }
+      checkReport(p, r, game, this.clock.now(), (field) => (batched ? `reports[${i}].${field}` : field));
       resolved.push(game);
     }
     // A ref repeated within the batch answers like its first use; each game's reports go to its owner.
@@ -182,7 +143,8 @@ export class LiveIngest {
 
   /** Runs `local` when this node owns the game, else sends `req` to the owner; retries across a handover. */
   private async onOwner(gameId: string, local: () => Promise<ReportResult[]>, req: OwnerRequest): Promise<ReportResult[]> {
-    const deadline = Date.now() + this.routeWaitMs;
+    // Measured on the clock the leases lapse on: waiting is for a dead owner's lease to lapse.
+    const deadline = this.clock.now() + this.routeWaitMs;
     // Whether the last request to the owner failed for want of Redis rather than of an owner.
     let busAway = false;
     for (let attempt = 0; ; attempt++) {
@@ -191,11 +153,12 @@ export class LiveIngest {
         try {
           return await this.serial.run(local);
         } catch (err) {
-          if (!(err instanceof LeaseLost) || Date.now() > deadline) throw err;
-          continue;
+          // Taken over while this node wrote: ask again, now of the new owner; past the deadline a
+          // retryable 503 like any other wait for an owner, never the internal LeaseLost.
+          if (!(err instanceof LeaseLost)) throw err;
+          if (this.clock.now() <= deadline) continue;
         }
-      }
-      if (this.router) {
+      } else if (this.router) {
         const reply = await this.router.send(claim.owner, req, ROUTE_TIMEOUT_MS).catch((err: unknown) => {
           if (!(err instanceof RouteFailed)) throw err;
           busAway = err.busAway;
@@ -206,11 +169,11 @@ export class LiveIngest {
       }
       // The owner is dead or just lost the game: its lease lapses within the TTL, then a claim wins.
       // Retryable: the owner's lease lapses within the lease time and another node takes the game.
-      if (Date.now() > deadline) {
+      if (this.clock.now() > deadline) {
         if (busAway) throw new SvcError('bus_unavailable', `The node that holds ${gameId} cannot be reached while Redis is away; retry shortly.`);
         throw new SvcError('consensus_unavailable', `No node took the consensus of ${gameId} over in time; retry shortly.`);
       }
-      await sleep(Math.min(50 * 2 ** Math.min(attempt, 4), 500));
+      await this.clock.sleep(Math.min(50 * 2 ** Math.min(attempt, 4), 500));
     }
   }
 
@@ -239,8 +202,7 @@ export class LiveIngest {
     const reporters = new Set(stored.snapshot.active.map((a) => a.reporterId));
     for (const c of stored.snapshot.candidates) for (const v of c.votes) reporters.add(v.reporterId);
     for (const [id, r] of await this.state.records([...reporters])) this.engine.weights.load(id, r);
-    for (const [c, e] of stored.provisionalOf) this.provisionalOf.set(c, e);
-    for (const [c, e] of stored.confirmedOf) this.confirmedOf.set(c, e);
+    this.writer.restore(stored);
     this.engine.restoreGame(stored.snapshot);
     this.loaded.set(gameId, token);
   }
@@ -264,14 +226,8 @@ export class LiveIngest {
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
-    // `voted`: the candidate the report voted for; `candidate` (stored) also names the one a repeat repeated.
-    const rows: { result: ReportResult; report: ReportInput; voted: string | null; candidate: string | null; observedAt: number }[] = [];
-    const refs = reports.map((r) => r.ref).filter((r): r is string => r !== undefined);
-    const known = new Map<string, ReportResult>();
-    if (refs.length) {
-      const prior = await reportsByRef(this.db, reporterId, refs).execute();
-      for (const r of prior) if (r.ref) known.set(r.ref, { id: r.id, event_id: r.event_id, tier: r.tier === 'confirmed' ? 'confirmed' : 'provisional' });
-    }
+    const taken: TakenReport[] = [];
+    const known = await this.state.priorReports(reporterId, reports.flatMap((r) => (r.ref !== undefined ? [r.ref] : [])));
     for (const r of reports) {
       const replay = r.ref !== undefined ? known.get(r.ref) : undefined;
       if (replay) {
@@ -291,35 +247,10 @@ export class LiveIngest {
       });
       outcomes.push(...out.outcomes);
       const result: ReportResult = { id: `rpt_${randomBase62(20)}`, event_id: null, tier: out.tier };
-      rows.push({ result, report: r, voted: out.candidateId, candidate: out.candidateId ?? out.repeatOf ?? null, observedAt });
+      taken.push({ result, input: r, voted: out.candidateId, candidate: out.candidateId ?? out.repeatOf ?? null, observedAt });
       results.push(result);
     }
-    const reportRows = (): ReportTable[] =>
-      rows.map((row) => {
-        // Each report points at its candidate's newest event: the confirmation once there is one.
-        const res = row.result;
-        if (row.voted) {
-          const confirmed = this.confirmedOf.get(row.voted);
-          res.event_id = confirmed ?? this.provisionalOf.get(row.voted) ?? null;
-          res.tier = confirmed ? 'confirmed' : 'provisional';
-        }
-        return {
-          id: res.id,
-          key_id: reporterId,
-          ref: row.report.ref ?? null,
-          game_id: gameId,
-          team: row.report.team,
-          points: row.report.points,
-          event_type: row.report.event_type ?? null,
-          clock: row.report.clock ?? null,
-          observed_at: isoTime(row.observedAt),
-          received_at: isoTime(now),
-          event_id: res.event_id,
-          tier: res.tier,
-          candidate_id: row.candidate,
-        };
-      });
-    await this.persist(outcomes, [{ gameId, rows: reportRows }]);
+    await this.persist(outcomes, [{ gameId, reporterId, receivedAt: now, reports: taken }]);
     return results;
   }
 
@@ -337,113 +268,9 @@ export class LiveIngest {
     return [];
   }
 
-  /**
-   * Stores the engine's outcomes as events, with the changed candidates, moved track records and
-   * the given reports, one fenced transaction per game; then publishes. A game whose write fails
-   * is dropped from the engine (rebuilt from the store on next use) and the error rethrown.
-   */
-  private async persist(outcomes: Outcome[], reports: { gameId: string; rows: () => ReportTable[] }[]): Promise<StoredEvent[]> {
-    const changes = this.engine.takeChanges();
-    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; rows: (() => ReportTable[])[] }>();
-    const of = (g: string) => {
-      let e = perGame.get(g);
-      if (!e) {
-        e = { outcomes: [], changes: [], rows: [] };
-        perGame.set(g, e);
-      }
-      return e;
-    };
-    for (const o of outcomes) of(o.gameId).outcomes.push(o);
-    for (const c of changes) of(c.candidate.gameId).changes.push(c);
-    for (const r of reports) of(r.gameId).rows.push(r.rows);
-    const all: StoredEvent[] = [];
-    let failure: unknown = null;
-    for (const [gameId, work] of perGame) {
-      try {
-        all.push(...(await this.persistGame(gameId, work.outcomes, work.changes, work.rows)));
-      } catch (err) {
-        this.drop(gameId);
-        failure ??= err;
-      }
-    }
-    this.trimMaps();
-    if (all.length) await this.bus.publish(all);
-    if (failure) throw failure;
-    return all;
-  }
-
-  private async persistGame(gameId: string, outcomes: Outcome[], changes: CandidateChange[], reportRows: (() => ReportTable[])[]): Promise<StoredEvent[]> {
-    const game = await this.games.byGameId(gameId);
-    if (!game) throw new Error(`consensus outcome for unknown game ${gameId}`);
-    const rows: NewEvent[] = outcomes.map((o) => this.eventRow(game, o));
-    // A provisional and its confirmation can come out of one call: link them inside the append.
-    const indexOfProvisional = new Map<string, number>();
-    outcomes.forEach((o, i) => {
-      if (o.kind === 'provisional') indexOfProvisional.set(o.candidateId, i);
-      else if (o.kind === 'confirmed' && rows[i].provisional_id === null) rows[i].provisionalIndex = indexOfProvisional.get(o.candidateId);
-    });
-    return this.log.append(rows, {
-      before: (tx) => this.leases.fence(tx, gameId),
-      within: async (tx, stored) => {
-        stored.forEach((s, i) => {
-          const o = outcomes[i];
-          if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
-          if (o.kind === 'confirmed') this.confirmedOf.set(o.candidateId, s.event.id);
-        });
-        await this.state.write(tx, changes, (id) => ({ provisional: this.provisionalOf.get(id) ?? null, confirmed: this.confirmedOf.get(id) ?? null }));
-        await insertReports(tx, reportRows.flatMap((f) => f()));
-      },
-    });
-  }
-
-  private eventRow(game: GameInfo, o: Outcome): NewEvent {
-    const base = {
-      game_id: game.gameId,
-      competition_id: game.competitionId,
-      sport: game.sport,
-      league: game.league,
-      season_id: game.seasonId,
-      owner_key_id: game.ownerKeyId,
-      team: o.team,
-      points: o.points,
-      ts: isoTime(o.at),
-    };
-    if (o.kind === 'retracted') {
-      return {
-        ...base,
-        type: 'score_retracted',
-        tier: 'provisional',
-        event_type: 'score_retracted',
-        clock: null,
-        agreement: 0,
-        reporters: 0,
-        latency_ms: 0,
-        provisional_id: null,
-        retracted_id: this.provisionalOf.get(o.candidateId) ?? null,
-      };
-    }
-    return {
-      ...base,
-      type: 'score',
-      tier: o.kind,
-      event_type: o.eventType,
-      clock: o.clock,
-      agreement: o.confidence.agreement,
-      reporters: o.confidence.reporters,
-      latency_ms: o.confidence.latency_ms,
-      provisional_id: o.kind === 'confirmed' ? (this.provisionalOf.get(o.candidateId) ?? null) : null,
-      retracted_id: null,
-    };
-  }
-
-  private trimMaps(): void {
-    // Candidates live for minutes; these maps only need to outlive them (a rebuild restores them).
-    for (const m of [this.provisionalOf, this.confirmedOf]) {
-      if (m.size > 100_000) {
-        const drop = [...m.keys()].slice(0, m.size - 50_000);
-        for (const k of drop) m.delete(k);
-      }
-    }
+  /** Hands the engine's outcomes and changes to the writer; a game whose write failed is dropped (rebuilt on next use). */
+  private persist(outcomes: Outcome[], taken: TakenReports[]): Promise<StoredEvent[]> {
+    return this.writer.write(outcomes, this.engine.takeChanges(), taken, (gameId) => this.drop(gameId));
   }
 
   private async markLive(games: GameInfo[]): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ReportResult } from '@svc/schema';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, CandidateSnapshot, GameSnapshot } from '../domain/consensus/types.js';
 import type { ResolvedOptions } from '../domain/consensus/options.js';
@@ -109,6 +110,23 @@ export class ConsensusStore {
     };
   }
 
+  /** What a key's earlier reports with these refs were answered: a ref sent again gets the same answer. */
+  async priorReports(keyId: string, refs: readonly string[]): Promise<Map<string, ReportResult>> {
+    const known = new Map<string, ReportResult>();
+    if (refs.length === 0) return known;
+    for (const r of await reportsByRef(this.db, keyId, refs).execute()) {
+      if (r.ref) known.set(r.ref, { id: r.id, event_id: r.event_id, tier: r.tier === 'confirmed' ? 'confirmed' : 'provisional' });
+    }
+    return known;
+  }
+
+  /** Stores reports inside the append's transaction. */
+  async insertReports(tx: WriteTx, reports: readonly ReportTable[]): Promise<void> {
+    // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
+    if (reports.length === 1) await tx.run(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
+    else if (reports.length > 1) await tx.kysely.insertInto('reports').values([...reports]).execute();
+  }
+
   /** Stored track records of these reporters (absent: a newcomer). */
   async records(reporterIds: readonly string[]): Promise<Map<string, TrackRecord>> {
     const out = new Map<string, TrackRecord>();
@@ -161,11 +179,4 @@ export class ConsensusStore {
 /** A key's stored reports with these refs, found through reports_key_ref (which holds reports with a ref only). */
 export function reportsByRef(db: Db, keyId: string, refs: readonly string[]) {
   return db.kysely.selectFrom('reports').select(['id', 'ref', 'event_id', 'tier']).where('key_id', '=', keyId).where('ref', 'in', [...refs]);
-}
-
-/** Stores reports inside the append's transaction. */
-export async function insertReports(tx: WriteTx, reports: readonly ReportTable[]): Promise<void> {
-  // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
-  if (reports.length === 1) await tx.run(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
-  else if (reports.length > 1) await tx.kysely.insertInto('reports').values([...reports]).execute();
 }

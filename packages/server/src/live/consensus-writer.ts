@@ -1,0 +1,197 @@
+import type { ReportInput, ReportResult } from '@svc/schema';
+import type { EventBus } from '../bus/bus.js';
+import { isoTime } from '../domain/clock.js';
+import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
+import type { ConsensusStore, StoredGame } from '../store/consensus.js';
+import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
+import type { GameLeases } from '../store/leases.js';
+import type { ReportTable } from '../store/types.js';
+import type { GameDirectory, GameInfo } from './games.js';
+
+/** A report the engine has taken, waiting to be stored with the events its decision produced. */
+export interface TakenReport {
+  /** What the caller is answered: its event id and tier are filled in once the events are stored. */
+  result: ReportResult;
+  input: ReportInput;
+  /** The candidate the report voted for (null for a repeat). */
+  voted: string | null;
+  /** The candidate stored with the report: the one it voted for or the one it repeated. */
+  candidate: string | null;
+  observedAt: number;
+}
+
+/** One call's reports for one game, from one reporter. */
+export interface TakenReports {
+  gameId: string;
+  reporterId: string;
+  receivedAt: number;
+  reports: TakenReport[];
+}
+
+/** Candidates live for minutes: the maps of their events need only outlive them (a rebuild restores them). */
+const EVENT_MAP_CAP = { over: 100_000, keep: 50_000 } as const;
+
+/**
+ * Makes what the consensus decided durable (docs/consensus.md, "Cluster"): each outcome becomes
+ * an event, stored with the candidates that changed, the track records that moved and the reports
+ * that caused it, in one transaction per game fenced by the game's lease. Then the events go on
+ * the bus, whose subscribers (wired in services.ts) are every node's stream gateway
+ * (stream/gateway.ts), the feed health and the status page. The webhook deliveries were written in
+ * the append's transaction already (store/events.ts, the outbox hook).
+ */
+export class ConsensusWriter {
+  /** candidate → its provisional event, so its confirmation or retraction can name it. */
+  private readonly provisionalOf = new Map<string, string>();
+  /** candidate → its confirmation, so a late report points at it. */
+  private readonly confirmedOf = new Map<string, string>();
+
+  constructor(
+    private readonly games: GameDirectory,
+    private readonly log: EventLog,
+    private readonly state: ConsensusStore,
+    private readonly leases: GameLeases,
+    private readonly bus: EventBus,
+  ) {}
+
+  /** A game's state was rebuilt from the store: its candidates' events with it. */
+  restore(stored: StoredGame): void {
+    for (const [c, e] of stored.provisionalOf) this.provisionalOf.set(c, e);
+    for (const [c, e] of stored.confirmedOf) this.confirmedOf.set(c, e);
+  }
+
+  /**
+   * Stores `outcomes`, the candidates' `changes` and `taken` reports, one fenced transaction per
+   * game, then publishes what was stored. A game whose write fails is handed to `failed` (its
+   * engine state may be ahead of the store) and the first error is rethrown after the others are
+   * written and published.
+   */
+  async write(outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[], failed: (gameId: string) => void): Promise<StoredEvent[]> {
+    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[] }>();
+    const of = (g: string) => {
+      let e = perGame.get(g);
+      if (!e) {
+        e = { outcomes: [], changes: [], taken: [] };
+        perGame.set(g, e);
+      }
+      return e;
+    };
+    for (const o of outcomes) of(o.gameId).outcomes.push(o);
+    for (const c of changes) of(c.candidate.gameId).changes.push(c);
+    for (const t of taken) of(t.gameId).taken.push(t);
+    const all: StoredEvent[] = [];
+    let failure: unknown = null;
+    for (const [gameId, work] of perGame) {
+      try {
+        all.push(...(await this.writeGame(gameId, work.outcomes, work.changes, work.taken)));
+      } catch (err) {
+        failed(gameId);
+        failure ??= err;
+      }
+    }
+    this.trim();
+    if (all.length) await this.bus.publish(all);
+    if (failure) throw failure;
+    return all;
+  }
+
+  private async writeGame(gameId: string, outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[]): Promise<StoredEvent[]> {
+    const game = await this.games.byGameId(gameId);
+    if (!game) throw new Error(`consensus outcome for unknown game ${gameId}`);
+    const rows: NewEvent[] = outcomes.map((o) => outcomeEvent(game, o, (c) => this.provisionalOf.get(c) ?? null));
+    // A provisional and its confirmation can come out of one call: link them inside the append.
+    const indexOfProvisional = new Map<string, number>();
+    outcomes.forEach((o, i) => {
+      if (o.kind === 'provisional') indexOfProvisional.set(o.candidateId, i);
+      else if (o.kind === 'confirmed' && rows[i].provisional_id === null) rows[i].provisionalIndex = indexOfProvisional.get(o.candidateId);
+    });
+    return this.log.append(rows, {
+      before: (tx) => this.leases.fence(tx, gameId),
+      within: async (tx, stored) => {
+        stored.forEach((s, i) => {
+          const o = outcomes[i];
+          if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
+          if (o.kind === 'confirmed') this.confirmedOf.set(o.candidateId, s.event.id);
+        });
+        await this.state.write(tx, changes, (id) => ({ provisional: this.provisionalOf.get(id) ?? null, confirmed: this.confirmedOf.get(id) ?? null }));
+        await this.state.insertReports(tx, taken.flatMap((t) => this.reportRows(t)));
+      },
+    });
+  }
+
+  /** Each report points at its candidate's newest event: the confirmation once there is one. */
+  private reportRows(t: TakenReports): ReportTable[] {
+    return t.reports.map((r) => {
+      const res = r.result;
+      if (r.voted) {
+        const confirmed = this.confirmedOf.get(r.voted);
+        res.event_id = confirmed ?? this.provisionalOf.get(r.voted) ?? null;
+        res.tier = confirmed ? 'confirmed' : 'provisional';
+      }
+      return {
+        id: res.id,
+        key_id: t.reporterId,
+        ref: r.input.ref ?? null,
+        game_id: t.gameId,
+        team: r.input.team,
+        points: r.input.points,
+        event_type: r.input.event_type ?? null,
+        clock: r.input.clock ?? null,
+        observed_at: isoTime(r.observedAt),
+        received_at: isoTime(t.receivedAt),
+        event_id: res.event_id,
+        tier: res.tier,
+        candidate_id: r.candidate,
+      };
+    });
+  }
+
+  private trim(): void {
+    for (const m of [this.provisionalOf, this.confirmedOf]) {
+      if (m.size > EVENT_MAP_CAP.over) {
+        const drop = [...m.keys()].slice(0, m.size - EVENT_MAP_CAP.keep);
+        for (const k of drop) m.delete(k);
+      }
+    }
+  }
+}
+
+/** The event an outcome publishes; a confirmation or retraction names its provisional (`provisionalOf`). */
+export function outcomeEvent(game: GameInfo, o: Outcome, provisionalOf: (candidateId: string) => string | null): NewEvent {
+  const base = {
+    game_id: game.gameId,
+    competition_id: game.competitionId,
+    sport: game.sport,
+    league: game.league,
+    season_id: game.seasonId,
+    owner_key_id: game.ownerKeyId,
+    team: o.team,
+    points: o.points,
+    ts: isoTime(o.at),
+  };
+  if (o.kind === 'retracted') {
+    return {
+      ...base,
+      type: 'score_retracted',
+      tier: 'provisional',
+      event_type: 'score_retracted',
+      clock: null,
+      agreement: 0,
+      reporters: 0,
+      latency_ms: 0,
+      provisional_id: null,
+      retracted_id: provisionalOf(o.candidateId),
+    };
+  }
+  return {
+    ...base,
+    type: 'score',
+    tier: o.kind,
+    event_type: o.eventType,
+    clock: o.clock,
+    agreement: o.confidence.agreement,
+    reporters: o.confidence.reporters,
+    latency_ms: o.confidence.latency_ms,
+    provisional_id: o.kind === 'confirmed' ? provisionalOf(o.candidateId) : null,
+    retracted_id: null,
+  };
+}
