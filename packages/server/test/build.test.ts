@@ -1,23 +1,17 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { seededDataDir, SvcProcess } from './process.js';
+import { ROOT, seededDataDir, startSvc } from './process.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const KEY = 'svc_test_CompiledCompiledCompiled0001';
 
 // Production runs what `npm run build` emits with plain node: no TypeScript loader involved.
 describe('compiled build (real process)', () => {
   it('npm run build emits JavaScript that serves, answers readiness and drains on SIGTERM', { timeout: 300_000 }, async () => {
     await run('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000 });
-    const child = spawn(process.execPath, ['--conditions=svc-compiled', 'packages/server/dist/main.js', 'serve'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, SVC_DATA_DIR: seededDataDir(), SVC_PORT: '0', SVC_SIMULATOR: 'off', SVC_BOOTSTRAP_KEY: KEY },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const p = new SvcProcess(child);
+    const p = startSvc(['serve'], { SVC_DATA_DIR: seededDataDir(), SVC_BOOTSTRAP_KEY: KEY });
     try {
       const port = await p.port();
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);

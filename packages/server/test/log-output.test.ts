@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LogSink } from '../src/log-sink.js';
 import { tmpDir, until } from './helpers.js';
-import { ROOT, SVC_NODE_ARGS, freePort, seededDataDir } from './process.js';
+import { freePort, seededDataDir, startSvc } from './process.js';
 
 /** A destination that takes bytes and never finishes writing them, like a pipe nobody reads. */
 const stuck = () => new Writable({ highWaterMark: 1024, write: () => undefined });
@@ -46,14 +46,8 @@ describe('the log output (log-sink.ts)', () => {
     const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     const writer = fs.openSync(fifo, 'w');
     const port = await freePort();
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
-    const child = spawn(process.execPath, [...SVC_NODE_ARGS, 'serve'], {
-      cwd: ROOT,
-      env: { ...base, SVC_DATA_DIR: seededDataDir(), SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'info' },
-      stdio: ['ignore', writer, 'ignore'],
-    });
+    const p = startSvc(['serve'], { SVC_DATA_DIR: seededDataDir(), SVC_PORT: String(port) }, { stdout: writer });
     fs.closeSync(writer);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const get = async () => (await fetch(`http://127.0.0.1:${port}/livez`, { signal: AbortSignal.timeout(5_000) })).status;
     try {
       await until(async () => (await get().catch(() => 0)) === 200, 60_000, 'svc to listen');
@@ -62,10 +56,10 @@ describe('the log output (log-sink.ts)', () => {
       // The reader goes away: every write now fails with EPIPE.
       fs.closeSync(reader);
       for (let i = 0; i < 300; i++) expect(await get()).toBe(200);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      p.signal('SIGTERM');
+      expect((await p.exited).code).toBe(0);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (p.child.exitCode === null) p.signal('SIGKILL');
     }
   }, 120_000);
 });

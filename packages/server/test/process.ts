@@ -156,21 +156,28 @@ export class SvcProcess {
 
 /**
  * Starts `svc <args>` with `env` on top of a clean environment (no inherited SVC_*), listening on
- * a port of its own choosing on 127.0.0.1, without the simulator. Returns at once.
+ * a port of its own choosing on 127.0.0.1, without the simulator. Returns at once. `stdout`: a
+ * file descriptor the process writes its log to instead of a pipe the test reads (a full or
+ * closed pipe of the test's own making); `nodeArgs`: Node's own options, before the entry point.
  */
-export function startSvc(args: string[], env: Record<string, string>, nodeArgs: readonly string[] = []): SvcProcess {
+export function startSvc(args: string[], env: Record<string, string>, opts: { stdout?: number; nodeArgs?: readonly string[] } = {}): SvcProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
-  const child = spawn(process.execPath, [...nodeArgs, ...SVC_NODE_ARGS, ...args], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...SVC_NODE_ARGS, ...args], {
     cwd: ROOT,
     env: { ...base, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', opts.stdout ?? 'pipe', 'pipe'],
   });
   return new SvcProcess(child);
 }
 
-/** Runs `svc <args>` to completion; SIGKILL after `timeoutMs`. */
-export async function runSvc(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = startSvc(args, env);
+/** Runs `svc <args>` to completion (as `startSvc`); SIGKILL after `timeoutMs`. */
+export async function runSvc(
+  args: string[],
+  env: Record<string, string>,
+  opts: { nodeArgs?: readonly string[]; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const p = startSvc(args, env, { nodeArgs: opts.nodeArgs });
   const timer = setTimeout(() => p.signal('SIGKILL'), timeoutMs);
   const { code } = await p.exited;
   clearTimeout(timer);

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { MINIMUM_NODE_MAJOR, nodeRefusal } from '../src/runtime.js';
 import { tmpDir } from './helpers.js';
-import { ROOT, runSvc, SVC_NODE_ARGS } from './process.js';
+import { ROOT, runSvc } from './process.js';
 
 const run = promisify(execFile);
 
@@ -30,13 +30,7 @@ describe('supported Node.js releases', () => {
     // The release is faked before the entry point runs, as an older Node would report it.
     const dir = path.join(tmpDir(), 'data');
     for (const args of [['serve'], ['keys', 'list'], ['--help']]) {
-      const r = await run(process.execPath, ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.20.2"})', ...SVC_NODE_ARGS, ...args], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH, SVC_DATA_DIR: dir },
-      }).then(
-        () => ({ code: 0, stdout: '', stderr: '' }),
-        (e: { code: number; stdout: string; stderr: string }) => e,
-      );
+      const r = await runSvc(args, { SVC_DATA_DIR: dir }, { nodeArgs: ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.20.2"})'] });
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('svc: Node.js 22 or later is required (22, 24 and 26 are supported); this is Node.js 20.20.2\n');
