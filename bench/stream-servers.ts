@@ -14,7 +14,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Server as SocketIoServer } from 'socket.io';
 import { buildApp } from '../packages/server/src/app.js';
-import { runImport } from '../packages/server/src/cli/import.js';
+import { runImport } from '../packages/server/src/archive/run-import.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { systemClock } from '../packages/server/src/domain/clock.js';
 import { openStore } from '../packages/server/src/secrets/key.js';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.js';
-import { runImport } from './cli/import.js';
+import { runImport } from './archive/run-import.js';
 import type { Config } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { keyFilePath, openStore } from './secrets/key.js';

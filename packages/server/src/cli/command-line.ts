@@ -5,7 +5,7 @@ import { openStore } from '../secrets/key.js';
 import { secretsCommand, SecretsUsageError, SECRETS_USAGE } from './secrets.js';
 import { KeyRepo } from '../store/keys.js';
 import { serve } from '../serve.js';
-import { runImport } from './import.js';
+import { runImport } from '../archive/run-import.js';
 import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from '../sim/cli.js';
 import { exportCommand, EXPORT_USAGE } from './export.js';
 import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';

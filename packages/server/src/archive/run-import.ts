@@ -1,7 +1,8 @@
-import { importArchive, type ImportSummary } from '../archive/index.js';
+import { importArchive, type ImportSummary } from './index.js';
 import { isoDate, type Clock } from '../domain/clock.js';
 import type { Db } from '../store/db.js';
 
+/** Imports the archive for `clock`'s today (at start-up and by `svc import`) and logs one line of what it holds. */
 export async function runImport(db: Db, clock: Clock, log: (line: string) => void): Promise<ImportSummary> {
   const summary = await importArchive(db, { today: isoDate(clock.now()), log });
   log(
