@@ -10,17 +10,26 @@ const DRIVERS = ['kysely', 'pg', 'better-sqlite3', 'ioredis'].map((name) => ({ n
 const SQL_DRIVERS = ['kysely', 'pg', 'better-sqlite3'].map((name) => ({ name, message: "SQL on a table lives in its owner's repository (docs/architecture.md, \"Persistence\")." }));
 /** Modules outside store/ that still run their tables' SQL themselves (docs/architecture.md, "Persistence"). */
 const SQL_OUTSIDE_STORE = [
-  'packages/server/src/archive/index.ts',
-  'packages/server/src/archive/large.ts',
-  'packages/server/src/archive/rows.ts',
-  'packages/server/src/archive/schedule.ts',
-  'packages/server/src/health/readiness.ts',
   'packages/server/src/webhooks/outbox.ts',
   'packages/server/src/webhooks/queue.ts',
   'packages/server/src/webhooks/record.ts',
   'packages/server/src/webhooks/records.ts',
   'packages/server/src/webhooks/repo.ts',
 ];
+/**
+ * Modules outside store/ that run SQL through a `Db` handle (which needs no driver import), still
+ * to move with the webhook tables (docs/architecture.md, "Persistence"): secrets/ re-seals
+ * endpoint secrets in the transaction that re-seals idempotent answers and the key check.
+ */
+const DB_HANDLE_OUTSIDE_STORE = ['packages/server/src/webhooks/**', 'packages/server/src/secrets/key.ts', 'packages/server/src/secrets/rotate.ts'];
+/** Members of a `Db` handle and of Kysely through which SQL runs without importing a driver. */
+const SQL_MEMBER = 'MemberExpression[property.name=/^(kysely|pgPool|sqliteFile|statements|executeQuery|selectFrom|insertInto|updateTable|deleteFrom)$/]';
+/**
+ * What a migration may import from the store: other migrations and the leaf modules of row shapes
+ * and row ↔ record mappers, never a repository (docs/architecture.md, "Parts and layers"): a
+ * migration is fixed once shipped, and a repository changes with the code of the day.
+ */
+const MIGRATION_STORE_LEAVES = ['migrations[\\w-]*', 'event-json', 'event-rows', 'columns', 'types', '[\\w-]+-types'];
 const HTTP_FRAMEWORK = ['fastify', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/type-provider-typebox'].map((name) => ({ name, message: 'Fastify belongs to http/, routes/ and app.ts.' }));
 const NETWORK = ['node:net', 'node:dns', 'node:http', 'node:https', 'node:tls', 'undici', 'ws', 'node:fs', 'node:child_process'].map((name) => ({
   name,
@@ -44,6 +53,15 @@ export default tseslint.config(
     ...layer(['packages/server/src/**/*.ts'], { paths: SQL_DRIVERS }),
     ignores: ['packages/server/src/store/**', ...SQL_OUTSIDE_STORE],
   },
+  // ... and no SQL through a `Db` handle or a transaction outside store/ either: the import rule
+  // above cannot see it.
+  {
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['packages/server/src/store/**', ...DB_HANDLE_OUTSIDE_STORE],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: SQL_MEMBER, message: "SQL on a table lives in its owner's repository in store/ (docs/architecture.md, \"Persistence\")." }],
+    },
+  },
   // The schema package is what clients are typed from: TypeBox and nothing of the server.
   layer(['packages/schema/src/**/*.ts'], {
     patterns: [{ group: ['@svc/server', '**/server/**', 'node:*', 'fastify', '@fastify/*'], message: 'packages/schema holds wire shapes only (TypeBox).' }],
@@ -62,6 +80,15 @@ export default tseslint.config(
   layer(['packages/server/src/store/**/*.ts'], {
     paths: HTTP_FRAMEWORK,
     patterns: [{ group: ['**/http/**', '**/routes/**', '**/app.js'], message: 'store/ does not depend on the HTTP layer.' }],
+  }),
+  // Migrations import no repository (docs/architecture.md, "Parts and layers"), and nothing of
+  // the layers above the store but the sealing of secrets; the store's own rule above still holds.
+  layer(['packages/server/src/store/migrations*.ts'], {
+    paths: HTTP_FRAMEWORK,
+    patterns: [
+      { regex: `^\\./(?!(${MIGRATION_STORE_LEAVES.join('|')})\\.js$)`, message: 'A migration imports other migrations and the store\'s leaf modules only, never a repository (docs/architecture.md).' },
+      { regex: '^\\.\\./(?!domain/|secrets/columns\\.js$)', message: 'A migration imports the domain and secrets/columns.js only, never a repository or a feature (docs/architecture.md).' },
+    ],
   }),
   // Routes validate, call a feature or a repository, and map errors: no SQL, no drivers.
   layer(['packages/server/src/routes/**/*.ts'], {

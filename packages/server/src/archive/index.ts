@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { archiveVersion, bulkTableCounts, loadArchive } from '../store/archive-load.js';
 import type { Db } from '../store/db.js';
 import { buildFootball } from './import-football.js';
 import { sortEvents } from './plays.js';
-import { appendRows, emptyRows, writeRows } from './rows.js';
+import { appendRows, emptyRows } from './rows.js';
 import { ensureSchedule } from './schedule.js';
 import { buildSynthetic } from './synthetic.js';
 
@@ -13,9 +13,6 @@ export { ensureSchedule } from './schedule.js';
  * keeps its archive (re-importing under live data could renumber games); re-create it to upgrade.
  */
 export const ARCHIVE_VERSION = 'svc-archive-1';
-const META_KEY = 'archive_version';
-/** Held (PostgreSQL) during the import, so two nodes starting together import once. */
-const IMPORT_LOCK = 727_000;
 
 export interface ImportSummary {
   leagues: number;
@@ -29,16 +26,6 @@ export interface ImportSummary {
   ms: number;
 }
 
-async function archiveVersion(db: Db['kysely']): Promise<string | undefined> {
-  const row = await db.selectFrom('meta').select('value').where('key', '=', META_KEY).executeTakeFirst();
-  return row?.value;
-}
-
-async function count(db: Db, table: 'leagues' | 'teams' | 'players' | 'venues' | 'seasons' | 'competitions' | 'plays' | 'events'): Promise<number> {
-  const row = await db.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('c')).executeTakeFirst();
-  return Number(row?.c ?? 0);
-}
-
 /**
  * Imports the real football archive and the synthetic leagues once (recorded in `meta`), then
  * makes sure the coming week has scheduled games. Safe to call on every start: a second call
@@ -47,7 +34,7 @@ async function count(db: Db, table: 'leagues' | 'teams' | 'players' | 'venues' |
 export async function importArchive(db: Db, opts: { today: string; log?: (line: string) => void }): Promise<ImportSummary> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
-  const present = await archiveVersion(db.kysely);
+  const present = await archiveVersion(db);
   if (present === ARCHIVE_VERSION) {
     log(`archive: version ${present} already imported`);
   } else if (present !== undefined) {
@@ -59,14 +46,8 @@ export async function importArchive(db: Db, opts: { today: string; log?: (line: 
     appendRows(rows, buildSynthetic(opts.today));
     rows.events = sortEvents(rows.events);
     const built = Date.now();
-    const imported = await db.kysely.transaction().execute(async (trx) => {
-      if (db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
-      // Another process may have finished the import while this one was reading the files.
-      if ((await archiveVersion(trx)) !== undefined) return false;
-      await writeRows(trx, rows);
-      await trx.insertInto('meta').values({ key: META_KEY, value: ARCHIVE_VERSION }).execute();
-      return true;
-    });
+    // False when another process finished the import while this one was reading the files.
+    const imported = await loadArchive(db, ARCHIVE_VERSION, rows);
     for (const note of football.notes) log(note);
     if (imported) {
       log(`archive: read and built in ${built - started} ms, written in ${Date.now() - built} ms (${db.engine})`);
@@ -74,17 +55,7 @@ export async function importArchive(db: Db, opts: { today: string; log?: (line: 
   }
   const scheduled = await ensureSchedule(db, { today: opts.today });
   if (scheduled > 0) log(`archive: ${scheduled} scheduled competitions created from ${opts.today}`);
-  const summary: ImportSummary = {
-    leagues: await count(db, 'leagues'),
-    teams: await count(db, 'teams'),
-    players: await count(db, 'players'),
-    venues: await count(db, 'venues'),
-    seasons: await count(db, 'seasons'),
-    competitions: await count(db, 'competitions'),
-    plays: await count(db, 'plays'),
-    events: await count(db, 'events'),
-    ms: 0,
-  };
+  const summary: ImportSummary = { ...(await bulkTableCounts(db)), ms: 0 };
   summary.ms = Date.now() - started;
   return summary;
 }

@@ -1,9 +1,12 @@
-import { sql } from 'kysely';
+import { analyzeAfterBulkLoad, inBulkTransaction } from '../store/archive-load.js';
+import { CompetitionRepo } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
+import { MetaRepo } from '../store/meta.js';
+import { ReferenceRepo } from '../store/reference.js';
 import { largeGame, type LargeTeam } from './large-game.js';
 import { sortEvents } from './plays.js';
 import { hashSeed, Prng } from './prng.js';
-import { emptyRows, writeRows } from './rows.js';
+import { emptyRows } from './rows.js';
 import { addDays, at, syntheticCompetition, syntheticVenue } from './synthetic-common.js';
 import { externalIds } from './teams.js';
 
@@ -69,15 +72,8 @@ export function seasonBudgets(events: number, seasons: number): number[] {
   return Array.from({ length: seasons }, (_, i) => Math.floor(events / seasons) + (i < events % seasons ? 1 : 0));
 }
 
-async function existing(db: Db, league: string): Promise<string | undefined> {
-  const row = await db.kysely.selectFrom('meta').select('value').where('key', '=', `large:${league}`).executeTakeFirst();
-  return row?.value;
-}
-
-async function nextN(db: Db): Promise<number> {
-  const row = await db.kysely.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', 'basketball').executeTakeFirst();
-  return Number(row?.n ?? 0) + 1;
-}
+/** The `meta` key a generated league's options are recorded under. */
+const metaKey = (league: string): string => `large:${league}`;
 
 /**
  * Writes the league once per database: a second call with the same options is a no-op, with
@@ -91,17 +87,18 @@ export async function generateLarge(db: Db, o: LargeOptions): Promise<LargeSumma
   if (!Number.isInteger(o.seasons) || o.seasons < 1) throw new LargeUsageError('seasons must be a positive integer');
   const signature = JSON.stringify({ events: o.events, seasons: o.seasons, firstSeason: o.firstSeason, seed: o.seed });
   const summary: LargeSummary = { league: o.league, seasons: o.seasons, competitions: 0, plays: 0, events: 0, ms: 0, skipped: false };
-  const present = await existing(db, o.league);
+  const meta = new MetaRepo(db);
+  const present = await meta.get(metaKey(o.league));
   if (present === signature) return { ...summary, skipped: true, ms: Date.now() - started };
   if (present !== undefined) throw new LargeUsageError(`league ${o.league} was generated with ${present}; use a fresh database`);
-  if ((await db.kysely.selectFrom('leagues').select('id').where('id', '=', o.league).executeTakeFirst()) !== undefined) {
+  if ((await new ReferenceRepo(db).leagueSport(o.league)) !== undefined) {
     throw new LargeUsageError(`league ${o.league} already exists in this database`);
   }
 
   const budgets = seasonBudgets(o.events, o.seasons);
   const prng = new Prng(o.seed);
   const league: Team[] = [];
-  await db.kysely.transaction().execute(async (trx) => {
+  await inBulkTransaction(db, async (load) => {
     const rows = emptyRows();
     rows.leagues.push({ id: o.league, sport: 'basketball', name: `Synthetic Benchmark League (${o.league})`, synthetic: 1 });
     for (const t of teams(o.league, teamCount(Math.max(...budgets)))) {
@@ -110,10 +107,10 @@ export async function generateLarge(db: Db, o: LargeOptions): Promise<LargeSumma
       rows.teams.push({ id: t.id, sport: 'basketball', league: o.league, name: t.name, code: t.code, venue_id: venue.id, external_ids: externalIds({}), synthetic: 1 });
       league.push({ ...t, venueId: venue.id });
     }
-    await writeRows(trx, rows);
+    await load.write(rows);
   });
 
-  let n = await nextN(db);
+  let n = (await new CompetitionRepo(db).lastGameNumber('basketball')) + 1;
   for (let s = 0; s < o.seasons; s++) {
     const year = o.firstSeason + s;
     const written = await writeSeason(db, o, year, budgets[s], n, league);
@@ -123,10 +120,8 @@ export async function generateLarge(db: Db, o: LargeOptions): Promise<LargeSumma
     summary.events += written.events;
     log(`large: ${o.league}_${year}: ${written.competitions} games, ${written.events} events`);
   }
-  await db.kysely.insertInto('meta').values({ key: `large:${o.league}`, value: signature }).execute();
-  // A bulk load leaves PostgreSQL's statistics describing the tables before it until autovacuum
-  // catches up; plans made meanwhile (benchmarks run right away) would be judged on stale numbers.
-  if (db.engine === 'postgres') await sql`analyze competitions, competitors, plays, events`.execute(db.kysely);
+  await meta.insert(metaKey(o.league), signature);
+  await analyzeAfterBulkLoad(db);
   summary.ms = Date.now() - started;
   return summary;
 }
@@ -136,12 +131,12 @@ async function writeSeason(db: Db, o: LargeOptions, year: number, budget: number
   const prng = new Prng(hashSeed(`${o.seed}:${o.league}:${year}`));
   const counts = { competitions: 0, plays: 0, events: 0 };
   const first = `${year}-01-02`;
-  await db.kysely.transaction().execute(async (trx) => {
+  await inBulkTransaction(db, async (load) => {
     let rows = emptyRows();
     const flush = async () => {
       rows.events = sortEvents(rows.events);
       counts.plays += rows.plays.length;
-      await writeRows(trx, rows);
+      await load.write(rows);
       rows = emptyRows();
     };
     let left = budget;
@@ -177,10 +172,9 @@ async function writeSeason(db: Db, o: LargeOptions, year: number, budget: number
       if (rows.events.length >= FLUSH_EVENTS) await flush();
     }
     await flush();
-    await trx
-      .insertInto('seasons')
-      .values({ id: `${o.league}_${year}`, league: o.league, sport: 'basketball', label: String(year), start_date: first, end_date: end, synthetic: 1, source: `synthetic (large benchmark generator, seed ${o.seed})` })
-      .execute();
+    // The season's row last, once its games say where it ends.
+    rows.seasons.push({ id: `${o.league}_${year}`, league: o.league, sport: 'basketball', label: String(year), start_date: first, end_date: end, synthetic: 1, source: `synthetic (large benchmark generator, seed ${o.seed})` });
+    await load.write(rows);
   });
   return counts;
 }

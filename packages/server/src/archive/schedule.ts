@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
-import { SCHEDULE_LOCK } from '../store/competitions.js';
+import { inScheduleTransaction, type BulkLoad } from '../store/archive-load.js';
 import type { Db } from '../store/db.js';
-import type { Database, SeasonTable } from '../store/types.js';
+import type { SeasonSpan } from '../store/reference.js';
+import type { SeasonTable } from '../store/types.js';
 import { hashSeed, Prng } from './prng.js';
-import { emptyRows, writeRows, type Rows } from './rows.js';
+import { emptyRows, type Rows } from './rows.js';
 import { addDays, at, competitorRows, hhmm, syntheticCompetition } from './synthetic-common.js';
 
 interface Pools {
@@ -86,25 +86,12 @@ const PLANS: SportPlan[] = [
   },
 ];
 
-async function loadPools(db: Kysely<Database>): Promise<Pools> {
-  const wcCodes = new Set((await db.selectFrom('teams').select('code').where('league', '=', 'wc').execute()).map((r) => r.code));
-  const intl = await db.selectFrom('teams').select(['id', 'code']).where('league', '=', 'intl').orderBy('id').execute();
-  const sbl = await db.selectFrom('teams').select(['id', 'venue_id']).where('league', '=', 'sbl').orderBy('id').execute();
-  const players = await db
-    .selectFrom('players')
-    .select(['id', 'league', 'position'])
-    .where('league', 'in', ['stt', 'sgt', 'smma'])
-    .orderBy('id')
-    .execute();
-  const venueRows = await db
-    .selectFrom('competitions')
-    .select(['league', 'venue_id'])
-    .distinct()
-    .where('league', 'in', ['stt', 'sgt', 'smma'])
-    .where('venue_id', 'is not', null)
-    .orderBy('league')
-    .orderBy('venue_id')
-    .execute();
+async function loadPools(load: BulkLoad): Promise<Pools> {
+  const wcCodes = new Set((await load.teamsOfLeague('wc')).map((r) => r.code));
+  const intl = await load.teamsOfLeague('intl');
+  const sbl = await load.teamsOfLeague('sbl');
+  const players = await load.playersOfLeagues(['stt', 'sgt', 'smma']);
+  const venueRows = await load.venuesOfLeagues(['stt', 'sgt', 'smma']);
   const venues = new Map<string, string[]>();
   for (const v of venueRows) if (v.venue_id) venues.set(v.league, [...(venues.get(v.league) ?? []), v.venue_id]);
   return {
@@ -119,29 +106,17 @@ async function loadPools(db: Kysely<Database>): Promise<Pools> {
 }
 
 /** Creates missing seasons and widens existing ones to cover the new dates. */
-async function coverSeasons(db: Kysely<Database>, rows: Rows): Promise<void> {
-  const span = new Map<string, { league: string; start: string; end: string }>();
+async function coverSeasons(load: BulkLoad, rows: Rows): Promise<void> {
+  const span = new Map<string, SeasonSpan>();
   for (const c of rows.competitions) {
     const s = span.get(c.season_id) ?? { league: c.league, start: c.date, end: c.date };
     span.set(c.season_id, { league: s.league, start: c.date < s.start ? c.date : s.start, end: c.date > s.end ? c.date : s.end });
   }
-  for (const [id, s] of span) {
-    const row = await db.selectFrom('seasons').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row) {
-      const league = await db.selectFrom('leagues').select('sport').where('id', '=', s.league).executeTakeFirst();
-      const season: SeasonTable = {
-        id, league: s.league, sport: league?.sport ?? '', label: id.slice(id.lastIndexOf('_') + 1),
-        start_date: s.start, end_date: s.end, synthetic: 1, source: 'synthetic (scheduled games)',
-      };
-      rows.seasons.push(season);
-      continue;
-    }
-    const start = s.start < row.start_date ? s.start : row.start_date;
-    const end = s.end > row.end_date ? s.end : row.end_date;
-    if (start !== row.start_date || end !== row.end_date) {
-      await db.updateTable('seasons').set({ start_date: start, end_date: end }).where('id', '=', id).execute();
-    }
-  }
+  const missing = await load.coverSeasons(span, (id, s, sport): SeasonTable => ({
+    id, league: s.league, sport, label: id.slice(id.lastIndexOf('_') + 1),
+    start_date: s.start, end_date: s.end, synthetic: 1, source: 'synthetic (scheduled games)',
+  }));
+  for (const season of missing) rows.seasons.push(season);
 }
 
 /**
@@ -152,22 +127,12 @@ async function coverSeasons(db: Kysely<Database>, rows: Rows): Promise<void> {
 export async function ensureSchedule(db: Db, opts: { today: string; days?: number }): Promise<number> {
   const days = opts.days ?? 7;
   const dates = Array.from({ length: days + 1 }, (_, i) => addDays(opts.today, i));
-  return db.kysely.transaction().execute(async (trx) => {
-    if (db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${SCHEDULE_LOCK})`.execute(trx);
-    const pools = await loadPools(trx);
+  return inScheduleTransaction(db, async (load) => {
+    const pools = await loadPools(load);
     const rows = emptyRows();
     for (const plan of PLANS) {
-      const taken = await trx
-        .selectFrom('competitions')
-        .select('date')
-        .distinct()
-        .where('sport', '=', plan.sport)
-        .where('date', '>=', dates[0])
-        .where('date', '<=', dates[dates.length - 1])
-        .execute();
-      const have = new Set(taken.map((r) => r.date));
-      const max = await trx.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', plan.sport).executeTakeFirst();
-      let n = Number(max?.n ?? 0);
+      const have = await load.datesWithGames(plan.sport, dates[0], dates[dates.length - 1]);
+      let n = await load.lastGameNumber(plan.sport);
       for (const date of dates) {
         if (have.has(date)) continue;
         const prng = new Prng(hashSeed(`${plan.sport}:${date}`));
@@ -191,8 +156,8 @@ export async function ensureSchedule(db: Db, opts: { today: string; days?: numbe
         }
       }
     }
-    await coverSeasons(trx, rows);
-    await writeRows(trx, rows);
+    await coverSeasons(load, rows);
+    await load.write(rows);
     return rows.competitions.length;
   });
 }

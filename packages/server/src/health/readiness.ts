@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import { sql } from 'kysely';
-import { migrationsAtHead, type Db } from '../store/db.js';
+import { migrationsAtHead, ping, type Db } from '../store/db.js';
 
 /** A dependency that does not answer within this long counts as down. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -27,7 +26,7 @@ export async function readinessChecks(s: { db: Db; redis: Redis | null }): Promi
   const redis = s.redis;
   const [database, redisCheck, migrations] = await Promise.all([
     ok(async () => {
-      await sql`select 1`.execute(s.db.kysely);
+      await ping(s.db);
       return true;
     }),
     redis ? ok(async () => (await redis.ping()) === 'PONG') : Promise.resolve<CheckResult>('not_configured'),

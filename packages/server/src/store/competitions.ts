@@ -1,9 +1,10 @@
 import type { Competition, Competitor, Event, Play } from '@svc/schema';
 import { PLAY_SCHEMA } from '@svc/schema';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import { coverSeason } from './reference.js';
-import type { Db } from './db.js';
+import type { Db, Engine } from './db.js';
+import { chunks } from './batches.js';
 import { bool } from './columns.js';
 import { eventRecord } from './event-rows.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
@@ -12,7 +13,56 @@ import { SqlBuilder, rowNumber, rowText, rowTextOrNull } from './row-reader.js';
 import type { CompetitionTable, CompetitorTable, Database, PlayTable, SeasonTable } from './types.js';
 
 /** Held (PostgreSQL) while games are numbered and written, so schedulers on several nodes do not race. */
-export const SCHEDULE_LOCK = 727_001;
+const SCHEDULE_LOCK = 727_001;
+
+/** First in a transaction that numbers new games: the archive's schedule (store/archive-load.ts) and the owner's own. */
+export async function lockSchedule(k: Kysely<Database>, engine: Engine): Promise<void> {
+  if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${SCHEDULE_LOCK})`.execute(k);
+}
+
+/** The highest game number of a sport (0 before its first game); under the schedule lock, the next is this + 1. */
+export async function lastGameNumber(k: Kysely<Database>, sport: string): Promise<number> {
+  const max = await k.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', sport).executeTakeFirst();
+  return Number(max?.n ?? 0);
+}
+
+/** The dates from `from` to `to` (inclusive) on which a sport has a game. */
+export async function datesWithGames(k: Kysely<Database>, sport: string, from: string, to: string): Promise<Set<string>> {
+  const rows = await k.selectFrom('competitions').select('date').distinct().where('sport', '=', sport).where('date', '>=', from).where('date', '<=', to).execute();
+  return new Set(rows.map((r) => r.date));
+}
+
+/** The venues these leagues have played at, by league and venue. */
+export function venuesOfLeagues(k: Kysely<Database>, leagues: readonly string[]): Promise<{ league: string; venue_id: string | null }[]> {
+  return k
+    .selectFrom('competitions')
+    .select(['league', 'venue_id'])
+    .distinct()
+    .where('league', 'in', [...leagues])
+    .where('venue_id', 'is not', null)
+    .orderBy('league')
+    .orderBy('venue_id')
+    .execute();
+}
+
+/** The competition rows of a bulk load (store/archive-load.ts). */
+export interface CompetitionRows {
+  competitions: CompetitionTable[];
+  competitors: CompetitorTable[];
+  plays: PlayTable[];
+}
+
+/** Inside a bulk load's transaction: multi-row inserts, competitions before the rows that refer to them. */
+export async function insertCompetitionRows(k: Kysely<Database>, rows: CompetitionRows): Promise<void> {
+  for (const c of chunks(rows.competitions)) await k.insertInto('competitions').values(c).execute();
+  for (const c of chunks(rows.competitors)) await k.insertInto('competitors').values(c).execute();
+  for (const c of chunks(rows.plays)) await k.insertInto('plays').values(c).execute();
+}
+
+export async function countCompetitionRows(k: Kysely<Database>, table: 'competitions' | 'plays'): Promise<number> {
+  const row = await k.selectFrom(table).select((eb) => eb.fn.countAll().as('c')).executeTakeFirst();
+  return Number(row?.c ?? 0);
+}
 
 /** A new game's rows, built once its number (max(n) + 1 within the sport) is known. */
 export interface ScheduledGame {
@@ -258,9 +308,8 @@ export class CompetitionRepo {
    */
   async scheduleGame(sport: string, build: (n: number) => ScheduledGame): Promise<string> {
     return this.db.kysely.transaction().execute(async (trx) => {
-      if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${SCHEDULE_LOCK})`.execute(trx);
-      const max = await trx.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', sport).executeTakeFirst();
-      const game = build(Number(max?.n ?? 0) + 1);
+      await lockSchedule(trx, this.db.engine);
+      const game = build((await lastGameNumber(trx, sport)) + 1);
       await trx.insertInto('competitions').values(game.competition).execute();
       await trx.insertInto('competitors').values(game.competitors).execute();
       await coverSeason(trx, game.season, game.competition.date);
@@ -280,9 +329,8 @@ export class CompetitionRepo {
     within: (trx: Transaction<Database>, game: { competitionId: string; n: number }) => Promise<void>,
   ): Promise<{ competitionId: string; n: number }> {
     return this.db.kysely.transaction().execute(async (trx) => {
-      if (this.db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${SCHEDULE_LOCK})`.execute(trx);
-      const max = await trx.selectFrom('competitions').select((eb) => eb.fn.max('n').as('n')).where('sport', '=', sport).executeTakeFirst();
-      const n = Number(max?.n ?? 0) + 1;
+      await lockSchedule(trx, this.db.engine);
+      const n = (await lastGameNumber(trx, sport)) + 1;
       const game = build(n);
       await trx.insertInto('competitions').values(game.competition).execute();
       await trx.insertInto('competitors').values(game.competitors).execute();
@@ -322,6 +370,11 @@ export class CompetitionRepo {
       .orderBy('c.n')
       .execute();
     return rows.map((r) => r.id);
+  }
+
+  /** The highest game number of a sport (0 before its first game). */
+  async lastGameNumber(sport: string): Promise<number> {
+    return lastGameNumber(this.db.kysely, sport);
   }
 
   /** A competition's identity as stored, without its season or competitors. */

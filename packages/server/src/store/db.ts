@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import type { Database } from './types.js';
 import { migrationProvider } from './migrations.js';
@@ -184,3 +184,7 @@ export async function migrationsAtHead(db: Db): Promise<boolean> {
   return all.every((m) => m.executedAt !== undefined);
 }
 
+/** A round trip to the database that touches no table: whether it answers at all (readiness). */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely);
+}

@@ -2,6 +2,7 @@ import type { Event } from '@svc/schema';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventSeq } from '@svc/schema';
+import { chunks } from './batches.js';
 import { eventRecord, eventRowOf } from './event-rows.js';
 import { storedEventRow, type EventFields } from './event-json.js';
 import { rowTextOrNull } from './row-reader.js';
@@ -34,6 +35,20 @@ const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) val
 // "after N" could skip a late-committing lower seq; one lock keeps them in order.
 const SEQUENCE_LOCK = new HotSql('select pg_advisory_xact_lock(7301)');
 
+/**
+ * Inside a bulk load's transaction (store/archive-load.ts), events already in their final order:
+ * multi-row inserts, each row with the stored JSON an append writes. Unlike `append` it takes no
+ * sequence lock and writes no outbox rows: a bulk load is history imported before a node serves
+ * (or a benchmark's league), not news for streams or webhooks.
+ */
+export async function insertEventRows(k: Kysely<Database>, events: readonly EventFields[]): Promise<void> {
+  for (const c of chunks(events)) await k.insertInto('events').values(c.map(storedEventRow)).execute();
+}
+
+export async function countEvents(k: Kysely<Database>): Promise<number> {
+  const row = await k.selectFrom('events').select((eb) => eb.fn.countAll().as('c')).executeTakeFirst();
+  return Number(row?.c ?? 0);
+}
 
 /**
  * The append-only event log with its global sequence. Events and their outbox rows commit

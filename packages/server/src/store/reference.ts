@@ -1,11 +1,12 @@
 import type { Player, RosterEntry, Season, Team, Venue } from '@svc/schema';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ScopeFilter } from '../domain/scopes.js';
 import type { Db } from './db.js';
+import { chunks } from './batches.js';
 import { bool } from './columns.js';
 import { pageOf, stringKey, type Page, type PageRequest } from './page.js';
 import { scopeSql } from './scope-sql.js';
-import type { Database, PlayerTable, SeasonTable, TeamTable, VenueTable } from './types.js';
+import type { Database, LeagueTable, PlayerTable, RosterTable, SeasonTable, TeamTable, VenueTable } from './types.js';
 
 export const teamRecord = (r: TeamTable): Team => ({
   id: r.id,
@@ -67,6 +68,77 @@ export async function coverSeason(trx: Transaction<Database>, season: SeasonTabl
       .where('id', '=', season.id)
       .execute();
   }
+}
+
+/** A season's dates as a batch of new games needs them covered. */
+export interface SeasonSpan {
+  league: string;
+  start: string;
+  end: string;
+}
+
+/**
+ * Inside a transaction that schedules a batch of games (store/archive-load.ts): widens the
+ * existing seasons to cover their spans, and returns the missing ones as `newSeason` builds them
+ * (given the league's sport), for the caller to insert with the batch.
+ */
+export async function coverSeasonSpans(
+  k: Kysely<Database>,
+  spans: ReadonlyMap<string, SeasonSpan>,
+  newSeason: (id: string, span: SeasonSpan, sport: string) => SeasonTable,
+): Promise<SeasonTable[]> {
+  const missing: SeasonTable[] = [];
+  for (const [id, s] of spans) {
+    const row = await k.selectFrom('seasons').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) {
+      const league = await k.selectFrom('leagues').select('sport').where('id', '=', s.league).executeTakeFirst();
+      missing.push(newSeason(id, s, league?.sport ?? ''));
+      continue;
+    }
+    const start = s.start < row.start_date ? s.start : row.start_date;
+    const end = s.end > row.end_date ? s.end : row.end_date;
+    if (start !== row.start_date || end !== row.end_date) {
+      await k.updateTable('seasons').set({ start_date: start, end_date: end }).where('id', '=', id).execute();
+    }
+  }
+  return missing;
+}
+
+/** The reference rows of a bulk load (store/archive-load.ts). */
+export interface ReferenceRows {
+  leagues: LeagueTable[];
+  venues: VenueTable[];
+  teams: TeamTable[];
+  players: PlayerTable[];
+  rosters: RosterTable[];
+  seasons: SeasonTable[];
+}
+
+/** Inside a bulk load's transaction: multi-row inserts, each table before the tables that refer to it. */
+export async function insertReferenceRows(k: Kysely<Database>, rows: ReferenceRows): Promise<void> {
+  for (const c of chunks(rows.leagues)) await k.insertInto('leagues').values(c).execute();
+  for (const c of chunks(rows.venues)) await k.insertInto('venues').values(c).execute();
+  for (const c of chunks(rows.teams)) await k.insertInto('teams').values(c).execute();
+  for (const c of chunks(rows.players)) await k.insertInto('players').values(c).execute();
+  for (const c of chunks(rows.rosters)) await k.insertInto('rosters').values(c).execute();
+  for (const c of chunks(rows.seasons)) await k.insertInto('seasons').values(c).execute();
+}
+
+/** A league's teams, by id. */
+export function teamsOfLeague(k: Kysely<Database>, league: string): Promise<{ id: string; code: string; venue_id: string | null }[]> {
+  return k.selectFrom('teams').select(['id', 'code', 'venue_id']).where('league', '=', league).orderBy('id').execute();
+}
+
+/** The players of these leagues, by id. */
+export function playersOfLeagues(k: Kysely<Database>, leagues: readonly string[]): Promise<{ id: string; league: string; position: string | null }[]> {
+  return k.selectFrom('players').select(['id', 'league', 'position']).where('league', 'in', [...leagues]).orderBy('id').execute();
+}
+
+export type ReferenceTableName = 'leagues' | 'teams' | 'players' | 'venues' | 'seasons';
+
+export async function countReferenceRows(k: Kysely<Database>, table: ReferenceTableName): Promise<number> {
+  const row = await k.selectFrom(table).select((eb) => eb.fn.countAll().as('c')).executeTakeFirst();
+  return Number(row?.c ?? 0);
 }
 
 /** Folds accents and case so `search=muller` finds "Müller". */
@@ -258,7 +330,7 @@ export class ReferenceRepo {
 
   /** A league's teams, by id. */
   async teamsOfLeague(league: string): Promise<{ id: string; code: string; venue_id: string | null }[]> {
-    return this.db.kysely.selectFrom('teams').select(['id', 'code', 'venue_id']).where('league', '=', league).orderBy('id').execute();
+    return teamsOfLeague(this.db.kysely, league);
   }
 
   /** Each team's players in its latest season on record, by player id (a team without a roster is absent). */
