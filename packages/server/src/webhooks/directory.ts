@@ -1,4 +1,4 @@
-import { webhookTopic } from '@svc/schema';
+import { webhookTopic, wireEvent } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { planOf } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
@@ -6,7 +6,6 @@ import { endpointSecretAad } from '../secrets/columns.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
 import { eventsBySeq } from '../store/events.js';
 import type { Db } from '../store/db.js';
-import { wireEvent } from '../stream/frames.js';
 
 /** What an attempt needs to know about its endpoint and the endpoint's owner. */
 export interface EndpointInfo {
