@@ -15,11 +15,6 @@ const SQL_OUTSIDE_STORE = [
   'packages/server/src/archive/rows.ts',
   'packages/server/src/archive/schedule.ts',
   'packages/server/src/health/readiness.ts',
-  'packages/server/src/webhooks/outbox.ts',
-  'packages/server/src/webhooks/queue.ts',
-  'packages/server/src/webhooks/record.ts',
-  'packages/server/src/webhooks/records.ts',
-  'packages/server/src/webhooks/repo.ts',
 ];
 const HTTP_FRAMEWORK = ['fastify', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/type-provider-typebox'].map((name) => ({ name, message: 'Fastify belongs to http/, routes/ and app.ts.' }));
 const NETWORK = ['node:net', 'node:dns', 'node:http', 'node:https', 'node:tls', 'undici', 'ws', 'node:fs', 'node:child_process'].map((name) => ({
