@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { generateSecretKey, openSealed, parseSecretKey, SecretBox, sealedKeyId, type SecretKey } from '../domain/secrets/sealed.js';
 import { openDb, type Db, type DbOptions } from '../store/db.js';
+import { sealedEndpointSecrets } from '../store/webhook-endpoints.js';
 import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from './columns.js';
 
 /** The sandbox's generated key, in the data dir beside svc.db (docs/operations.md "Secrets at rest"). */
@@ -80,7 +81,7 @@ export async function verifySecretKey(db: Db, box: SecretBox): Promise<void> {
       .execute();
   }
   const known = new Set(box.keys.map((key) => key.id));
-  const rows = await k.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).execute();
+  const rows = await sealedEndpointSecrets(db);
   const foreign = rows.flatMap((r) => [r.secret, r.previous_secret]).filter((v): v is string => v !== null && !known.has(sealedKeyId(v) ?? ''));
   if (foreign.length > 0) {
     throw new WrongSecretKeyError(

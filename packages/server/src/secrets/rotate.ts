@@ -1,6 +1,7 @@
 import { openSealed, seal, SealedSecretError, type SecretBox, type SecretKey } from '../domain/secrets/sealed.js';
 import type { Db } from '../store/db.js';
-import { endpointSecretAad, KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT, recordedAnswerAad } from './columns.js';
+import { resealEndpointSecrets } from '../store/webhook-endpoints.js';
+import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT, recordedAnswerAad } from './columns.js';
 
 export interface RotationResult {
   fromKeyId: string;
@@ -26,21 +27,8 @@ export async function rotateSecretKey(db: Db, current: SecretBox, next: SecretKe
   };
   const pg = db.engine === 'postgres';
   return db.kysely.transaction().execute(async (trx) => {
-    let secrets = 0;
+    const secrets = await resealEndpointSecrets(trx, pg, reseal);
     let answers = 0;
-    const endpoints = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'secret', 'previous_secret'])
-      .$if(pg, (q) => q.forUpdate())
-      .execute();
-    for (const r of endpoints) {
-      const aad = endpointSecretAad(r.id);
-      const secret = reseal(r.secret, aad, `the secret of webhook endpoint ${r.id}`);
-      const previous = r.previous_secret === null ? null : reseal(r.previous_secret, aad, `the previous secret of webhook endpoint ${r.id}`);
-      if (secret === r.secret && previous === r.previous_secret) continue;
-      secrets += (secret !== r.secret ? 1 : 0) + (previous !== r.previous_secret ? 1 : 0);
-      await trx.updateTable('webhook_endpoints').set({ secret, previous_secret: previous }).where('id', '=', r.id).execute();
-    }
     const recorded = await trx
       .selectFrom('idempotency_keys')
       .select(['key_id', 'idempotency_key', 'body'])

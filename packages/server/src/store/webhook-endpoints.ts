@@ -223,3 +223,34 @@ function describeSeconds(s: number): string {
   return `${s} second${s === 1 ? '' : 's'}`;
 }
 
+/** Every endpoint's stored secrets, sealed as they are: the start checks the key they name. */
+export async function sealedEndpointSecrets(db: Db): Promise<{ secret: string; previous_secret: string | null }[]> {
+  return db.kysely.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).execute();
+}
+
+/**
+ * Re-seals every endpoint's secrets with `reseal`, in the caller's transaction (a rotation of the
+ * deployment key moves every sealed value or none), rows locked while rewritten when `lock`.
+ * Answers how many values changed (a secret and its previous one count as two).
+ */
+export async function resealEndpointSecrets(
+  trx: Kysely<Database>,
+  lock: boolean,
+  reseal: (value: string, aad: string, what: string) => string,
+): Promise<number> {
+  let secrets = 0;
+  const endpoints = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'secret', 'previous_secret'])
+    .$if(lock, (q) => q.forUpdate())
+    .execute();
+  for (const r of endpoints) {
+    const aad = endpointSecretAad(r.id);
+    const secret = reseal(r.secret, aad, `the secret of webhook endpoint ${r.id}`);
+    const previous = r.previous_secret === null ? null : reseal(r.previous_secret, aad, `the previous secret of webhook endpoint ${r.id}`);
+    if (secret === r.secret && previous === r.previous_secret) continue;
+    secrets += (secret !== r.secret ? 1 : 0) + (previous !== r.previous_secret ? 1 : 0);
+    await trx.updateTable('webhook_endpoints').set({ secret, previous_secret: previous }).where('id', '=', r.id).execute();
+  }
+  return secrets;
+}
