@@ -8,20 +8,6 @@ const layer = (files, { paths = [], patterns = [] }) => ({
 
 const DRIVERS = ['kysely', 'pg', 'better-sqlite3', 'ioredis'].map((name) => ({ name, message: 'Database and Redis access lives in store/ or a feature repository.' }));
 const SQL_DRIVERS = ['kysely', 'pg', 'better-sqlite3'].map((name) => ({ name, message: "SQL on a table lives in its owner's repository (docs/architecture.md, \"Persistence\")." }));
-/** Modules outside store/ that still run their tables' SQL themselves (docs/architecture.md, "Persistence"). */
-const SQL_OUTSIDE_STORE = [
-  'packages/server/src/webhooks/outbox.ts',
-  'packages/server/src/webhooks/queue.ts',
-  'packages/server/src/webhooks/record.ts',
-  'packages/server/src/webhooks/records.ts',
-  'packages/server/src/webhooks/repo.ts',
-];
-/**
- * Modules outside store/ that run SQL through a `Db` handle (which needs no driver import), still
- * to move with the webhook tables (docs/architecture.md, "Persistence"): secrets/ re-seals
- * endpoint secrets in the transaction that re-seals idempotent answers and the key check.
- */
-const DB_HANDLE_OUTSIDE_STORE = ['packages/server/src/webhooks/**', 'packages/server/src/secrets/key.ts', 'packages/server/src/secrets/rotate.ts'];
 /** Members of a `Db` handle and of Kysely through which SQL runs without importing a driver. */
 const SQL_MEMBER = 'MemberExpression[property.name=/^(kysely|pgPool|sqliteFile|statements|executeQuery|selectFrom|insertInto|updateTable|deleteFrom)$/]';
 /**
@@ -46,18 +32,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // SQL lives in store/ (docs/architecture.md, "Persistence"), but for the modules that still hold
-  // their tables' SQL elsewhere, listed to move there: no new ones. First, so that the stricter
-  // rules of the layers below (each a superset) take over for their files.
+  // SQL lives in store/, each table's in its owner (docs/architecture.md, "Persistence"). First,
+  // so that the stricter rules of the layers below (each a superset) take over for their files.
   {
     ...layer(['packages/server/src/**/*.ts'], { paths: SQL_DRIVERS }),
-    ignores: ['packages/server/src/store/**', ...SQL_OUTSIDE_STORE],
+    ignores: ['packages/server/src/store/**'],
   },
   // ... and no SQL through a `Db` handle or a transaction outside store/ either: the import rule
   // above cannot see it.
   {
     files: ['packages/server/src/**/*.ts'],
-    ignores: ['packages/server/src/store/**', ...DB_HANDLE_OUTSIDE_STORE],
+    ignores: ['packages/server/src/store/**'],
     rules: {
       'no-restricted-syntax': ['error', { selector: SQL_MEMBER, message: "SQL on a table lives in its owner's repository in store/ (docs/architecture.md, \"Persistence\")." }],
     },

@@ -64,6 +64,23 @@ export const WireEvent = Type.Object(
 );
 export type WireEvent = Static<typeof WireEvent>;
 
+/** The stream and webhook form of an event (`WireEvent`), keys in wire order. */
+export function wireEvent(e: Event): WireEvent {
+  return {
+    id: e.id,
+    type: e.type,
+    tier: e.tier,
+    game_id: e.game_id,
+    team: e.team,
+    points: e.points,
+    ts: e.ts,
+    confidence: e.confidence,
+    ...(e.provisional_id !== undefined ? { provisional_id: e.provisional_id } : {}),
+    ...(e.retracted_id !== undefined ? { retracted_id: e.retracted_id } : {}),
+    schema: e.schema,
+  };
+}
+
 /**
  * What `POST /v1/webhooks/{id}/test` sends: a signed event of the additive kind `test` (topic
  * `event.test`), outside the retry budget. Consumers that ignore unknown kinds ignore it.

@@ -16,7 +16,7 @@ import { importArchive } from '../../server/src/archive/index.js';
 import { signPayload } from '../../server/src/domain/webhooks/signature.js';
 import { eventRecord } from '../../server/src/store/event-rows.js';
 import { openDb } from '../../server/src/store/db.js';
-import { wireEvent } from '../../server/src/stream/frames.js';
+import { wireEvent } from '../src/index.js';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 

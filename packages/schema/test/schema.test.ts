@@ -14,9 +14,9 @@ import {
   eventSeq,
   gameId,
   parseGameId,
+  wireEvent,
   type ErrorCode,
 } from '../src/index.js';
-import { wireEvent } from '../../server/src/stream/frames.js';
 
 const event: Event = {
   id: 'evt_000000000042',

@@ -25,7 +25,7 @@ import type { STREAM_LIMITS } from './stream/gateway.js';
 import { FallbackSlots, MemorySlots, RedisSlots, type SlotCounter } from './bus/slots.js';
 import { Lifecycle } from './lifecycle.js';
 import { Metrics } from './metrics/index.js';
-import { countPending } from './webhooks/queue.js';
+import { countPending } from './store/webhook-deliveries.js';
 import { createExports, type Exports } from './export/index.js';
 import { createReplays, type Replays } from './replays/index.js';
 

@@ -1,11 +1,10 @@
 import net from 'node:net';
-import type { Event } from '@svc/schema';
+import { wireEvent, type Event } from '@svc/schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isoTime } from '../src/domain/clock.js';
 import { hashKey } from '../src/domain/keys.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
 import type { NewEvent, StoredEvent } from '../src/store/events.js';
-import { wireEvent } from '../src/stream/frames.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { auth, engines, ManualClock, testApp, type TestApp } from './helpers.js';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver.js';

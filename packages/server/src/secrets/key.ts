@@ -3,6 +3,8 @@ import path from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { generateSecretKey, openSealed, parseSecretKey, SecretBox, sealedKeyId, type SecretKey } from '../domain/secrets/sealed.js';
 import { openDb, type Db, type DbOptions } from '../store/db.js';
+import { MetaRepo } from '../store/meta.js';
+import { sealedValues } from '../store/sealed-values.js';
 import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from './columns.js';
 
 /** The sandbox's generated key, in the data dir beside svc.db (docs/operations.md "Secrets at rest"). */
@@ -63,25 +65,19 @@ export class WrongSecretKeyError extends ConfigError {}
  * value; every sealed endpoint secret must name this key too.
  */
 export async function verifySecretKey(db: Db, box: SecretBox): Promise<void> {
-  const k = db.kysely;
-  const row = await k.selectFrom('meta').select('value').where('key', '=', KEY_CHECK_META).executeTakeFirst();
-  if (row) {
-    const opened = openSealed(box.keys, row.value, KEY_CHECK_AAD);
+  const { check, endpointSecrets } = await sealedValues(db, KEY_CHECK_META);
+  if (check !== undefined) {
+    const opened = openSealed(box.keys, check, KEY_CHECK_AAD);
     if (!opened.ok || opened.plaintext !== KEY_CHECK_PLAINTEXT) {
       throw new WrongSecretKeyError(
-        `SVC_SECRET_KEY (key id ${box.current.id}) is not the key this database's secrets are encrypted with (key id ${sealedKeyId(row.value) ?? 'unknown'}); start with that key, or change keys with svc secrets rotate-key`,
+        `SVC_SECRET_KEY (key id ${box.current.id}) is not the key this database's secrets are encrypted with (key id ${sealedKeyId(check) ?? 'unknown'}); start with that key, or change keys with svc secrets rotate-key`,
       );
     }
   } else {
-    await k
-      .insertInto('meta')
-      .values({ key: KEY_CHECK_META, value: box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD) })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
+    await new MetaRepo(db).claim(KEY_CHECK_META, box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD));
   }
   const known = new Set(box.keys.map((key) => key.id));
-  const rows = await k.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).execute();
-  const foreign = rows.flatMap((r) => [r.secret, r.previous_secret]).filter((v): v is string => v !== null && !known.has(sealedKeyId(v) ?? ''));
+  const foreign = endpointSecrets.filter((v) => !known.has(sealedKeyId(v) ?? ''));
   if (foreign.length > 0) {
     throw new WrongSecretKeyError(
       `${foreign.length} webhook secret(s) are encrypted under key id ${sealedKeyId(foreign[0]) ?? 'unknown'}, not SVC_SECRET_KEY (key id ${box.current.id}); start with that key, or change keys with svc secrets rotate-key`,

@@ -1,6 +1,7 @@
 import { openSealed, seal, SealedSecretError, type SecretBox, type SecretKey } from '../domain/secrets/sealed.js';
 import type { Db } from '../store/db.js';
-import { endpointSecretAad, KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT, recordedAnswerAad } from './columns.js';
+import { resealAll } from '../store/sealed-values.js';
+import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from './columns.js';
 
 export interface RotationResult {
   fromKeyId: string;
@@ -24,42 +25,7 @@ export async function rotateSecretKey(db: Db, current: SecretBox, next: SecretKe
     if (!opened.ok) throw new SealedSecretError(opened.reason, what);
     return opened.keyId === next.id ? value : seal(next, opened.plaintext, aad);
   };
-  const pg = db.engine === 'postgres';
-  return db.kysely.transaction().execute(async (trx) => {
-    let secrets = 0;
-    let answers = 0;
-    const endpoints = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'secret', 'previous_secret'])
-      .$if(pg, (q) => q.forUpdate())
-      .execute();
-    for (const r of endpoints) {
-      const aad = endpointSecretAad(r.id);
-      const secret = reseal(r.secret, aad, `the secret of webhook endpoint ${r.id}`);
-      const previous = r.previous_secret === null ? null : reseal(r.previous_secret, aad, `the previous secret of webhook endpoint ${r.id}`);
-      if (secret === r.secret && previous === r.previous_secret) continue;
-      secrets += (secret !== r.secret ? 1 : 0) + (previous !== r.previous_secret ? 1 : 0);
-      await trx.updateTable('webhook_endpoints').set({ secret, previous_secret: previous }).where('id', '=', r.id).execute();
-    }
-    const recorded = await trx
-      .selectFrom('idempotency_keys')
-      .select(['key_id', 'idempotency_key', 'body'])
-      .where('body', 'is not', null)
-      .$if(pg, (q) => q.forUpdate())
-      .execute();
-    for (const r of recorded) {
-      if (r.body === null) continue;
-      const body = reseal(r.body, recordedAnswerAad(r.key_id, r.idempotency_key), 'a recorded idempotent answer');
-      if (body === r.body) continue;
-      answers++;
-      await trx.updateTable('idempotency_keys').set({ body }).where('key_id', '=', r.key_id).where('idempotency_key', '=', r.idempotency_key).execute();
-    }
-    const check = seal(next, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
-    await trx
-      .insertInto('meta')
-      .values({ key: KEY_CHECK_META, value: check })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: check }))
-      .execute();
-    return { fromKeyId: current.current.id, toKeyId: next.id, secrets, answers };
-  });
+  const check = seal(next, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
+  const { secrets, answers } = await resealAll(db, reseal, KEY_CHECK_META, check);
+  return { fromKeyId: current.current.id, toKeyId: next.id, secrets, answers };
 }

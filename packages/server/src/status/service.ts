@@ -1,5 +1,5 @@
 import { CompetitionRepo } from '../store/competitions.js';
-import { attemptTally } from '../webhooks/queue.js';
+import { attemptTally } from '../store/webhook-deliveries.js';
 import type { Redis } from 'ioredis';
 import { isoDate, isoTime, type Clock } from '../domain/clock.js';
 import type { Db } from '../store/db.js';

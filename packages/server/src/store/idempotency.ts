@@ -1,8 +1,10 @@
+import type { Kysely } from 'kysely';
 import { randomBase62 } from '../domain/keys.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { recordedAnswerAad } from '../secrets/columns.js';
 import type { Db } from './db.js';
 import type { IdempotencyTable } from './idempotency-types.js';
+import type { Database } from './types.js';
 
 export type IdempotencyRow = IdempotencyTable;
 
@@ -112,4 +114,27 @@ export class IdempotencyRepo {
     const res = await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
+}
+
+/**
+ * Re-seals every recorded answer with `reseal`, in the caller's transaction (a rotation of the
+ * deployment key moves every sealed value or none), rows locked while rewritten when `lock`.
+ * Returns how many changed.
+ */
+export async function resealRecordedAnswers(trx: Kysely<Database>, lock: boolean, reseal: (value: string, aad: string, what: string) => string): Promise<number> {
+  let answers = 0;
+  const recorded = await trx
+    .selectFrom('idempotency_keys')
+    .select(['key_id', 'idempotency_key', 'body'])
+    .where('body', 'is not', null)
+    .$if(lock, (q) => q.forUpdate())
+    .execute();
+  for (const r of recorded) {
+    if (r.body === null) continue;
+    const body = reseal(r.body, recordedAnswerAad(r.key_id, r.idempotency_key), 'a recorded idempotent answer');
+    if (body === r.body) continue;
+    answers++;
+    await trx.updateTable('idempotency_keys').set({ body }).where('key_id', '=', r.key_id).where('idempotency_key', '=', r.idempotency_key).execute();
+  }
+  return answers;
 }

@@ -13,6 +13,11 @@ export async function insertMeta(k: Kysely<Database>, key: string, value: string
   await k.insertInto('meta').values({ key, value }).execute();
 }
 
+/** Stores `value` under `key`, replacing what was there. */
+export async function setMeta(k: Kysely<Database>, key: string, value: string): Promise<void> {
+  await k.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+}
+
 /**
  * Rows of `meta`: small keyed values shared by every process on the database, such as a
  * simulator's claim on a game or the secret its keys derive from, and what a bulk load imported

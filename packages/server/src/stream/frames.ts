@@ -1,22 +1,5 @@
-import type { Event, WireEvent } from '@svc/schema';
+import { wireEvent } from '@svc/schema';
 import type { StoredEvent } from '../store/events.js';
-
-/** The stream and webhook form of an event (`WireEvent`), keys in wire order. */
-export function wireEvent(e: Event): WireEvent {
-  return {
-    id: e.id,
-    type: e.type,
-    tier: e.tier,
-    game_id: e.game_id,
-    team: e.team,
-    points: e.points,
-    ts: e.ts,
-    confidence: e.confidence,
-    ...(e.provisional_id !== undefined ? { provisional_id: e.provisional_id } : {}),
-    ...(e.retracted_id !== undefined ? { retracted_id: e.retracted_id } : {}),
-    schema: e.schema,
-  };
-}
 
 /**
  * A complete RFC 6455 text frame as a server sends it: FIN, opcode 1, no mask (RFC 6455 §5.1:

@@ -1,4 +1,4 @@
-import { webhookTopic } from '@svc/schema';
+import { webhookTopic, wireEvent } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { planOf } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
@@ -6,7 +6,7 @@ import { endpointSecretAad } from '../secrets/columns.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
 import { eventsBySeq } from '../store/events.js';
 import type { Db } from '../store/db.js';
-import { wireEvent } from '../stream/frames.js';
+import type { WebhookEndpointStore } from '../store/webhook-endpoints.js';
 
 /** What an attempt needs to know about its endpoint and the endpoint's owner. */
 export interface EndpointInfo {
@@ -59,6 +59,7 @@ export class DeliveryDirectory {
   private readonly bodies = new Map<number, Body>();
 
   constructor(
+    private readonly endpointStore: WebhookEndpointStore,
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly secrets: SecretBox,
@@ -80,12 +81,7 @@ export class DeliveryDirectory {
       } else missing.push(id);
     }
     if (missing.length === 0) return out;
-    const rows = await this.db.kysely
-      .selectFrom('webhook_endpoints as e')
-      .leftJoin('api_keys as k', 'k.id', 'e.key_id')
-      .select(['e.id', 'e.key_id', 'e.url', 'e.status', 'e.secret', 'e.previous_secret', 'e.previous_secret_until', 'k.plan', 'k.products', 'k.revoked_at'])
-      .where('e.id', 'in', missing)
-      .execute();
+    const rows = await this.endpointStore.attemptTargets(missing);
     for (const id of missing) this.endpoints.set(id, { info: null, at: now });
     for (const r of rows) {
       const products: string[] = r.products ? (JSON.parse(r.products) as string[]) : [];

@@ -4,10 +4,11 @@ import { deliveryDecision } from '../domain/webhooks/schedule.js';
 import { signPayload } from '../domain/webhooks/signature.js';
 import type { Lookup } from './target-resolver.js';
 import type { Db } from '../store/db.js';
+import { DeliveryQueue, type AttemptOutcome, type ClaimedDelivery, type Verdict } from '../store/webhook-deliveries.js';
+import { WebhookEndpointStore } from '../store/webhook-endpoints.js';
+import { HealthMarks, recordOutcomes } from '../store/webhook-outcomes.js';
 import { secretBoxOf } from '../secrets/key.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
-import { DeliveryQueue, type ClaimedDelivery } from './queue.js';
-import { HealthMarks, recordOutcomes, type AttemptOutcome, type Verdict } from './record.js';
 import type { Notification } from '@svc/schema';
 import { WebhookSender } from './sender.js';
 
@@ -56,6 +57,7 @@ const FLUSH_BATCH = 256;
  */
 export class WebhookDispatcher {
   private readonly queue: DeliveryQueue;
+  private readonly endpoints: WebhookEndpointStore;
   private readonly directory: DeliveryDirectory;
   private readonly health = new HealthMarks();
   private readonly sender: WebhookSender;
@@ -95,8 +97,10 @@ export class WebhookDispatcher {
     this.log = opts.log ?? null;
     this.onOutcome = opts.onOutcome;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
+    const box = secretBoxOf(config);
     this.queue = new DeliveryQueue(deps.db);
-    this.directory = new DeliveryDirectory(deps.db, deps.clock, secretBoxOf(config));
+    this.endpoints = new WebhookEndpointStore(deps.db, box);
+    this.directory = new DeliveryDirectory(this.endpoints, deps.db, deps.clock, box);
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
@@ -159,15 +163,7 @@ export class WebhookDispatcher {
     const jobs = [...this.unrecorded.values()];
     this.unrecorded.clear();
     try {
-      for (const job of jobs) {
-        await this.deps.db.kysely
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: isoTime(this.deps.clock.now()), claim_token: null })
-          .where('id', '=', job.id)
-          .where('claim_token', '=', job.claim_token)
-          .where('status', '=', 'pending')
-          .execute();
-      }
+      for (const job of jobs) await this.queue.release(job, isoTime(this.deps.clock.now()));
     } catch (err) {
       // The lease still runs out: the rows come back then.
       this.log?.error({ err }, 'webhook dispatcher: releasing claims failed');
@@ -384,13 +380,9 @@ export class WebhookDispatcher {
   private mail(n: Notification): void {
     const mailer = this.deps.mailer;
     if (!mailer || !n.endpoint_id) return;
-    void this.ownerOf(n.endpoint_id)
+    void this.endpoints
+      .ownerOf(n.endpoint_id)
       .then((keyId) => (keyId ? mailer.notify(keyId, n) : undefined))
       .catch((err: unknown) => this.log?.error({ err }, 'webhook dispatcher: owner email failed'));
-  }
-
-  private async ownerOf(endpointId: string): Promise<string | undefined> {
-    const r = await this.deps.db.kysely.selectFrom('webhook_endpoints').select('key_id').where('id', '=', endpointId).executeTakeFirst();
-    return r?.key_id;
   }
 }

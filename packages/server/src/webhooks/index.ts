@@ -4,14 +4,16 @@ import type { Lookup } from './target-resolver.js';
 import { secretBoxOf } from '../secrets/key.js';
 import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
+import { NotificationStore } from '../store/notifications.js';
+import { WebhookDeliveryStore } from '../store/webhook-deliveries.js';
+import { WebhookEndpointStore } from '../store/webhook-endpoints.js';
 import { WebhookDispatcher, type DispatcherOptions, type OwnerMailer } from './dispatcher.js';
-import { WebhookManager } from './manage.js';
+import { WebhookManager, type WebhookStores } from './manage.js';
 import { outboxHook } from './outbox.js';
-import { WebhookRepo } from './repo.js';
 import { WebhookTester } from './test-event.js';
 
 export interface Webhooks {
-  repo: WebhookRepo;
+  store: WebhookStores;
   dispatcher: WebhookDispatcher;
   /** The rules behind the /v1/webhooks API. */
   manage: WebhookManager;
@@ -34,7 +36,11 @@ export interface WebhookDeps {
 /** Wires webhooks into the event log: confirmed events get their deliveries in the same transaction. */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
   const box = secretBoxOf(deps.config);
-  const repo = new WebhookRepo(deps.db, box);
+  const store: WebhookStores = {
+    endpoints: new WebhookEndpointStore(deps.db, box),
+    deliveries: new WebhookDeliveryStore(deps.db),
+    notifications: new NotificationStore(deps.db),
+  };
   const dispatcher = new WebhookDispatcher(
     { db: deps.db, config: deps.config, clock: deps.clock, mailer: deps.mailer ?? null },
     { ...deps.dispatcher, lookup: deps.lookup ?? deps.dispatcher?.lookup },
@@ -43,14 +49,14 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   const lookup = deps.lookup ?? deps.dispatcher?.lookup;
   const tester = new WebhookTester(deps.clock, box, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });
   const manage = new WebhookManager(
-    repo,
+    store,
     deps.config,
     deps.clock,
     { enqueued: () => dispatcher.notify(), changed: (id) => dispatcher.forget(id) },
     tester,
     deps.lookup,
   );
-  return { repo, dispatcher, manage, tester };
+  return { store, dispatcher, manage, tester };
 }
 
 export type { WebhookDispatcher, DispatcherOptions, OwnerMailer } from './dispatcher.js';

@@ -17,9 +17,11 @@ import { generateSecret } from '../domain/webhooks/signature.js';
 import { validateWebhookUrl } from '../domain/webhooks/target.js';
 import { resolveSafeTarget, type Lookup } from './target-resolver.js';
 import type { ReplayScope } from '../store/events.js';
+import type { NotificationStore } from '../store/notifications.js';
 import type { Page, PageRequest } from '../store/page.js';
-import { endpointRecord, parseList, type EndpointRow } from './records.js';
-import { newDeliveryIds, newEndpointId, pendingDelivery, type EndpointPatch, type WebhookRepo } from './repo.js';
+import { newDeliveryIds, pendingDelivery, type WebhookDeliveryStore } from '../store/webhook-deliveries.js';
+import { newEndpointId, type EndpointPatch, type WebhookEndpointStore } from '../store/webhook-endpoints.js';
+import { endpointRecord, parseList, type EndpointRow } from '../store/webhook-rows.js';
 import type { TestSendResult, WebhookTester } from './test-event.js';
 
 /** After a rotation the old secret signs beside the new one this long. */
@@ -29,6 +31,12 @@ export const REPLAY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 /** Events one range replay may enqueue; a wider range is refused rather than truncated. */
 export const REPLAY_MAX_EVENTS = 10_000;
 
+/** What the webhook API reads and writes: one repository per owner of its tables (docs/architecture.md, "Persistence"). */
+export interface WebhookStores {
+  endpoints: WebhookEndpointStore;
+  deliveries: WebhookDeliveryStore;
+  notifications: NotificationStore;
+}
 
 /**
  * The webhook API's rules: owned-only access (another key's endpoint is a 404), target checks,
@@ -36,7 +44,7 @@ export const REPLAY_MAX_EVENTS = 10_000;
  */
 export class WebhookManager {
   constructor(
-    private readonly repo: WebhookRepo,
+    private readonly store: WebhookStores,
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly hooks: { enqueued(): void; changed(endpointId: string): void },
@@ -53,7 +61,7 @@ export class WebhookManager {
   }
 
   private async owned(p: Principal, id: string): Promise<EndpointRow> {
-    const row = await this.repo.endpoint(p.keyId, id);
+    const row = await this.store.endpoints.get(p.keyId, id);
     if (!row) throw notFound('webhook endpoint', id, 'id');
     return row;
   }
@@ -85,12 +93,12 @@ export class WebhookManager {
     const sports = input.sports === undefined ? null : this.checkSports(p, input.sports);
     const url = await this.checkUrl(input.url);
     const limit = p.plan.webhookEndpoints;
-    if ((await this.repo.countEndpoints(p.keyId)) >= limit) {
+    if ((await this.store.endpoints.count(p.keyId)) >= limit) {
       throw new SvcError('webhook_endpoint_limit', `The ${p.plan.name} plan allows ${limit} webhook endpoints; delete one before adding another.`);
     }
     const now = this.nowIso();
     const secret = generateSecret();
-    const row = await this.repo.createEndpoint({
+    const row = await this.store.endpoints.create({
       id: newEndpointId(),
       key_id: p.keyId,
       url,
@@ -112,7 +120,7 @@ export class WebhookManager {
   }
 
   async list(p: Principal, page: PageRequest): Promise<Page<WebhookEndpoint>> {
-    const rows = await this.repo.listEndpoints(p.keyId, page);
+    const rows = await this.store.endpoints.list(p.keyId, page);
     return { data: rows.data.map((r) => this.record(r)), next_cursor: rows.next_cursor };
   }
 
@@ -125,19 +133,19 @@ export class WebhookManager {
     const clean: EndpointPatch = { ...patch };
     if (patch.sports) clean.sports = this.checkSports(p, patch.sports);
     if (patch.url !== undefined) clean.url = await this.checkUrl(patch.url);
-    const row = await this.repo.updateEndpoint(p.keyId, id, clean, this.nowIso());
+    const row = await this.store.endpoints.update(p.keyId, id, clean, this.nowIso());
     if (!row) throw notFound('webhook endpoint', id, 'id');
     this.hooks.changed(id);
     return this.record(row);
   }
 
   async remove(p: Principal, id: string): Promise<void> {
-    if (!(await this.repo.deleteEndpoint(p.keyId, id))) throw notFound('webhook endpoint', id, 'id');
+    if (!(await this.store.endpoints.delete(p.keyId, id))) throw notFound('webhook endpoint', id, 'id');
     this.hooks.changed(id);
   }
 
   async enable(p: Principal, id: string): Promise<WebhookEndpoint> {
-    const row = await this.repo.enableEndpoint(p.keyId, id, this.nowIso());
+    const row = await this.store.endpoints.enable(p.keyId, id, this.nowIso());
     if (!row) throw notFound('webhook endpoint', id, 'id');
     this.hooks.changed(id);
     return this.record(row);
@@ -145,7 +153,7 @@ export class WebhookManager {
 
   async rotateSecret(p: Principal, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const secret = generateSecret();
-    const row = await this.repo.rotateSecret(p.keyId, id, secret, isoTime(this.clock.now() + ROTATION_OVERLAP_MS), this.nowIso());
+    const row = await this.store.endpoints.rotateSecret(p.keyId, id, secret, isoTime(this.clock.now() + ROTATION_OVERLAP_MS), this.nowIso());
     if (!row) throw notFound('webhook endpoint', id, 'id');
     this.hooks.changed(id);
     return { endpoint: this.record(row), secret };
@@ -153,12 +161,12 @@ export class WebhookManager {
 
   async deliveries(p: Principal, id: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<WebhookDelivery>> {
     await this.owned(p, id);
-    return this.repo.listDeliveries(id, status, page);
+    return this.store.deliveries.list(id, status, page);
   }
 
   async delivery(p: Principal, id: string, deliveryId: string): Promise<WebhookDelivery & { attempt_log: WebhookAttempt[] }> {
     await this.owned(p, id);
-    const found = await this.repo.delivery(id, deliveryId);
+    const found = await this.store.deliveries.get(id, deliveryId);
     if (!found) throw notFound('delivery', deliveryId, 'delivery_id');
     return { ...found.delivery, attempt_log: found.attempts };
   }
@@ -173,7 +181,7 @@ export class WebhookManager {
     const nowIso = isoTime(now);
     let seqs: { seq: number; replayOf: string | null }[];
     if ('delivery_id' in input) {
-      const found = await this.repo.delivery(id, input.delivery_id);
+      const found = await this.store.deliveries.get(id, input.delivery_id);
       if (!found) throw notFound('delivery', input.delivery_id, 'delivery_id');
       seqs = [{ seq: found.seq, replayOf: found.delivery.id }];
     } else {
@@ -181,7 +189,7 @@ export class WebhookManager {
       const to = Date.parse(input.to);
       if (!(from < to)) throw invalid('invalid_range', "'from' must be before 'to'.", 'from');
       if (from < now - REPLAY_WINDOW_MS) throw invalid('outside_replay_window', `'from' may reach back at most ${REPLAY_WINDOW_MS / 86_400_000} days.`, 'from');
-      const found = await this.repo.replayableEvents(this.replayScope(p, ep), isoTime(from), isoTime(to), REPLAY_MAX_EVENTS);
+      const found = await this.store.deliveries.replayableEvents(this.replayScope(p, ep), isoTime(from), isoTime(to), REPLAY_MAX_EVENTS);
       if (found.length > REPLAY_MAX_EVENTS) {
         throw invalid('replay_too_large', `More than ${REPLAY_MAX_EVENTS} events fall in the range; replay it in smaller ranges.`, 'to');
       }
@@ -190,7 +198,7 @@ export class WebhookManager {
     const ids = newDeliveryIds(seqs.length, now);
     const rows = seqs.map((s, i) => pendingDelivery(ids[i], id, s.seq, nowIso, s.replayOf));
     if (rows.length) {
-      await this.repo.addDeliveries(rows);
+      await this.store.deliveries.add(rows);
       this.hooks.enqueued();
     }
     return { replayed: rows.length, delivery_ids: rows.map((r) => r.id) };
@@ -212,6 +220,6 @@ export class WebhookManager {
   }
 
   async notifications(p: Principal, page: PageRequest): Promise<Page<Notification>> {
-    return this.repo.listNotifications(p.keyId, page);
+    return this.store.notifications.list(p.keyId, page);
   }
 }

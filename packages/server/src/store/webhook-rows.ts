@@ -1,7 +1,11 @@
 import type { Selectable } from 'kysely';
 import { DELIVERY_STATUSES, type DeliveryStatus, type Notification, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from '@svc/schema';
-import type { NotificationTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../store/webhook-types.js';
+import type { NotificationTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook-types.js';
 
+/**
+ * The webhook tables' rows and their API records, and nothing else (no SQL): the webhook
+ * repositories and the webhooks feature map rows through here, so none of them needs another.
+ */
 export type EndpointRow = Selectable<WebhookEndpointTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 export type AttemptRow = Selectable<WebhookAttemptTable>;
