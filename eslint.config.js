@@ -89,4 +89,14 @@ export default tseslint.config(
   layer(['packages/server/src/sim/**/*.ts', 'packages/server/src/status/service.ts', 'packages/server/src/live/games.ts', 'packages/server/src/live/official.ts'], {
     paths: SQL_DRIVERS,
   }),
+  // The benchmarks stand beside the server and use its one surface (packages/server/src/index.ts),
+  // so its modules can move without them (docs/architecture.md, "Parts and layers").
+  layer(['bench/**/*.ts'], {
+    patterns: [{ group: ['**/packages/server/src/**', '**/server/src/**'], message: 'bench/ uses the server through @svc/server (packages/server/src/index.ts).' }],
+  }),
+  // The shared test vectors are the server's output that the clients check against: the schema
+  // package holds them, the server's scripts/ writes them.
+  layer(['packages/schema/test-vectors/**/*.ts', 'packages/schema/test/**/*.ts'], {
+    patterns: [{ group: ['@svc/server', '**/server/**'], message: 'packages/schema depends on nothing of the server.' }],
+  }),
 );

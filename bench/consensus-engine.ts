@@ -2,8 +2,7 @@
 // inserts the same reports into a Map (the floor for "touch every report once").
 // Run: node --import tsx bench/consensus-engine.ts   (BENCH_REPORTS=500000 BENCH_GAMES=200 BENCH_RUNS=5)
 import { performance } from 'node:perf_hooks';
-import { ManualClock } from '../packages/server/src/domain/clock.js';
-import { ConsensusEngine, type ReportIn } from '../packages/server/src/domain/consensus/engine.js';
+import { ManualClock, ConsensusEngine, type ReportIn } from '@svc/server';
 import { fmt } from './lib.js';
 
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 500_000);

@@ -11,9 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { DEFAULT_CONSENSUS_OPTIONS } from '../packages/server/src/domain/consensus/options.js';
-import { ConsensusStore } from '../packages/server/src/store/consensus.js';
-import { openDb, type Db } from '../packages/server/src/store/db.js';
+import { DEFAULT_CONSENSUS_OPTIONS, ConsensusStore, openDb, type Db } from '@svc/server';
 import { fmt } from './lib.js';
 import { now, percentile } from './stream-common.js';
 

@@ -4,10 +4,7 @@
 //  or: node --import tsx bench/gen-large.ts --events 1000000 --database-url postgres://postgres@127.0.0.1:5432/svc_large
 // Options: --league xbl  --seasons 26  --first-season 2000  --no-archive (skip the real archive)
 import path from 'node:path';
-import { importArchive } from '../packages/server/src/archive/index.js';
-import { generateLarge, LargeUsageError, type LargeOptions } from '../packages/server/src/archive/large.js';
-import { isoDate } from '../packages/server/src/domain/clock.js';
-import { openDb } from '../packages/server/src/store/db.js';
+import { importArchive, generateLarge, LargeUsageError, type LargeOptions, isoDate, openDb } from '@svc/server';
 
 export interface GenArgs extends Omit<LargeOptions, 'today' | 'log'> {
   dataDir: string;

@@ -1,8 +1,6 @@
 // Reporter keys (product report, internal plan) made directly in the bench data dir, before a
 // bench starts `svc serve` on it: for bench/consensus and bench/stream.
-import { loadConfig, keyPrefix } from '../packages/server/src/config.js';
-import { openDb } from '../packages/server/src/store/db.js';
-import { KeyRepo } from '../packages/server/src/store/keys.js';
+import { loadConfig, keyPrefix, openDb, KeyRepo } from '@svc/server';
 import { BENCH_DATA } from './lib.js';
 
 export async function reporterKeys(n: number, name: string): Promise<string[]> {

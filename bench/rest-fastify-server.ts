@@ -6,9 +6,7 @@
 // Run: node --import tsx bench/rest-fastify-server.ts <data dir> <port>
 import Fastify from 'fastify';
 import { Competition, ListOf } from '@svc/schema';
-import { loadConfig } from '../packages/server/src/config.js';
-import { openDb } from '../packages/server/src/store/db.js';
-import { CompetitionRepo } from '../packages/server/src/store/competitions.js';
+import { loadConfig, openDb, CompetitionRepo } from '@svc/server';
 
 const [dataDir, port] = process.argv.slice(2);
 const db = await openDb(loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off' }));

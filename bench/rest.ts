@@ -13,9 +13,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { Client } from 'undici';
-import { loadConfig, keyPrefix } from '../packages/server/src/config.js';
-import { openDb } from '../packages/server/src/store/db.js';
-import { KeyRepo } from '../packages/server/src/store/keys.js';
+import { loadConfig, keyPrefix, openDb, KeyRepo } from '@svc/server';
 import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, startProcess, startSvc, stop } from './lib.js';
 import { cpuTimes, startSvcForBench } from './stream-common.js';
 

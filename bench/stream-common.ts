@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EVENT_SCHEMA, eventId, type Event } from '@svc/schema';
 import { Agent } from 'undici';
-import type { StoredEvent } from '../packages/server/src/store/events.js';
+import type { StoredEvent } from '@svc/server';
 import { ROOT, startSvc } from './lib.js';
 
 /**

@@ -14,13 +14,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Server as SocketIoServer } from 'socket.io';
 import { wireEvent } from '@svc/schema';
-import { buildApp } from '../packages/server/src/app.js';
-import { runImport } from '../packages/server/src/archive/run-import.js';
-import { loadConfig } from '../packages/server/src/config.js';
-import { systemClock } from '../packages/server/src/domain/clock.js';
-import { openStore } from '../packages/server/src/secrets/key.js';
-import type { StoredEvent } from '../packages/server/src/store/events.js';
-import { textFrame } from '../packages/server/src/stream/frames.js';
+import { buildApp, runImport, loadConfig, systemClock, openStore, type StoredEvent, textFrame } from '@svc/server';
 import { BENCH_DATA, BENCH_KEY } from './lib.js';
 import { num, onParent, toParent, now, syntheticEvent } from './stream-common.js';
 

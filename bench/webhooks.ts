@@ -16,12 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { loadConfig } from '../packages/server/src/config.js';
-import { isoTime, systemClock } from '../packages/server/src/domain/clock.js';
-import { openDb, type Db } from '../packages/server/src/store/db.js';
-import { EventLog, type NewEvent } from '../packages/server/src/store/events.js';
-import { KeyRepo, principalOf } from '../packages/server/src/store/keys.js';
-import { createWebhooks } from '../packages/server/src/webhooks/index.js';
+import { loadConfig, isoTime, systemClock, openDb, type Db, EventLog, type NewEvent, KeyRepo, principalOf, createWebhooks } from '@svc/server';
 import { ROOT, fmt, startProcess, stop } from './lib.js';
 
 /** Endpoint secrets are sealed at rest; the bench's database lives only for the run. */

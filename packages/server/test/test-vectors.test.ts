@@ -3,15 +3,15 @@ import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { Event } from '@svc/schema';
 import { describe, expect, it } from 'vitest';
-import { buildVectors, type WebhookVector } from '../../schema/test-vectors/generate.js';
+import { buildVectors, VECTORS_DIR, type WebhookVector } from '../scripts/test-vectors.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
 
-const dir = path.resolve(import.meta.dirname, '../../schema/test-vectors');
+const dir = VECTORS_DIR;
 const read = (file: string): unknown => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
 
 
 describe('cross-language test vectors (packages/schema/test-vectors)', () => {
-  it('are what the server produces today (regenerate with generate.ts when this fails on purpose)', async () => {
+  it('are what the server produces today (regenerate with packages/server/scripts/test-vectors.ts when this fails on purpose)', async () => {
     const fresh = await buildVectors();
     expect(read('events.json')).toEqual(JSON.parse(JSON.stringify(fresh.events)));
     expect(read('webhooks.json')).toEqual(JSON.parse(JSON.stringify(fresh.webhooks)));

@@ -1,9 +1,10 @@
 /**
  * Writes the cross-language test vectors that both client libraries and the server's own tests
- * read: signed webhook samples (webhooks.json) and event samples from the real archive
- * (events.json). Run from the repository root:
+ * read, into packages/schema/test-vectors/: signed webhook samples (webhooks.json) and event
+ * samples from the real archive (events.json). They are the server's output, so the server
+ * writes them; the schema package only holds them. Run from the repository root:
  *
- *   node --import tsx packages/schema/test-vectors/generate.ts
+ *   node --import tsx packages/server/scripts/test-vectors.ts
  *
  * The output is deterministic (fixed secrets and timestamps, a fixed archive game), and
  * packages/server/test/test-vectors.test.ts fails when the files drift from what the server
@@ -12,13 +13,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { importArchive } from '../../server/src/archive/index.js';
-import { signPayload } from '../../server/src/domain/webhooks/signature.js';
-import { eventRecord } from '../../server/src/store/event-rows.js';
-import { openDb } from '../../server/src/store/db.js';
-import { wireEvent } from '../src/index.js';
+import { wireEvent } from '@svc/schema';
+import { importArchive } from '../src/archive/index.js';
+import { signPayload } from '../src/domain/webhooks/signature.js';
+import { eventRecord } from '../src/store/event-rows.js';
+import { openDb } from '../src/store/db.js';
 
-const here = path.dirname(new URL(import.meta.url).pathname);
+/** Where the vectors live: beside the wire shapes they are samples of. */
+export const VECTORS_DIR = path.resolve(import.meta.dirname, '../../schema/test-vectors');
 
 /** The 2022 World Cup final, Argentina 3–3 France: real goals, both teams scoring. */
 export const SAMPLE_GAME_QUERY = { league: 'wc', date: '2022-12-18' } as const;
@@ -106,7 +108,7 @@ export async function buildVectors() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
   const v = await buildVectors();
-  fs.writeFileSync(path.join(here, 'events.json'), JSON.stringify(v.events, null, 2) + '\n');
-  fs.writeFileSync(path.join(here, 'webhooks.json'), JSON.stringify(v.webhooks, null, 2) + '\n');
-  console.log(`wrote ${v.events.rest.length} events and ${v.webhooks.vectors.length} webhook vectors to ${here}`);
+  fs.writeFileSync(path.join(VECTORS_DIR, 'events.json'), JSON.stringify(v.events, null, 2) + '\n');
+  fs.writeFileSync(path.join(VECTORS_DIR, 'webhooks.json'), JSON.stringify(v.webhooks, null, 2) + '\n');
+  console.log(`wrote ${v.events.rest.length} events and ${v.webhooks.vectors.length} webhook vectors to ${VECTORS_DIR}`);
 }

@@ -1,0 +1,23 @@
+/**
+ * What programs beside the server use of it: the benchmarks (bench/) build apps, open stores,
+ * create keys and drive the consensus engine through these names and no others, so a module of
+ * the server can move without them noticing (lint keeps bench/ to `@svc/server`). The `svc`
+ * command itself starts at main.ts.
+ */
+export { buildApp, type BuiltApp } from './app.js';
+export type { AppDeps } from './services.js';
+export { keyPrefix, loadConfig, type Config } from './config.js';
+export { isoDate, isoTime, ManualClock, systemClock, type Clock } from './domain/clock.js';
+export { ConsensusEngine, type ReportIn } from './domain/consensus/engine.js';
+export { DEFAULT_CONSENSUS_OPTIONS } from './domain/consensus/options.js';
+export { importArchive, type ImportSummary } from './archive/index.js';
+export { generateLarge, LargeUsageError, type LargeOptions } from './archive/large.js';
+export { runImport } from './archive/run-import.js';
+export { openStore } from './secrets/key.js';
+export { ConsensusStore } from './store/consensus.js';
+export { CompetitionRepo } from './store/competitions.js';
+export { openDb, type Db } from './store/db.js';
+export { EventLog, type NewEvent, type StoredEvent } from './store/events.js';
+export { KeyRepo, principalOf } from './store/keys.js';
+export { textFrame } from './stream/frames.js';
+export { createWebhooks } from './webhooks/index.js';
