@@ -23,6 +23,8 @@ class Serial {
   }
 }
 
+const NO_PRIOR_REPORTS: ReadonlyMap<string, ReportResult> = new Map();
+
 /** How long one request to a game's owner may take before the sender asks again. */
 const ROUTE_TIMEOUT_MS = 1000;
 
@@ -227,7 +229,8 @@ export class LiveIngest {
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
     const taken: TakenReport[] = [];
-    const known = await this.state.priorReports(reporterId, reports.flatMap((r) => (r.ref !== undefined ? [r.ref] : [])));
+    const refs = reports.flatMap((r) => (r.ref !== undefined ? [r.ref] : []));
+    const known = refs.length > 0 ? await this.state.priorReports(reporterId, refs) : NO_PRIOR_REPORTS;
     for (const r of reports) {
       const replay = r.ref !== undefined ? known.get(r.ref) : undefined;
       if (replay) {
