@@ -8,6 +8,13 @@ const layer = (files, { paths = [], patterns = [] }) => ({
 
 const DRIVERS = ['kysely', 'pg', 'better-sqlite3', 'ioredis'].map((name) => ({ name, message: 'Database and Redis access lives in store/ or a feature repository.' }));
 const SQL_DRIVERS = ['kysely', 'pg', 'better-sqlite3'].map((name) => ({ name, message: "SQL on a table lives in its owner's repository (docs/architecture.md, \"Persistence\")." }));
+/** The store's means of writing SQL by hand: statement texts, their cache, row decoding, COPY. */
+const SQL_HELPERS = [
+  {
+    group: ['**/store/write-tx.js', '**/store/row-reader.js', '**/store/statement-cache.js', '**/store/pg-copy.js', '**/store/scope-sql.js'],
+    message: "SQL on a table lives in its owner's repository in store/ (docs/architecture.md, \"Persistence\").",
+  },
+];
 /** Members of a `Db` handle and of Kysely through which SQL runs without importing a driver. */
 const SQL_MEMBER = 'MemberExpression[property.name=/^(kysely|pgPool|sqliteFile|statements|executeQuery|selectFrom|insertInto|updateTable|deleteFrom)$/]';
 /**
@@ -35,7 +42,7 @@ export default tseslint.config(
   // SQL lives in store/, each table's in its owner (docs/architecture.md, "Persistence"). First,
   // so that the stricter rules of the layers below (each a superset) take over for their files.
   {
-    ...layer(['packages/server/src/**/*.ts'], { paths: SQL_DRIVERS }),
+    ...layer(['packages/server/src/**/*.ts'], { paths: SQL_DRIVERS, patterns: SQL_HELPERS }),
     ignores: ['packages/server/src/store/**'],
   },
   // ... and no SQL through a `Db` handle or a transaction outside store/ either: the import rule
@@ -79,6 +86,7 @@ export default tseslint.config(
   layer(['packages/server/src/routes/**/*.ts'], {
     paths: DRIVERS,
     patterns: [
+      ...SQL_HELPERS,
       { group: ['**/store/db.js'], message: 'Routes get repositories, not the database handle.' },
       { group: ['**/services.js'], message: 'A route plugin declares the parts it uses and app.ts hands them over (docs/architecture.md).' },
     ],
@@ -88,6 +96,7 @@ export default tseslint.config(
   // through repositories.
   layer(['packages/server/src/sim/**/*.ts', 'packages/server/src/status/service.ts', 'packages/server/src/live/games.ts', 'packages/server/src/live/official.ts'], {
     paths: SQL_DRIVERS,
+    patterns: SQL_HELPERS,
   }),
   // The benchmarks stand beside the server and use its one surface (packages/server/src/index.ts),
   // so its modules can move without them (docs/architecture.md, "Parts and layers").
