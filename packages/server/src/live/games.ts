@@ -1,4 +1,5 @@
 import { parseGameId } from '@svc/schema';
+import type { Clock } from '../domain/clock.js';
 import type { CompetitionRepo } from '../store/competitions.js';
 
 /** What ingestion needs to know about a game, cached so a report costs no extra query. */
@@ -16,18 +17,39 @@ export interface GameInfo {
   teams: Map<string, { entityId: string; role: string; idx: number }>;
 }
 
+/** How many games, and how many ids that name none, a node keeps in memory. */
+const CACHE_CAP = 50_000;
+
 export class GameDirectory {
-  private cache = new Map<string, GameInfo | null>();
-  constructor(private readonly competitions: CompetitionRepo) {}
+  /**
+   * How long an id that names no game is remembered: long enough that made-up ids cost no read
+   * each, short enough that a game created on another node (a sandbox replay's, numbered next)
+   * becomes reportable here within seconds.
+   */
+  static readonly UNKNOWN_FOR_MS = 5_000;
+  private cache = new Map<string, GameInfo>();
+  /** id → until when it counts as naming no game. */
+  private unknown = new Map<string, number>();
+  constructor(
+    private readonly competitions: CompetitionRepo,
+    private readonly clock: Clock,
+  ) {}
 
   async byGameId(gameId: string): Promise<GameInfo | undefined> {
     const hit = this.cache.get(gameId);
-    if (hit !== undefined) return hit ?? undefined;
+    if (hit) return hit;
+    const now = this.clock.now();
+    const until = this.unknown.get(gameId);
+    if (until !== undefined && now < until) return undefined;
     const game = parseGameId(gameId);
     const info = game ? await this.load(game) : undefined;
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(gameId, info ?? null);
-    return info;
+    if (info) {
+      this.unknown.delete(gameId);
+      return info;
+    }
+    if (this.unknown.size >= CACHE_CAP) this.unknown.clear();
+    this.unknown.set(gameId, now + GameDirectory.UNKNOWN_FOR_MS);
+    return undefined;
   }
 
   async byCompetitionId(id: string): Promise<GameInfo | undefined> {
@@ -65,6 +87,7 @@ export class GameDirectory {
       ownerKeyId: row.owner_key_id ?? null,
       teams,
     };
+    if (this.cache.size >= CACHE_CAP) this.cache.clear();
     this.cache.set(info.gameId, info);
     return info;
   }

@@ -46,7 +46,7 @@ export function defaultNodeId(clustered: boolean): string {
 export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, opts: LiveOptions, onWrite: () => void = () => undefined): Live {
   const router = opts.router ?? null;
   const competitions = new CompetitionRepo(db);
-  const games = new GameDirectory(competitions);
+  const games = new GameDirectory(competitions, clock);
   const engine = new ConsensusEngine(clock, opts.consensus);
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
   const state = new ConsensusStore(db);
