@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { Game, Replay, ReportResult, WebhookEndpoint, WebhookEndpointWithSecret } from '@svc/schema';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { keyPrefix } from '../src/config.js';
@@ -10,8 +13,6 @@ import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, launchBro
 import { serveSvc, type SvcProcess } from './process.js';
 import { tmpDir } from './helpers.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
-
-type Json = Record<string, unknown>;
 
 /**
  * The dashboard end to end: a real `svc serve` process, a real webhook receiver, a real browser.
@@ -53,13 +54,20 @@ describe('dashboard', () => {
     await rx?.close();
   });
 
-  const call = async (method: string, url: string, key: string, body?: unknown) => {
+  const call = async (method: string, url: string, key: string, input?: unknown) => {
     const res = await fetch(`${svc.base}${url}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { authorization: `Bearer ${key}`, ...(input !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: input === undefined ? undefined : JSON.stringify(input),
     });
-    return { status: res.status, json: (await res.json()) as Json & { data: Json & Json[] } };
+    const body: unknown = await res.json();
+    return { status: res.status, body };
+  };
+  /** The `data` of an answer, checked against its shape in @svc/schema: a mismatch fails the test. */
+  const dataOf = <T extends TSchema>(schema: T, answer: { body: unknown }): Static<T> => {
+    const data = typeof answer.body === 'object' && answer.body !== null && 'data' in answer.body ? answer.body.data : undefined;
+    if (!Value.Check(schema, data)) throw new Error(`not the documented shape: ${JSON.stringify(answer.body).slice(0, 300)}`);
+    return data;
   };
 
   async function newPage(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
@@ -125,24 +133,24 @@ describe('dashboard', () => {
     expect(secretA).toMatch(/^whsec_/);
     await page.locator('#created').getByRole('button', { name: 'Copy' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secretA);
-    const list = (await call('GET', '/v1/webhooks', owner)).json.data as unknown as { id: string; url: string }[];
+    const list = dataOf(Type.Array(WebhookEndpoint), await call('GET', '/v1/webhooks', owner));
     const epA = list.find((e) => e.url === `${rx.url}/a`);
     expect(epA).toBeDefined();
     const a = epA?.id ?? '';
 
-    const b = ((await call('POST', '/v1/webhooks', owner, { url: `${rx.url}/status/500/b`, tier: 'confirmed' })).json.data.id as string) ?? '';
-    const c = ((await call('POST', '/v1/webhooks', other, { url: `${rx.url}/c-other`, tier: 'confirmed' })).json.data.id as string) ?? '';
+    const b = dataOf(WebhookEndpointWithSecret, await call('POST', '/v1/webhooks', owner, { url: `${rx.url}/status/500/b`, tier: 'confirmed' })).id;
+    const c = dataOf(WebhookEndpointWithSecret, await call('POST', '/v1/webhooks', other, { url: `${rx.url}/c-other`, tier: 'confirmed' })).id;
 
     // A real confirmed event: three reporters agree on a basket.
-    const games = (await call('GET', '/v1/games?date=today&sport=basketball&limit=1', owner)).json.data as unknown as { id: string; competitors: { entity_id: string }[] }[];
+    const games = dataOf(Type.Array(Game), await call('GET', '/v1/games?date=today&sport=basketball&limit=1', owner));
     const game = games[0];
     const team = game.competitors[0].entity_id.split(':').pop();
     let confirmedId = '';
     for (const key of reporters) {
       const r = await call('POST', '/v1/reports', key, { game_id: game.id, team, points: 2 });
       expect(r.status).toBe(202);
-      const out = (r.json.data as unknown as { event_id: string; tier: string }[])[0];
-      if (out.tier === 'confirmed') confirmedId = out.event_id;
+      const out = dataOf(Type.Array(ReportResult), r)[0];
+      if (out.tier === 'confirmed') confirmedId = out.event_id ?? '';
     }
     expect(confirmedId).toMatch(/^evt_/);
     await rx.waitFor(() => arrivals('/a', confirmedId) === 1 && arrivals('/c-other', confirmedId) === 1, 20_000, 'the confirmed event at A and C');
@@ -198,7 +206,7 @@ describe('dashboard', () => {
     await cardA.getByRole('button', { name: 'Edit sports' }).click();
     await cardA.getByLabel('basketball').check();
     await cardA.getByRole('button', { name: 'Save sports' }).click();
-    await expect.poll(async () => (await call('GET', `/v1/webhooks/${a}`, owner)).json.data.sports).toEqual(['basketball']);
+    await expect.poll(async () => dataOf(WebhookEndpoint, await call('GET', `/v1/webhooks/${a}`, owner)).sports).toEqual(['basketball']);
     await expect.poll(() => card(page, a).textContent()).toContain('sports: basketball');
 
     // Rotate the secret: confirmed in a dialog, the new one shown once, both sign for a while.
@@ -214,7 +222,7 @@ describe('dashboard', () => {
     expect(verifySignature(String(rotated?.headers['x-svc-signature']), rotated?.body ?? '', secretA).ok).toBe(true);
 
     // B answers 500 to everything: after 3 s of failures svc disables it and notifies the owner.
-    await expect.poll(async () => (await call('GET', `/v1/webhooks/${b}`, owner)).json.data.status, { timeout: 30_000 }).toBe('disabled');
+    await expect.poll(async () => dataOf(WebhookEndpoint, await call('GET', `/v1/webhooks/${b}`, owner)).status, { timeout: 30_000 }).toBe('disabled');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => card(page, b).locator('.status-badge').textContent()).toBe('Disabled');
     const note = page.locator('#notifications li[data-type="webhook_endpoint.disabled"]');
@@ -233,7 +241,7 @@ describe('dashboard', () => {
     // Re-enable: the API reports it enabled again.
     await cardB.getByRole('button', { name: 'Re-enable' }).click();
     await expect.poll(() => card(page, b).locator('.status-badge').textContent()).toBe('Enabled');
-    expect((await call('GET', `/v1/webhooks/${b}`, owner)).json.data.status).toBe('enabled');
+    expect(dataOf(WebhookEndpoint, await call('GET', `/v1/webhooks/${b}`, owner)).status).toBe('enabled');
 
     // Delete with confirmation: Cancel keeps it, Delete removes it.
     await card(page, b).getByRole('button', { name: 'Delete' }).click();
@@ -285,7 +293,7 @@ describe('dashboard', () => {
     await page.keyboard.press('Enter');
     await page.locator('#app-view').waitFor({ state: 'visible' });
     const endpoints = await page.locator('article.endpoint').evaluateAll((els) => els.map((e) => e.getAttribute('data-endpoint')));
-    const own = (await call('GET', '/v1/webhooks', other)).json.data as unknown as { id: string }[];
+    const own = dataOf(Type.Array(WebhookEndpoint), await call('GET', '/v1/webhooks', other));
     expect(endpoints).toEqual(own.map((e) => e.id));
     const text = (await page.locator('body').textContent()) ?? '';
     expect(text).not.toContain(`${rx.url}/a`);
@@ -304,7 +312,7 @@ describe('dashboard', () => {
     expect(rx.requests.filter((r) => r.path === '/c-other' && r.headers['x-svc-topic'] === 'event.test')).toHaveLength(1);
 
     // A key in the API of another's endpoint is a 404, exactly as the dashboard would see it.
-    const ownerList = (await call('GET', '/v1/webhooks', owner)).json.data as unknown as { id: string }[];
+    const ownerList = dataOf(Type.Array(WebhookEndpoint), await call('GET', '/v1/webhooks', owner));
     expect((await call('GET', `/v1/webhooks/${ownerList[0].id}/deliveries`, other)).status).toBe(404);
     expect(errors).toEqual([]);
     await context.close();
@@ -350,11 +358,11 @@ describe('dashboard', () => {
     await item.locator('[data-status="scheduled"], [data-status="running"]').waitFor();
     await item.locator('[data-status="finished"]').waitFor({ timeout: 60_000 });
     const id = await item.getAttribute('data-replay');
-    const replay = (await call('GET', `/v1/replays/${id}`, owner)).json.data;
+    const replay = dataOf(Replay, await call('GET', `/v1/replays/${id}`, owner));
     expect(replay).toMatchObject({ source_game_id: 'soccer_21728', speed: 600, status: 'finished' });
-    expect((await call('GET', `/v1/games/${String(replay.game_id)}`, owner)).json.data).toMatchObject({ status: 'final' });
+    expect(dataOf(Game, await call('GET', `/v1/games/${replay.game_id}`, owner))).toMatchObject({ status: 'final' });
     expect((await call('GET', `/v1/games/${String(replay.game_id)}`, other)).status).toBe(404);
-    expect((await call('GET', '/v1/replays', other)).json.data).toEqual([]);
+    expect(dataOf(Type.Array(Replay), await call('GET', '/v1/replays', other))).toEqual([]);
 
     // A second one, cancelled from its row: the row keeps it, marked cancelled.
     await page.getByLabel('Speed').fill('1');

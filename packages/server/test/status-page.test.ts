@@ -5,6 +5,13 @@ import { DAY_MS, MINUTE_MS } from '../src/domain/status.js';
 import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
 
+declare global {
+  /** Set in the page by the test: still there means the page was not reloaded. */
+  interface Window {
+    marker?: string;
+  }
+}
+
 /**
  * The status page in a real browser, over history the service recorded itself: two quiet days,
  * then a day with a live game whose feed went silent for 5 minutes (one incident, resolved).
@@ -123,7 +130,7 @@ describe('status page over recorded history', () => {
     await expect.poll(() => page.locator('#live').textContent()).toBe(`Soccer, ${yesterday}: 100 % up`);
 
     // Auto-refresh: the game goes silent for 5 minutes; 30 s later the page shows it, without a reload.
-    await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same page'));
+    await page.evaluate(() => (window.marker = 'same page'));
     clock.set(at('00:31'));
     await run(at('00:37'));
     await page.clock.runFor(30_000);
@@ -131,7 +138,7 @@ describe('status page over recorded history', () => {
     await expect.poll(() => page.locator('#incidents li.incident').count()).toBe(2);
     expect(await page.locator('#incidents li.incident.open').textContent()).toContain('Ongoing');
     expect(await page.locator('tr[data-sport="basketball"] td').nth(1).textContent()).toBe('degraded');
-    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
+    expect(await page.evaluate(() => window.marker)).toBe('same page');
     await screenshot(page, 'status-desktop');
     expect(errors).toEqual([]);
     await close();
