@@ -35,9 +35,10 @@ const EVENT_MAP_CAP = { over: 100_000, keep: 50_000 } as const;
  * Makes what the consensus decided durable (docs/consensus.md, "Cluster"): each outcome becomes
  * an event, stored with the candidates that changed, the track records that moved and the reports
  * that caused it, in one transaction per game fenced by the game's lease. Then the events go on
- * the bus, whose subscribers (wired in services.ts) are every node's stream gateway
- * (stream/gateway.ts), the feed health and the status page. The webhook deliveries were written in
- * the append's transaction already (store/events.ts, the outbox hook).
+ * the bus, whose subscribers are every node's stream gateway (stream/gateway.ts, handed the bus in
+ * app.ts) and the feed health and status page (services.ts). The webhook deliveries were written
+ * in the append's transaction already (store/events.ts, the outbox hook); docs/architecture.md,
+ * "A report's path", follows the whole way.
  */
 export class ConsensusWriter {
   /** candidate → its provisional event, so its confirmation or retraction can name it. */

@@ -170,7 +170,6 @@ export class LiveIngest {
         if (reply && !reply.notOwner) throw replyError(reply);
       }
       // The owner is dead or just lost the game: its lease lapses within the TTL, then a claim wins.
-      // Retryable: the owner's lease lapses within the lease time and another node takes the game.
       if (this.clock.now() > deadline) {
         if (busAway) throw new SvcError('bus_unavailable', `The node that holds ${gameId} cannot be reached while Redis is away; retry shortly.`);
         throw new SvcError('consensus_unavailable', `No node took the consensus of ${gameId} over in time; retry shortly.`);
