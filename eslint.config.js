@@ -74,12 +74,12 @@ export default tseslint.config(
     patterns: [{ group: ['**/http/**', '**/routes/**', '**/app.js'], message: 'store/ does not depend on the HTTP layer.' }],
   }),
   // Migrations import no repository (docs/architecture.md, "Parts and layers"), and nothing of
-  // the layers above the store but the sealing of secrets; the store's own rule above still holds.
+  // the layers above the store; the store's own rule above still holds.
   layer(['packages/server/src/store/migrations*.ts'], {
     paths: HTTP_FRAMEWORK,
     patterns: [
       { regex: `^\\./(?!(${MIGRATION_STORE_LEAVES.join('|')})\\.js$)`, message: 'A migration imports other migrations and the store\'s leaf modules only, never a repository (docs/architecture.md).' },
-      { regex: '^\\.\\./(?!domain/|secrets/columns\\.js$)', message: 'A migration imports the domain and secrets/columns.js only, never a repository or a feature (docs/architecture.md).' },
+      { regex: '^\\.\\./(?!domain/)', message: 'A migration imports the domain only, never a repository or a feature (docs/architecture.md).' },
     ],
   }),
   // Routes validate, call a feature or a repository, and map errors: no SQL, no drivers.

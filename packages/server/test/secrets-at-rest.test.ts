@@ -9,7 +9,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { isoTime } from '../src/domain/clock.js';
 import { generateSecretKey, isSealed, SecretBox } from '../src/domain/secrets/sealed.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
-import { endpointSecretAad, recordedAnswerAad } from '../src/secrets/columns.js';
+import { endpointSecretAad, recordedAnswerAad } from '../src/domain/secrets/columns.js';
 import { keyFilePath, verifySecretKey, WrongSecretKeyError } from '../src/secrets/key.js';
 import { rotateSecretKey } from '../src/secrets/rotate.js';
 import { openEndpointSecrets } from '../src/webhooks/directory.js';

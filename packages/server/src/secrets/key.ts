@@ -5,7 +5,7 @@ import { generateSecretKey, openSealed, parseSecretKey, SecretBox, sealedKeyId, 
 import { openDb, type Db, type DbOptions } from '../store/db.js';
 import { MetaRepo } from '../store/meta.js';
 import { sealedValues } from '../store/sealed-values.js';
-import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from './columns.js';
+import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from '../domain/secrets/columns.js';
 
 /** The sandbox's generated key, in the data dir beside svc.db (docs/operations.md "Secrets at rest"). */
 export const KEY_FILE = 'secret.key';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { randomBase62 } from '../domain/keys.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
-import { recordedAnswerAad } from '../secrets/columns.js';
+import { recordedAnswerAad } from '../domain/secrets/columns.js';
 import type { Db } from './db.js';
 import type { IdempotencyTable } from './idempotency-types.js';
 import type { Database } from './types.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isSealed, type SecretBox } from '../domain/secrets/sealed.js';
-import { endpointSecretAad, recordedAnswerAad } from '../secrets/columns.js';
+import { endpointSecretAad, recordedAnswerAad } from '../domain/secrets/columns.js';
 
 /**
  * Seals the webhook secrets and recorded idempotent answers written in plaintext before secrets

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DisabledReason, Notification } from '@svc/schema';
 import { randomBase62 } from '../domain/keys.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
-import { endpointSecretAad } from '../secrets/columns.js';
+import { endpointSecretAad } from '../domain/secrets/columns.js';
 import type { Db } from './db.js';
 import { insertNotification, newNotificationId } from './notifications.js';
 import { dateIdKey, pageOf, type Page, type PageRequest } from './page.js';

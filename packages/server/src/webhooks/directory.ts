@@ -2,7 +2,7 @@ import { webhookTopic, wireEvent } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { planOf } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
-import { endpointSecretAad } from '../secrets/columns.js';
+import { endpointSecretAad } from '../domain/secrets/columns.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
 import { eventsBySeq } from '../store/events.js';
 import type { Db } from '../store/db.js';
