@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Notification } from '@svc/schema';
 import { randomBase62 } from '../domain/keys.js';
 import type { Db } from './db.js';
-import { dateIdKey, pageOf, type Page, type PageRequest } from './page.js';
+import { newestFirst, pageOf, type Page, type PageRequest } from './page.js';
 import type { Database } from './types.js';
 import { notificationRecord, type NotificationRow } from './webhook-rows.js';
 
@@ -22,16 +22,13 @@ export class NotificationStore {
   constructor(private readonly db: Db) {}
 
   async list(keyId: string, page: PageRequest): Promise<Page<Notification>> {
-    const before = dateIdKey(page.cursor);
-    const rows = await this.db.kysely
-      .selectFrom('notifications')
-      .selectAll()
-      .where('key_id', '=', keyId)
-      .$if(before !== undefined, (q) => q.where(sql<boolean>`(created_at, id) < (${before?.[0] ?? ''}, ${before?.[1] ?? ''})`))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(
+      this.db.kysely
+        .selectFrom('notifications')
+        .selectAll()
+        .where('key_id', '=', keyId),
+      page,
+    ).execute();
     return pageOf(rows, page.limit, (r) => [r.created_at, r.id], notificationRecord);
   }
 }

@@ -1,3 +1,4 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { decodeCursor, encodeCursor, type KeyValue } from '../domain/cursor.js';
 
 export interface PageRequest {
@@ -36,4 +37,18 @@ export function dateIdKey(cursor: string | undefined): [string, string] | undefi
   if (cursor === undefined) return undefined;
   const [d, id] = decodeCursor(cursor, ['string', 'string']);
   return [String(d), String(id)];
+}
+
+/**
+ * One page of a list kept newest first by (created_at, id), after the page's cursor, fetched
+ * with limit + 1 for `pageOf`: the lists of a key's own records (deliveries, notifications,
+ * replays) are read this way.
+ */
+export function newestFirst<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>, page: PageRequest): SelectQueryBuilder<DB, TB, O> {
+  const before = dateIdKey(page.cursor);
+  return q
+    .$if(before !== undefined, (b) => b.where(sql<boolean>`(created_at, id) < (${before?.[0] ?? ''}, ${before?.[1] ?? ''})`))
+    .orderBy(sql`created_at`, 'desc')
+    .orderBy(sql`id`, 'desc')
+    .limit(page.limit + 1);
 }

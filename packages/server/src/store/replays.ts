@@ -1,7 +1,7 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Replay } from '@svc/schema';
 import type { Db } from './db.js';
-import { dateIdKey, pageOf, type Page, type PageRequest } from './page.js';
+import { newestFirst, pageOf, type Page, type PageRequest } from './page.js';
 import type { Database, ReplayTable } from './types.js';
 
 /** Statuses of a replay that is not over: what the per-key limit counts and what a driver plays. */
@@ -51,16 +51,13 @@ export class ReplayRepo {
 
   /** The key's replays, newest first. */
   async list(keyId: string, page: PageRequest): Promise<Page<Replay>> {
-    const before = dateIdKey(page.cursor);
-    const rows = await this.db.kysely
-      .selectFrom('replays')
-      .selectAll()
-      .where('key_id', '=', keyId)
-      .$if(before !== undefined, (q) => q.where(sql<boolean>`(created_at, id) < (${before?.[0] ?? ''}, ${before?.[1] ?? ''})`))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(
+      this.db.kysely
+        .selectFrom('replays')
+        .selectAll()
+        .where('key_id', '=', keyId),
+      page,
+    ).execute();
     return pageOf(rows, page.limit, (r) => [r.created_at, r.id], replayRecord);
   }
 

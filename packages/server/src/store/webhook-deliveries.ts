@@ -4,7 +4,7 @@ import { isoTime } from '../domain/clock.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Db, Engine } from './db.js';
 import { confirmedScoreSeqs, type ReplayScope } from './events.js';
-import { dateIdKey, pageOf, type Page, type PageRequest } from './page.js';
+import { newestFirst, pageOf, type Page, type PageRequest } from './page.js';
 import { rowNumber, rowText } from './row-reader.js';
 import type { Database } from './types.js';
 import type { WebhookDeliveryTable } from './webhook-types.js';
@@ -363,17 +363,14 @@ export class WebhookDeliveryStore {
   constructor(private readonly db: Db) {}
 
   async list(endpointId: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<Page<WebhookDelivery>> {
-    const before = dateIdKey(page.cursor);
-    const rows = await this.db.kysely
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('endpoint_id', '=', endpointId)
-      .$if(status !== undefined, (q) => q.where('status', '=', status ?? 'pending'))
-      .$if(before !== undefined, (q) => q.where(sql<boolean>`(created_at, id) < (${before?.[0] ?? ''}, ${before?.[1] ?? ''})`))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(
+      this.db.kysely
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpointId)
+        .$if(status !== undefined, (q) => q.where('status', '=', status ?? 'pending')),
+      page,
+    ).execute();
     return pageOf(rows, page.limit, (r) => [r.created_at, r.id], deliveryRecord);
   }
 
