@@ -129,7 +129,7 @@ describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout
   });
 });
 
-describe('svc serve: the start key (real processes)', () => {
+describe('svc serve: the start key (real processes)', { timeout: 120_000 }, () => {
   const startAndStop = async (env: Record<string, string>) => {
     const p = startSvc(['serve'], env);
     try {
