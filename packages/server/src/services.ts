@@ -18,6 +18,7 @@ import { FeedHealth } from './status/feed-health.js';
 import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
+import { redisKnownAway } from './bus/link.js';
 import { redisKeys } from './bus/redis-keys.js';
 import { createLive, defaultNodeId, type Live } from './live/index.js';
 import { RedisRouter, type OwnerRouter } from './live/router.js';
@@ -100,8 +101,9 @@ export function createServices(deps: AppDeps): Services {
   metrics.readFrom({ webhookPending: () => countPending(db), settledDaysBytes: () => settledDays.size });
   const health = new FeedHealth(clock);
   // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
-  // Not while ioredis knows the connection is down; a first connect still queues to Redis.
-  const redisAnswers = () => redis !== null && !['reconnecting', 'close', 'end'].includes(redis.status);
+  // Not while Redis is known away (bus/link.ts); a first connect still queues to Redis.
+  const redisAway = redis ? redisKnownAway(redis) : () => true;
+  const redisAnswers = () => !redisAway();
   const redisNames = redisKeys(config.redisPrefix);
   // A key's slots of one kind: in Redis across nodes, in this node's memory while Redis is away or absent.
   const slots = (keyOf: (keyId: string) => string): SlotCounter =>
