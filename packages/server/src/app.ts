@@ -171,6 +171,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     counter: services.connections,
     clock: services.clock,
     leagueSport: (l) => services.leagues.sportOf(l),
+    draining: () => services.lifecycle.draining,
     limits: deps.streamLimits,
   });
   gateway.attach(app.server);

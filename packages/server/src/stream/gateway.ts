@@ -32,6 +32,8 @@ export interface GatewayDeps {
   counter: SlotCounter;
   clock: Clock;
   leagueSport: (league: string) => Promise<string | undefined>;
+  /** The node got SIGTERM: from that moment no new stream is taken (docs/operations.md, "Drain"). */
+  draining?: () => boolean;
   limits?: Partial<StreamLimits>;
 }
 
@@ -76,7 +78,7 @@ export class StreamGateway {
         socket.destroy();
         return;
       }
-      if (this.closing) {
+      if (this.closing || this.deps.draining?.()) {
         refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
         return;
       }
@@ -181,6 +183,12 @@ export class StreamGateway {
     };
     if (socket.destroyed) {
       giveBack();
+      return;
+    }
+    // SIGTERM came while the key was checked: still refused before the upgrade.
+    if (this.closing || this.deps.draining?.()) {
+      giveBack();
+      refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
       return;
     }
     socket.once('close', giveBack);
