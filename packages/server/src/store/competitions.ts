@@ -80,6 +80,8 @@ export interface CompetitionFilter {
   team?: string;
   player?: string;
   status?: string;
+  /** The archive's games only, a key's own sandbox replays left out (the export: docs/replays.md). */
+  archiveOnly?: boolean;
 }
 
 type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id'> & { season_label: string; owner_key_id: string | null };
@@ -127,6 +129,7 @@ export class CompetitionRepo {
     if (f.seasonIds !== undefined) where.push(b.oneOf('c.season_id', f.seasonIds));
     if (f.date !== undefined) where.push(`c.date = ${b.bind(f.date)}`);
     if (f.status !== undefined) where.push(`c.status = ${b.bind(f.status)}`);
+    if (f.archiveOnly) where.push('c.owner_key_id is null');
     if (f.team !== undefined) where.push(`c.id in (select competition_id from competitors where entity_id = ${b.bind(f.team)})`);
     if (f.player !== undefined) {
       where.push(
