@@ -34,7 +34,7 @@ describe('the Python client (clients/python)', () => {
     expect(code, output).toBe(0);
   });
 
-  it('passes its pytest suite against the compiled svc', { timeout: 300_000 }, async (ctx) => {
+  it('passes its pytest suite against the compiled svc', { timeout: 420_000 }, async (ctx) => {
     requirePackages(ctx, PACKAGES);
     const { code, output } = await python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'clients/python/tests']);
     // Exit 5 (no test collected) is a failure too: the suite must have run.
