@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST = [
   // pytest against a real svc, about 100 s on its own.
   'python/checks.test.ts',
+  'server/test/pg-failover.test.ts',
   'server/test/export.test.ts',
   'server/test/replays.test.ts',
   'server/test/replays-process.test.ts',

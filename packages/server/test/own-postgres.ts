@@ -61,6 +61,24 @@ export class OwnPostgres {
     await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', '-t', '60', 'stop']);
   }
 
+  /**
+   * A streaming replica of this cluster (`pg_basebackup -R`: it follows the primary as a hot
+   * standby, read only), started on a port of its own.
+   */
+  async replica(): Promise<OwnPostgres> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-own-pg-replica-'));
+    if (process.getuid?.() === 0) fs.chownSync(dir, ...postgresIds());
+    const replica = new OwnPostgres(dir, await freePort());
+    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', path.join(dir, 'data'), '-R', '-X', 'stream', '--no-sync']);
+    await replica.resume();
+    return replica;
+  }
+
+  /** A standby becomes a primary (`pg_ctl promote`), as a managed database's failover does. */
+  async promote(): Promise<void> {
+    await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-w', '-t', '60', 'promote']);
+  }
+
   async remove(): Promise<void> {
     await this.stop().catch(() => undefined);
     fs.rmSync(this.dir, { recursive: true, force: true });

@@ -1,0 +1,102 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keyPrefix } from '../src/config.js';
+import { openDb } from '../src/store/db.js';
+import { KeyRepo } from '../src/store/keys.js';
+import { OwnPostgres } from './own-postgres.js';
+import { serveSvc, type SvcProcess } from './process.js';
+import { tmpDir } from './helpers.js';
+
+/**
+ * A PostgreSQL failover under a running `svc serve` (docs/operations.md, "Failures and what svc
+ * does"): a primary and its streaming replica of the test's own, svc given both in one URL with
+ * `target_session_attrs=read-write`, reports flowing from four clients; the primary is stopped and
+ * the replica promoted. svc writes to the new primary within 30 s without a restart, every report
+ * in between is answered 202 or 503 (never a 500), and every acknowledged report is stored.
+ */
+const ADMIN = 'svc_test_FailoverFailoverFailover0001';
+const procs: SvcProcess[] = [];
+const clusters: OwnPostgres[] = [];
+afterAll(async () => {
+  for (const p of procs) await p.stop();
+  for (const c of clusters) await c.remove();
+});
+
+describe('PostgreSQL failover', () => {
+  it('follows a promoted replica within 30 s; writes in between are 503, none lost', { timeout: 240_000 }, async () => {
+    const primary = await OwnPostgres.start();
+    clusters.push(primary);
+    const oneHost = await primary.url('svc');
+    const replica = await primary.replica();
+    clusters.push(replica);
+    const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${replica.port}/svc?target_session_attrs=read-write`;
+    const svc = await serveSvc(tmpDir(), { SVC_DATABASE_URL: url, SVC_BOOTSTRAP_KEY: ADMIN, SVC_SECRET_KEY: '4f'.repeat(32), SVC_SIMULATOR: 'off' });
+    procs.push(svc);
+    expect(oneHost).toContain(String(primary.port));
+
+    const headers = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+    const games = await (await fetch(`${svc.base}/v1/games?date=today&sport=basketball`, { headers })).json();
+    const game = games.data[1];
+    const team = game.competitors[0].entity_id.split(':').pop();
+    const reporters: string[] = [];
+    const db = await openDb({ dataDir: tmpDir(), databaseUrl: url });
+    try {
+      const repo = new KeyRepo(db, 'sandbox', keyPrefix('sandbox'));
+      for (let i = 0; i < 4; i++) reporters.push((await repo.create({ name: `reporter ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
+    } finally {
+      await db.close();
+    }
+
+    const acknowledged: string[] = [];
+    const statuses = new Map<number, number>();
+    let lastAck = 0;
+    let stop = false;
+    let n = 0;
+    const loop = async (key: string) => {
+      while (!stop) {
+        const body = JSON.stringify({ game_id: game.id, team, points: 2, ref: `r${n++}` });
+        const res = await fetch(`${svc.base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }).catch(() => null);
+        if (!res) continue;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        const json = await res.json();
+        if (res.status === 202) {
+          acknowledged.push(...json.data.map((r: { id: string }) => r.id));
+          lastAck = Date.now();
+        } else {
+          expect(res.status, JSON.stringify(json)).toBe(503);
+          expect(json.error.code).toBe('store_unavailable');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    const loops = reporters.map((k) => loop(k));
+    await new Promise((r) => setTimeout(r, 2_000));
+    const before = acknowledged.length;
+    expect(before).toBeGreaterThan(0);
+
+    await primary.stop();
+    const failedAt = Date.now();
+    await replica.promote();
+    const deadline = failedAt + 30_000;
+    while (lastAck < failedAt + 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const healedMs = lastAck - failedAt;
+    // A few more seconds of writes on the new primary.
+    await new Promise((r) => setTimeout(r, 2_000));
+    stop = true;
+    await Promise.all(loops);
+    console.log(`failover: writes on the new primary ${healedMs} ms after the old one stopped; answers ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} acknowledged`);
+    expect(lastAck).toBeGreaterThan(failedAt);
+    expect(healedMs).toBeLessThan(30_000);
+    expect([...statuses.keys()].sort()).toEqual(statuses.has(503) ? [202, 503] : [202]);
+
+    // Every acknowledged report is on the new primary.
+    const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${replica.port}/svc` });
+    await client.connect();
+    try {
+      const stored = await client.query<{ n: number }>('select count(*)::int as n from reports where id = any($1)', [acknowledged]);
+      expect(stored.rows[0].n).toBe(acknowledged.length);
+    } finally {
+      await client.end();
+    }
+  });
+});
