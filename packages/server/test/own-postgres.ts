@@ -79,6 +79,19 @@ export class OwnPostgres {
     await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-w', '-t', '60', 'promote']);
   }
 
+  /**
+   * SIGSTOP (or SIGCONT) to the cluster's postmaster and every process under it: alive but not
+   * answering, as in an I/O stall or a host that froze. Only this cluster's processes.
+   */
+  async freeze(signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
+    const postmaster = Number(fs.readFileSync(path.join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = await run('pgrep', ['-P', String(postmaster)]).then(
+      (r) => r.stdout.split('\n').filter(Boolean).map(Number),
+      () => [],
+    );
+    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+  }
+
   async remove(): Promise<void> {
     await this.stop().catch(() => undefined);
     fs.rmSync(this.dir, { recursive: true, force: true });
