@@ -1,9 +1,12 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { Product } from '@svc/schema';
 import { keyPrefix } from '../src/config.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { freshDb, tmpDir } from './helpers.js';
 import { OwnRedis } from './own-redis.js';
+import { SilentProxy } from './silent-proxy.js';
+import { connect } from './ws-client.js';
 import { serveSvc, type SvcProcess } from './process.js';
 
 /**
@@ -21,20 +24,26 @@ const ROUTE_DEADLINE_MS = 1500 + 5 * 1000;
 const procs: SvcProcess[] = [];
 const dbs: Db[] = [];
 let redis: OwnRedis | null = null;
+const redisAlso: OwnRedis[] = [];
+const proxies: SilentProxy[] = [];
 afterAll(async () => {
   for (const p of procs) await p.stop();
   for (const d of dbs) await d.close();
+  for (const x of proxies) await x.close();
   await redis?.stop();
+  for (const r of redisAlso) await r.stop();
 });
 
-async function reporterKeys(dataDir: string, databaseUrl: string, n: number): Promise<string[]> {
+async function keysOf(dataDir: string, databaseUrl: string, n: number, plan: string, products: Product[]): Promise<string[]> {
   const db = await openDb({ dataDir, databaseUrl });
   const repo = new KeyRepo(db, 'sandbox', keyPrefix('sandbox'));
   const keys: string[] = [];
-  for (let i = 0; i < n; i++) keys.push((await repo.create({ name: `reporter ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
+  for (let i = 0; i < n; i++) keys.push((await repo.create({ name: `${plan} ${i}`, plan, products, sports: null, leagues: null }, new Date())).key);
   await db.close();
   return keys;
 }
+
+const reporterKeys = (dataDir: string, databaseUrl: string, n: number) => keysOf(dataDir, databaseUrl, n, 'internal', ['report']);
 
 interface Answer {
   status: number;
@@ -57,26 +66,41 @@ async function readyz(base: string): Promise<number> {
   return res.status;
 }
 
+interface Cluster {
+  owner: SvcProcess;
+  other: SvcProcess;
+  dataDir: string;
+  databaseUrl: string;
+  reporters: string[];
+  play: () => Record<string, unknown>;
+}
+
+/** Two nodes on a fresh PostgreSQL database and the given Redis, reporter keys, and plays on one of today's games. */
+async function cluster(redisUrl: string, prefix: string): Promise<Cluster> {
+  const { db, dataDir, databaseUrl } = await freshDb('postgres');
+  dbs.push(db);
+  if (!databaseUrl) throw new Error('unreachable');
+  const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl, SVC_REDIS_PREFIX: `${prefix}-${process.pid}:` };
+  const owner = await serveSvc(dataDir, env);
+  procs.push(owner);
+  const other = await serveSvc(tmpDir(), env);
+  procs.push(other);
+  const reporters = await reporterKeys(dataDir, databaseUrl, 32);
+  const res = await fetch(`${owner.base}/v1/games?date=today&sport=basketball`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const game = (await res.json()).data[2];
+  const team = game.competitors[0].entity_id.split(':').pop();
+  let points = 0;
+  const play = () => ({ game_id: game.id, team, points: (points++ % 3) + 1, clock: `Q1 ${10 + Math.floor(points / 3)}:00` });
+  return { owner, other, dataDir, databaseUrl, reporters, play };
+}
+
 describe('Redis known away', () => {
   const pg = inject('pgTemplate');
   if (!pg && process.env.CI) throw new Error('the Redis-away test needs PostgreSQL in CI');
 
   it.runIf(Boolean(pg))('a report needing Redis is a 503 with Retry-After at once, one to the owner is answered, and routing is back within 30 s of Redis', { timeout: 120_000 }, async () => {
     redis = await OwnRedis.start();
-    const { db, dataDir, databaseUrl } = await freshDb('postgres');
-    dbs.push(db);
-    if (!databaseUrl) throw new Error('unreachable');
-    const env = { ...FAST, SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redis.url, SVC_REDIS_PREFIX: `svc-away-${process.pid}:` };
-    const owner = await serveSvc(dataDir, env);
-    procs.push(owner);
-    const other = await serveSvc(tmpDir(), env);
-    procs.push(other);
-    const reporters = await reporterKeys(dataDir, databaseUrl, 32);
-    const res = await fetch(`${owner.base}/v1/games?date=today&sport=basketball`, { headers: { authorization: `Bearer ${ADMIN}` } });
-    const game = (await res.json()).data[2];
-    const team = game.competitors[0].entity_id.split(':').pop();
-    let points = 0;
-    const play = () => ({ game_id: game.id, team, points: (points++ % 3) + 1, clock: `Q1 ${10 + Math.floor(points / 3)}:00` });
+    const { owner, other, reporters, play } = await cluster(redis.url, 'svc-away');
 
     // The owner takes the game with the first report; the other node routes to it over Redis.
     expect((await report(owner.base, reporters[0], play())).status).toBe(202);
@@ -112,18 +136,89 @@ describe('Redis known away', () => {
     expect(worst(toOther)).toBeLessThan(ROUTE_DEADLINE_MS / 2);
 
     await redis.resume();
-    const back = Date.now();
-    let routed: Answer | null = null;
-    let i = 0;
-    while (Date.now() - back < 30_000) {
-      const a = await report(other.base, reporters[i++ % reporters.length], play());
-      if (a.status === 202) {
-        routed = a;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 200));
+    const routedAfter = await untilRouted(other, reporters, play);
+    console.log(`Redis back: the other node routed again after ${routedAfter} ms`);
+  });
+
+  it.runIf(Boolean(pg))('a Redis gone silent (packets dropped, nothing closed) is found within seconds; then nothing waits on it; it heals when packets flow', { timeout: 120_000 }, async () => {
+    const own = await OwnRedis.start();
+    redisAlso.push(own);
+    const proxy = await SilentProxy.start(own.port);
+    proxies.push(proxy);
+    const { owner, other, dataDir, databaseUrl, reporters, play } = await cluster(`redis://127.0.0.1:${proxy.port}`, 'svc-silent');
+    const [metered] = await keysOf(dataDir, databaseUrl, 1, 'pro', ['live']);
+    const me = async (base: string): Promise<Answer> => {
+      const started = performance.now();
+      const res = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${metered}` } });
+      await res.arrayBuffer();
+      return { status: res.status, code: null, retryAfter: null, ms: performance.now() - started };
+    };
+    expect((await report(owner.base, reporters[0], play())).status).toBe(202);
+    expect((await report(other.base, reporters[1], play())).status).toBe(202);
+    expect((await me(owner.base)).status).toBe(200);
+
+    proxy.mute();
+    // The first calls may wait for a command's timeout (2 s) or the heartbeat (1 s + 1.5 s): bounded, never a hang.
+    const first = await Promise.all([report(owner.base, reporters[2], play()), report(other.base, reporters[3], play()), me(owner.base), me(other.base)]);
+    console.log(`Redis silent, first calls: ${first.map((a) => `${a.status} in ${a.ms.toFixed(0)} ms`).join(', ')}`);
+    for (const a of first) expect(a.ms).toBeLessThan(10_000);
+    expect(first.slice(2).map((a) => a.status)).toEqual([200, 200]);
+    for (const a of first.slice(0, 2)) expect([202, 503]).toContain(a.status);
+    // Found silent: from here on nothing waits on it.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const later = await Promise.all([report(owner.base, reporters[4], play()), report(other.base, reporters[5], play()), me(owner.base), me(other.base)]);
+    console.log(`Redis silent, found: ${later.map((a) => `${a.status} ${a.code ?? ''} in ${a.ms.toFixed(0)} ms`).join(', ')}`);
+    // Whichever node holds the game now (a report held up above may have let its 1.5 s lease lapse
+    // to the other node) answers 202; the other cannot reach it and says so.
+    expect(later.slice(0, 2).map((a) => `${a.status} ${a.code}`).sort()).toEqual(['202 null', '503 bus_unavailable']);
+    expect(later.slice(2).map((a) => a.status)).toEqual([200, 200]);
+    for (const a of later) expect(a.ms).toBeLessThan(2_500);
+    const livez = performance.now();
+    expect((await fetch(`${other.base}/livez`)).status).toBe(200);
+    expect(performance.now() - livez).toBeLessThan(1_000);
+
+    proxy.unmute();
+    const routedAfter = await untilRouted(later[0].status === 503 ? owner : other, reporters, play);
+    console.log(`Redis answering again: the other node routed again after ${routedAfter} ms`);
+  });
+
+  it.runIf(Boolean(pg))('a Redis restarted empty: no node errors, stream connections are counted again by the nodes that hold them, reports are routed', { timeout: 120_000 }, async () => {
+    const own = await OwnRedis.start();
+    redisAlso.push(own);
+    const { owner, other, dataDir, databaseUrl, reporters, play } = await cluster(own.url, 'svc-empty');
+    const [free] = await keysOf(dataDir, databaseUrl, 1, 'free', ['live']);
+    const ws = (base: string) => base.replace('http://', 'ws://');
+    // The free plan's two stream connections, one on each node.
+    const held = [await connect(`${ws(owner.base)}/v1/stream`, free), await connect(`${ws(other.base)}/v1/stream`, free)];
+    for (const c of held) await c.until((x) => x.frames.length > 0, 5_000, 'subscribed');
+
+    await own.stop();
+    await own.resume();
+    // Every slot a node holds is put back within a third of the slots' TTL (10 s).
+    await new Promise((r) => setTimeout(r, 12_000));
+    const third = await connect(`${ws(other.base)}/v1/stream`, free);
+    await third.until((c) => c.closeCode !== null, 10_000, 'the third connection refused');
+    expect(third.closeCode).toBe(4029);
+    for (const c of held) expect(c.closeCode).toBeNull();
+    for (const c of held) c.close();
+
+    const routedAfter = await untilRouted(other, reporters, play);
+    expect(routedAfter).toBeLessThan(30_000);
+    expect((await report(owner.base, reporters[0], play())).status).toBe(202);
+    for (const p of [owner, other]) {
+      expect(p.child.exitCode).toBeNull();
+      expect(p.stderr.join('\n') + p.stdout.join('\n')).not.toMatch(/"level":(50|60)/);
     }
-    console.log(`Redis back: the other node routed again after ${Date.now() - back} ms`);
-    expect(routed?.status).toBe(202);
   });
 });
+
+/** Reports to the node that does not own the game until one is routed (202); the ms it took. */
+async function untilRouted(node: SvcProcess, reporters: string[], play: () => Record<string, unknown>): Promise<number> {
+  const started = Date.now();
+  let i = 0;
+  while (Date.now() - started < 30_000) {
+    if ((await report(node.base, reporters[i++ % reporters.length], play())).status === 202) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('no report was routed within 30 s');
+}

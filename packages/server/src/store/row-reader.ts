@@ -1,6 +1,5 @@
 import SQLite from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 import type { PrimaryPool } from './pg-primary.js';
 import { StatementLru } from './statement-cache.js';
 
