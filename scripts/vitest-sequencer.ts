@@ -12,6 +12,7 @@ const SLOWEST = [
   'python/checks.test.ts',
   'server/test/pg-failover.test.ts',
   'server/test/pg-stall.test.ts',
+  'server/test/pg-silent.test.ts',
   'server/test/export.test.ts',
   'server/test/replays.test.ts',
   'server/test/replays-process.test.ts',
