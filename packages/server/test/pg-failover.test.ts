@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { keyPrefix } from '../src/config.js';
 import { openDb } from '../src/store/db.js';
+import { storeFault } from '../src/store/faults.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { OwnPostgres } from './own-postgres.js';
 import { serveSvc, type SvcProcess } from './process.js';
@@ -53,6 +54,18 @@ describe('PostgreSQL failover', () => {
       for (let i = 0; i < 4; i++) reporters.push((await repo.create({ name: `reporter ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
     } finally {
       await db.close();
+    }
+
+    // A write that reaches the standby (read only) is a store fault, answered 503 store_unavailable, never a 500.
+    const standby = await openDb({ dataDir: tmpDir(), databaseUrl: `postgres://postgres@127.0.0.1:${replica.port}/svc` });
+    try {
+      const refused: unknown = await new KeyRepo(standby, 'sandbox', keyPrefix('sandbox'))
+        .create({ name: 'on the standby', plan: 'free', products: ['live'], sports: null, leagues: null }, new Date())
+        .catch((err: unknown) => err);
+      expect(refused).toMatchObject({ code: '25006' });
+      expect(storeFault(refused)).toBe('store_unavailable');
+    } finally {
+      await standby.close();
     }
 
     const acknowledged: string[] = [];
