@@ -86,6 +86,7 @@ export const ARCHIVE_EXAMPLES = {
     status: 'final',
     venue: 'lusail-stadium',
     name: 'FIFA World Cup 2022 · Final',
+    group: null,
     competitors: [
       { entity_type: 'team', entity_id: 'team:wc:ARG', role: 'home', score: 3 },
       { entity_type: 'team', entity_id: 'team:wc:FRA', role: 'away', score: 3 },

@@ -86,7 +86,7 @@ type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id'> & { 
 
 /** The columns of a competition record, in the order competitionRow reads them. */
 const COMPETITION_SELECT =
-  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id ' +
+  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id, c.group_name ' +
   'from competitions c join seasons s on s.id = c.season_id';
 
 function competitionRow(r: unknown[]): CompetitionRow {
@@ -94,6 +94,7 @@ function competitionRow(r: unknown[]): CompetitionRow {
     id: rowText(r[0]), sport: rowText(r[1]), league: rowText(r[2]), season_label: rowText(r[3]), season_id: rowText(r[4]),
     date: rowText(r[5]), start_time: rowTextOrNull(r[6]), status: rowText(r[7]), venue_id: rowTextOrNull(r[8]),
     name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]), owner_key_id: rowTextOrNull(r[12]),
+    group_name: rowTextOrNull(r[13]),
   };
 }
 
@@ -171,6 +172,7 @@ export class CompetitionRepo {
       status: r.status === 'live' ? 'live' : r.status === 'final' ? 'final' : 'scheduled',
       venue: r.venue_id,
       name: r.name,
+      group: r.group_name ?? null,
       competitors,
       synthetic: bool(r.synthetic),
     };
