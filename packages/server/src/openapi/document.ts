@@ -9,6 +9,15 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import {
+  BoxScore,
+  BoxScoreCompetitor,
+  BoxScorePeriod,
+  BoxScorePlayer,
+  Leader,
+  PlayerSeasonStats,
+  Standings,
+  StandingsRow,
+  StandingsTable,
   Competition,
   Competitor,
   Confidence,
@@ -51,6 +60,7 @@ import {
   REPORT_INPUT_EXAMPLE,
   REPORT_RESULT_EXAMPLE,
   TEST_EVENT_EXAMPLE,
+  VIEW_EXAMPLES,
   WEBHOOK_EXAMPLES,
   WIRE_EVENT_EXAMPLE,
 } from './examples.js';
@@ -97,6 +107,15 @@ const COMPONENTS: readonly { schema: TSchema; name: string; example?: unknown }[
   { schema: DeletedWebhook, name: 'DeletedWebhook' },
   { schema: Notification, name: 'Notification', example: WEBHOOK_EXAMPLES.notification },
   { schema: ExportLine, name: 'ExportLine', example: ARCHIVE_EXAMPLES.event },
+  { schema: Standings, name: 'Standings', example: VIEW_EXAMPLES.standings },
+  { schema: StandingsTable, name: 'StandingsTable', example: VIEW_EXAMPLES.standings.data[0] },
+  { schema: StandingsRow, name: 'StandingsRow', example: VIEW_EXAMPLES.standings.data[0].rows[0] },
+  { schema: BoxScore, name: 'BoxScore', example: VIEW_EXAMPLES.boxScore },
+  { schema: BoxScoreCompetitor, name: 'BoxScoreCompetitor' },
+  { schema: BoxScorePeriod, name: 'BoxScorePeriod' },
+  { schema: BoxScorePlayer, name: 'BoxScorePlayer' },
+  { schema: Leader, name: 'Leader', example: VIEW_EXAMPLES.leader },
+  { schema: PlayerSeasonStats, name: 'PlayerSeasonStats', example: VIEW_EXAMPLES.playerStats },
   {
     schema: ErrorBody,
     name: 'Error',
@@ -230,6 +249,7 @@ const TAGS = [
   { name: 'account', description: 'The calling API key.' },
   { name: 'reference', description: 'Teams, players, rosters, venues and seasons.' },
   { name: 'competitions', description: 'Competitions of every sport and their official play-by-play.' },
+  { name: 'standings', description: 'Standings, leaders and player totals computed from the games and their official plays, live.' },
   { name: 'games', description: 'Team-sport competitions as games, and their confirmed scoring events.' },
   { name: 'ingestion', description: 'Crowd reports and official plays in.' },
   { name: 'webhooks', description: 'Endpoints that receive confirmed events, their deliveries and notifications.' },
