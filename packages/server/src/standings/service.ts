@@ -101,7 +101,8 @@ export class StandingsService {
       );
       return { id: g.id, group: g.group, status: 'live', sides: g.competitors.map((c) => ({ entity_id: c.entity_id, score: score.get(teamCode(c.entity_id)) ?? 0 })) };
     });
-    const counted = games.filter((g) => g.status === 'final' || (countLive && g.status === 'live'));
+    const grouped = games.some((g) => g.group !== null);
+    const counted = games.filter((g) => (g.status === 'final' || (countLive && g.status === 'live')) && (!grouped || g.group !== null));
     const times: string[] = facts.map((f) => f.ts);
     const newestPlay = await this.competitions.newestPlayTs(counted.map((g) => g.id));
     if (newestPlay !== null) times.push(newestPlay);

@@ -3,5 +3,5 @@ import { listLeadersRoute } from './list.js';
 
 /** GET /v1/leaders (docs/standings.md). */
 export const leaderRoutes: RoutePlugin<ViewDeps> = async (app, deps) => {
-  await app.register(listLeadersRoute, deps);
+  listLeadersRoute(app, deps);
 };

@@ -1,8 +1,8 @@
 import { requireViewProduct } from '../../standings/service.js';
-import { principal, type RoutePlugin, type ViewDeps } from '../types.js';
+import { principal, type App, type ViewDeps } from '../types.js';
 import { listLeaders } from './schema.js';
 
-export const listLeadersRoute: RoutePlugin<ViewDeps> = async (app, { views }) => {
+export const listLeadersRoute = (app: App, { views }: ViewDeps): void => {
   app.get('/leaders', { schema: listLeaders, config: { cache: true, etag: true } }, async (request) => {
     const p = principal(request);
     requireViewProduct(p);

@@ -3,5 +3,5 @@ import { listStandingsRoute } from './list.js';
 
 /** GET /v1/standings (docs/standings.md). */
 export const standingsRoutes: RoutePlugin<ViewDeps> = async (app, deps) => {
-  await app.register(listStandingsRoute, deps);
+  listStandingsRoute(app, deps);
 };

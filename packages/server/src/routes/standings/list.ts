@@ -1,8 +1,8 @@
 import { requireViewProduct } from '../../standings/service.js';
-import { principal, type RoutePlugin, type ViewDeps } from '../types.js';
+import { principal, type App, type ViewDeps } from '../types.js';
 import { listStandings } from './schema.js';
 
-export const listStandingsRoute: RoutePlugin<ViewDeps> = async (app, { views }) => {
+export const listStandingsRoute = (app: App, { views }: ViewDeps): void => {
   app.get('/standings', { schema: listStandings, config: { cache: true, etag: true } }, async (request) => {
     const p = principal(request);
     requireViewProduct(p);
