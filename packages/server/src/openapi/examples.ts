@@ -364,7 +364,7 @@ export const VIEW_EXAMPLES = {
     as_of: '2022-12-18T17:55:00.000Z',
   } satisfies BoxScore,
   leader: { rank: 1, player_id: 'player:wc:kylian-mbappe', competitor_id: 'team:wc:FRA', value: 8 } satisfies Leader,
-  playerStats: { league: 'wc', season: '2022', competitor_id: 'team:wc:FRA', points: 8, by_type: { goal: 5, penalty_goal: 3 } } satisfies PlayerSeasonStats,
+  playerStats: { league: 'wc', season: '2022', competitor_id: 'team:wc:FRA', points: 8, by_type: { goal: 6, penalty_goal: 2 } } satisfies PlayerSeasonStats,
 };
 
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
