@@ -151,7 +151,7 @@ export function createServices(deps: AppDeps): Services {
     competitions,
     settledDays,
     leagues,
-    views: new StandingsService(competitions, events, reference, leagues, today),
+    views: new StandingsService(competitions, events, reference, leagues, today, () => cache.currentGeneration, () => clock.now()),
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
     limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,

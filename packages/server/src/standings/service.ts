@@ -63,7 +63,19 @@ export class StandingsService {
     private readonly reference: ReferenceRepo,
     private readonly leagues: LeagueDirectory,
     private readonly today: () => string,
+    /** The local write generation (http/response-cache.ts): any write of this node moves it on. */
+    private readonly generation: () => number = () => 0,
+    private readonly now: () => number = () => Date.now(),
+    /** How long a computed table may serve other nodes' writes late (the response cache's TTL). */
+    private readonly ttlMs = 1000,
   ) {}
+
+  /**
+   * Computed tables shared by every key (the answer depends on the query alone once the key's
+   * scope is checked), kept until this node writes anything or `ttlMs` passes: a cold key then
+   * costs a map lookup instead of the season's reads (docs/decisions.md "Standings").
+   */
+  private memo = new Map<string, { at: number; generation: number; value: Standings }>();
 
   /** The league's sport with the caller's checks: unknown league 400, out of scope 403, a sport without tables 400. */
   private async tableLeague(p: Principal, league: string): Promise<TableSport> {
@@ -88,6 +100,17 @@ export class StandingsService {
   async standings(p: Principal, q: { league: string; season?: string; tier?: 'confirmed' | 'provisional'; live?: 'true' | 'false' }): Promise<Standings> {
     const sport = await this.tableLeague(p, q.league);
     const seasonIds = await this.seasonIds(q.league, q.season);
+    const memoKey = `${seasonIds.join(',')}|${q.tier ?? 'confirmed'}|${q.live ?? 'true'}`;
+    const generation = this.generation();
+    const hit = this.memo.get(memoKey);
+    if (hit && hit.generation === generation && this.now() - hit.at <= this.ttlMs) return hit.value;
+    const value = await this.computeStandings(sport, seasonIds, q);
+    if (this.memo.size >= 256) this.memo.clear();
+    this.memo.set(memoKey, { at: this.now(), generation, value });
+    return value;
+  }
+
+  private async computeStandings(sport: TableSport, seasonIds: string[], q: { tier?: 'confirmed' | 'provisional'; live?: 'true' | 'false' }): Promise<Standings> {
     const games = await this.competitions.seasonGames(seasonIds);
     const countLive = q.live !== 'false';
     const live = countLive ? games.filter((g) => g.status === 'live') : [];
