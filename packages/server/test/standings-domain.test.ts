@@ -196,6 +196,13 @@ describe('box score', () => {
     expect(summary.winner).toBe(AWAY.entity_id);
   });
 
+  it('a game won in the first half of extra time lists both halves of extra time once over', () => {
+    const et1 = { unit: 'extra_time', num: 1, label: 'Extra time 1st half' };
+    const plays = [play({ competitor_id: AWAY.entity_id, player_id: 'p:a1', event_type: 'goal', period: et1 })];
+    expect(boxScore(facts('final'), plays).competitors[1].periods.map((p) => `${p.unit}${p.num}:${p.points}`)).toEqual(['half1:0', 'half2:0', 'extra_time1:1', 'extra_time2:0']);
+    expect(boxScore(facts('live'), plays).competitors[1].periods.map((p) => `${p.unit}${p.num}`)).toEqual(['half1', 'half2', 'extra_time1']);
+  });
+
   it('while live: periods so far, no winner; a draw at the end has none either', () => {
     const live = boxScore(facts('live'), [play({ competitor_id: AWAY.entity_id, event_type: 'goal', player_id: 'p:a1' })]);
     expect(live.competitors[1].periods.map((p) => p.label)).toEqual(['1st half']);

@@ -78,8 +78,9 @@ export function periodsReached(sport: string, status: string, plays: readonly Pl
   for (const p of plays) if (!NOT_A_PERIOD.has(p.period.unit)) note(p.period);
   const over = status === 'final';
   if (over) for (const p of regular) note(p);
-  // A soccer shoot-out follows extra time.
-  if (sport === 'soccer' && plays.some(isShootout)) for (const p of [...regular, ...SOCCER_EXTRA_TIME]) note(p);
+  // A soccer shoot-out follows extra time, and extra time, once over, was both its halves.
+  const extraTimeOver = over && seenUnits.includes('extra_time');
+  if (sport === 'soccer' && (plays.some(isShootout) || extraTimeOver)) for (const p of [...regular, ...SOCCER_EXTRA_TIME]) note(p);
   // A later unit reached means every earlier regular period was played.
   if (seenUnits.some((u) => !regular.some((r) => r.unit === u))) for (const p of regular) note(p);
   const units = [...seenUnits].sort((a, b) => rankOf(a) - rankOf(b) || seenUnits.indexOf(a) - seenUnits.indexOf(b));
