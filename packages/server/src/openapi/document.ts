@@ -185,6 +185,7 @@ const HEADERS: Json = {
   'RateLimit-Limit': { description: 'Requests per minute the key’s plan allows.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests the key may still make now: the limit less what it spent in the last 60 s (a sliding window).', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the oldest request still counted leaves the 60 s window, so `RateLimit-Remaining` grows; on a 429, the same as `Retry-After`.', schema: { type: 'integer', minimum: 0 } },
+  ETag: { description: 'A weak validator of the body’s bytes: send it back as `If-None-Match` and an unchanged answer is a 304 without a body (docs/standings.md).', schema: { type: 'string', examples: ['W/"q0lC8o1mGyhDwh8TGKXtx1P7hzE"'] } },
   'Retry-After': { description: 'Seconds after which this request would be admitted (if nothing else is spent meanwhile).', schema: { type: 'integer', minimum: 0 } },
   [REPLAYED_HEADER]: {
     description: `\`true\` when this is the recorded answer of an earlier request with the same ${IDEMPOTENCY_HEADER}; absent otherwise.`,
@@ -307,6 +308,11 @@ export function describeApi(doc: Json): Json {
           if (type === 'application/x-ndjson') media.schema = ref('schemas', 'ExportLine');
           if (examples && d) media.examples = 'lines' in examples ? examples.lines : { [d.operationId]: { summary: d.ok, value: examples.response } };
         }
+      }
+      if (d?.etag) {
+        const ok = responses['200'];
+        if (ok) ok.headers = { ...((ok.headers ?? {}) as Json), ETag: ref('headers', 'ETag') };
+        responses['304'] = { description: 'Not modified: `If-None-Match` named the current `ETag`. No body.', headers: headerRefs(['X-Request-Id', 'ETag', ...RATE]) };
       }
       op.responses = responses;
       const body = (op.requestBody as { content?: Record<string, Json> } | undefined)?.content?.['application/json'];
