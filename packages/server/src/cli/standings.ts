@@ -100,12 +100,20 @@ async function getJson(args: StandingsArgs, path: string): Promise<{ ok: true; b
     // Not the service's JSON: reported with the status below.
   }
   if (res.ok) return { ok: true, body };
-  const err = typeof body === 'object' && body !== null && 'error' in body ? (body as { error: { code?: string; message?: string } }).error : undefined;
-  return { ok: false, line: err ? `${res.status} ${err.code ?? ''}: ${err.message ?? ''}` : `${res.status} ${text.slice(0, 200)}` };
+  const err: unknown = typeof body === 'object' && body !== null && 'error' in body ? body.error : undefined;
+  if (typeof err === 'object' && err !== null && 'code' in err && 'message' in err) return { ok: false, line: `${res.status} ${String(err.code)}: ${String(err.message)}` };
+  return { ok: false, line: `${res.status} ${text.slice(0, 200)}` };
 }
 
 function isStandings(v: unknown): v is Standings {
-  return typeof v === 'object' && v !== null && Array.isArray((v as { data?: unknown }).data) && typeof (v as { as_of?: unknown }).as_of === 'string';
+  return typeof v === 'object' && v !== null && 'data' in v && 'as_of' in v && Array.isArray(v.data) && typeof v.as_of === 'string';
+}
+
+function isTeamPage(v: unknown): v is { data: { id: string; name: string }[]; next_cursor: string | null } {
+  if (typeof v !== 'object' || v === null || !('data' in v) || !('next_cursor' in v) || !Array.isArray(v.data)) return false;
+  const cursor: unknown = v.next_cursor;
+  const rows: unknown[] = v.data;
+  return (cursor === null || typeof cursor === 'string') && rows.every((t) => typeof t === 'object' && t !== null && 'id' in t && 'name' in t && typeof t.id === 'string' && typeof t.name === 'string');
 }
 
 /** Team names of the league, for the tables (ids stay when a name is missing). */
@@ -115,10 +123,9 @@ async function teamNames(args: StandingsArgs): Promise<Map<string, string>> {
   do {
     const q = new URLSearchParams({ league: args.league, limit: '1000', ...(cursor ? { cursor } : {}) });
     const page = await getJson(args, `/v1/teams?${q}`);
-    if (!page.ok || typeof page.body !== 'object' || page.body === null) break;
-    const { data, next_cursor } = page.body as { data?: { id: string; name: string }[]; next_cursor?: string | null };
-    for (const t of data ?? []) names.set(t.id, t.name);
-    cursor = next_cursor ?? null;
+    if (!page.ok || !isTeamPage(page.body)) break;
+    for (const t of page.body.data) names.set(t.id, t.name);
+    cursor = page.body.next_cursor;
   } while (cursor);
   return names;
 }
