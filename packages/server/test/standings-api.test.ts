@@ -251,6 +251,14 @@ describe.each(engines())('live: official plays move the box score, the standings
     expect(a?.live).toBe(true);
     const provisional = (await get(`/v1/standings?league=intl&season=${season.id}&tier=provisional`)).json().data[0].rows as Row[];
     expect(provisional.find((r) => r.entity_id === home)).toMatchObject({ live: true, scored: h?.scored });
+    // A crowd report of an away goal: a provisional event, counted by tier=provisional only.
+    const reporter = await t.key({ products: ['report'] });
+    const report = await t.app.inject({ method: 'POST', url: '/v1/reports', headers: auth(reporter), payload: { game_id: game.id.replace(/_intl_/, '_'), team: away.split(':')[2], points: 1, event_type: 'goal' } });
+    expect(report.statusCode, report.body).toBe(202);
+    expect(report.json().data[0].tier).toBe('provisional');
+    const crowd = (await get(`/v1/standings?league=intl&season=${season.id}&tier=provisional`)).json().data[0].rows as Row[];
+    expect(crowd.find((r) => r.entity_id === away)).toMatchObject({ live: true, scored: (a?.scored ?? 0) + 1 });
+    expect(((await get(`/v1/standings?league=intl&season=${season.id}`)).json().data[0].rows as Row[]).find((r) => r.entity_id === away)?.scored).toBe(a?.scored);
     const finished = (await get(`/v1/standings?league=intl&season=${season.id}&live=false`)).json().data[0].rows as Row[];
     expect(finished.find((r) => r.entity_id === home)).toEqual({ ...homeBefore, rank: finished.find((r) => r.entity_id === home)?.rank });
 
