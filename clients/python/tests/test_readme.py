@@ -35,6 +35,7 @@ SNIPPETS = snippets()
 EXPECTED: Dict[str, List[str]] = {
     "Ids and records": ["Lusail", "ARG", "Lionel Messi"],
     "asyncio": ["soccer_wc_21728", "France"],
+    "Standings, box scores, leaders": ["Group C 1 team:wc:ARG 6", "team:wc:ARG [4, 2]", "1 player:wc:kylian-mbappe 8", "2022 7 [('goal', 3), ('penalty_goal', 4)]"],
     "Per-call options": ["Argentina"],
     "Raw responses": ["200 req_", "final", "wc_2022"],
     "Logging": ["INFO:svc_client:GET /v1/me 200 "],

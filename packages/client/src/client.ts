@@ -4,6 +4,13 @@ import { PermissionDeniedError } from './errors.js';
 import { exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
+  BoxScore,
+  Leader,
+  LeadersQuery,
+  PlayerSeasonStats,
+  PlayerStatsQuery,
+  Standings,
+  StandingsQuery,
   Competition,
   CreateReplayInput,
   CreateWebhookInput,
@@ -83,6 +90,10 @@ export class Players extends Resource {
   get(id: string, options?: RequestOptions): APIPromise<Player> {
     return this.one({ method: 'GET', path: `/v1/players/${seg(id)}`, options });
   }
+  /** The player's totals, one per season the player has plays in (docs/standings.md). */
+  stats(id: string, params: PlayerStatsQuery = {}, options?: RequestOptions): PagePromise<PlayerSeasonStats> {
+    return this.paged(`/v1/players/${seg(id)}/stats`, params, options);
+  }
 }
 
 export class Venues extends Resource {
@@ -110,6 +121,24 @@ export class Competitions extends Resource {
   /** Official play-by-play (svc.play.v1). */
   plays(id: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Play> {
     return this.paged(`/v1/competitions/${seg(id)}/plays`, params, options);
+  }
+  /** The box score: line score by period, shoot-out, players by type, winner (docs/standings.md). */
+  boxscore(id: string, options?: RequestOptions): APIPromise<BoxScore> {
+    return this.one({ method: 'GET', path: `/v1/competitions/${seg(id)}/boxscore`, options });
+  }
+}
+
+export class StandingsResource extends Resource {
+  /** A season's tables (`{data: [{group, rows}], as_of}`): one per group, live games at their current score. */
+  list(params: StandingsQuery, options?: RequestOptions): APIPromise<Standings> {
+    return this.client.json<Standings>({ method: 'GET', path: '/v1/standings', query: params, options });
+  }
+}
+
+export class Leaders extends Resource {
+  /** A season's players ranked by `stat` (soccer `goals`, basketball `points` by default). */
+  list(params: LeadersQuery, options?: RequestOptions): PagePromise<Leader> {
+    return this.paged('/v1/leaders', params, options);
   }
 }
 
@@ -233,6 +262,8 @@ export class Svc extends APIClient {
   readonly seasons = new Seasons(this);
   readonly competitions = new Competitions(this);
   readonly games = new Games(this);
+  readonly standings = new StandingsResource(this);
+  readonly leaders = new Leaders(this);
   readonly reports = new Reports(this);
   readonly plays = new Plays(this);
   readonly webhooks = new Webhooks(this);

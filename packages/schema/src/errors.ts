@@ -62,6 +62,7 @@ export const ERROR_CODES = spec({
   outside_replay_window: { type: 'invalid_request', status: 400, description: 'A replay range reaching back further than the replay window.' },
   replay_too_large: { type: 'invalid_request', status: 400, description: 'A replay range holding more events than one replay takes.' },
   subscription_limit: { type: 'invalid_request', status: 400, description: 'A stream socket (1,000) or a key on one node (5,000) would hold too many subscriptions.' },
+  standings_unavailable: { type: 'invalid_request', status: 400, description: 'The league’s sport has no standings or leaders (tennis, golf, MMA); `param` is `league`.' },
   invalid_characters: { type: 'invalid_request', status: 400, description: 'A parameter or field holds characters that cannot be stored (NUL, unpaired surrogates).' },
   malformed_request: { type: 'invalid_request', status: 400, description: 'The bytes received are not a valid HTTP/1.1 request.' },
   malformed_url: { type: 'invalid_request', status: 400, description: 'The URL cannot be decoded (bad percent-encoding).' },

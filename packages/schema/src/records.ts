@@ -118,6 +118,9 @@ export const Competition = Type.Object(
     status: Type.Union(COMPETITION_STATUSES.map((s) => Type.Literal(s))),
     venue: Type.Union([Type.String(), Type.Null()]),
     name: Type.Union([Type.String(), Type.Null()], { description: 'Tournament and round, where known.' }),
+    group: Type.Union([Type.String(), Type.Null()], {
+      description: 'The tournament group a group-stage game belongs to (e.g. `Group A`); null for other games and for seasons without groups. `GET /v1/standings` builds one table per group.',
+    }),
     competitors: Type.Array(Competitor),
     synthetic: Type.Boolean(),
   },

@@ -16,7 +16,12 @@ import { validatorCompiler } from './http/validation.js';
 import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
+import { registerEtags } from './http/etag.js';
 import { competitionRoutes } from './routes/competitions/index.js';
+import { boxScoreRoutes } from './routes/competitions/boxscore.js';
+import { leaderRoutes } from './routes/leaders/index.js';
+import { playerStatsRoutes } from './routes/players/stats.js';
+import { standingsRoutes } from './routes/standings/index.js';
 import { gameRoutes } from './routes/games/index.js';
 import { meRoutes } from './routes/me/index.js';
 import { playerRoutes } from './routes/players/index.js';
@@ -130,6 +135,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   registerAuth(app, services.auth, services.limiter);
   registerIdempotency(app, services.idempotency, services.clock);
   registerResponseCache(app, services.cache);
+  registerEtags(app);
   registerRequestMetrics(app, services.metrics);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
@@ -152,6 +158,11 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(seasonRoutes, { prefix: '/v1', ...reference });
   await app.register(competitionRoutes, { prefix: '/v1', ...competitions, settledDays: s.settledDays });
   await app.register(gameRoutes, { prefix: '/v1', ...competitions });
+  const views = { views: s.views, competitions: s.competitions, today: s.today };
+  await app.register(standingsRoutes, { prefix: '/v1', ...views });
+  await app.register(boxScoreRoutes, { prefix: '/v1', ...views });
+  await app.register(leaderRoutes, { prefix: '/v1', ...views });
+  await app.register(playerStatsRoutes, { prefix: '/v1', ...views });
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });

@@ -12,6 +12,7 @@ import { secretBoxOf } from './secrets/key.js';
 import { KeyRepo } from './store/keys.js';
 import { LeagueDirectory } from './store/league-directory.js';
 import { ReferenceRepo } from './store/reference.js';
+import { StandingsService } from './standings/service.js';
 import { EventLog } from './store/events.js';
 import { ResponseCache } from './http/response-cache.js';
 import { FeedHealth } from './status/feed-health.js';
@@ -56,6 +57,8 @@ export interface Services {
   /** Lists of settled days, answered from memory. */
   settledDays: SettledDays;
   leagues: LeagueDirectory;
+  /** Standings, box scores, leaders and player totals (docs/standings.md). */
+  views: StandingsService;
   auth: Authenticator;
   limiter: RateLimiter;
   redis: Redis | null;
@@ -150,6 +153,7 @@ export function createServices(deps: AppDeps): Services {
     competitions,
     settledDays,
     leagues,
+    views: new StandingsService(competitions, events, reference, leagues, today, () => cache.currentGeneration, () => clock.now()),
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
     limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,

@@ -60,7 +60,7 @@ describe('OpenAPI', () => {
     const schemas = Object.keys(doc.components.schemas);
     for (const name of ['Team', 'Player', 'Venue', 'Season', 'Competition', 'Game', 'Play', 'Event', 'WireEvent', 'WebhookTestEvent', 'WebhookEndpoint', 'WebhookDelivery', 'Notification', 'Error', 'Me']) expect(schemas).toContain(name);
     expect(schemas.filter((s) => /^def-\d+$/.test(s))).toEqual([]);
-    expect(Object.keys(doc.components.headers).sort()).toEqual(['Idempotent-Replayed', 'Original-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'].sort());
+    expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Idempotent-Replayed', 'Original-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'].sort());
     expect(Object.keys(doc.components.responses.TooManyRequests.headers)).toContain('Retry-After');
     for (const [method, p, op] of operations()) {
       const ok = Object.entries<Json>(op.responses).filter(([s]) => s.startsWith('2'));
@@ -74,6 +74,11 @@ describe('OpenAPI', () => {
         expect(op.parameters, `${method} ${p}`).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
         expect(op.responses['409'], `${method} ${p}`).toEqual({ $ref: '#/components/responses/Conflict' });
       }
+    }
+    // The reads a scoreboard polls declare their ETag and the 304 that If-None-Match earns.
+    for (const p of ['/v1/standings', '/v1/leaders', '/v1/competitions/{id}/boxscore', '/v1/players/{id}/stats']) {
+      expect(Object.keys(doc.paths[p].get.responses['200'].headers), p).toContain('ETag');
+      expect(doc.paths[p].get.responses['304'].description, p).toMatch(/If-None-Match/);
     }
     // Codes in the error answers come from the catalogue.
     expect(doc.components.responses.Conflict.description).toContain('`idempotency_key_reused`');

@@ -27,6 +27,7 @@ from ._base import (
     export_resume_id,
     many,
     one,
+    whole,
     page_of,
     path_segment,
     request_options,
@@ -36,6 +37,10 @@ from ._response import APIResponse, to_raw_response_wrapper
 from ._stream import Stream, make_stream_core
 from .pagination import SyncPage, first_page
 from .types import (
+    BoxScore,
+    Leader,
+    PlayerSeasonStats,
+    Standings,
     Competition,
     CompetitionStatus,
     DeletedWebhook,
@@ -137,6 +142,21 @@ class Players(_Resource):
         """One player by id (``player:<league>:<slug>``)."""
         return self._client._request("GET", f"/v1/players/{path_segment(player_id)}", one(Player), request_options(timeout, max_retries, extra_headers))
 
+    def stats(
+        self,
+        player_id: str,
+        *,
+        season: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[PlayerSeasonStats]:
+        """The player's totals, one per season the player has plays in (``season`` narrows to one)."""
+        path = f"/v1/players/{path_segment(player_id)}/stats"
+        return self._client._get_page(path, {"season": season, "limit": limit, "cursor": cursor}, PlayerSeasonStats, request_options(timeout, max_retries, extra_headers))
+
 
 class Venues(_Resource):
     def list(
@@ -214,6 +234,46 @@ class Competitions(_Resource):
         """The competition's official plays in ``seq`` order (product ``archive`` or ``live``)."""
         path = f"/v1/competitions/{path_segment(competition_id)}/plays"
         return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Play, request_options(timeout, max_retries, extra_headers))
+
+    def boxscore(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> BoxScore:
+        """The box score: line score by period, shoot-out, players by type, winner (live while the game is)."""
+        path = f"/v1/competitions/{path_segment(competition_id)}/boxscore"
+        return self._client._request("GET", path, one(BoxScore), request_options(timeout, max_retries, extra_headers))
+
+
+class StandingsResource(_Resource):
+    def list(
+        self,
+        *,
+        league: str,
+        season: Optional[str] = None,
+        tier: Optional[Literal["confirmed", "provisional"]] = None,
+        live: Optional[bool] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Standings:
+        """A season's tables (``{"data": [{"group", "rows"}], "as_of"}``), live games at their current score."""
+        params = {"league": league, "season": season, "tier": tier, "live": None if live is None else ("true" if live else "false")}
+        return self._client._request("GET", "/v1/standings", whole(Standings), request_options(timeout, max_retries, extra_headers), params=params)
+
+
+class Leaders(_Resource):
+    def list(
+        self,
+        *,
+        league: str,
+        season: Optional[str] = None,
+        stat: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Leader]:
+        """A season's players ranked by ``stat`` (soccer ``goals``, basketball ``points`` by default)."""
+        params = {"league": league, "season": season, "stat": stat, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/leaders", params, Leader, request_options(timeout, max_retries, extra_headers))
 
 
 class Games(_Resource):
@@ -524,6 +584,8 @@ class Svc(ClientBase[httpx.Client]):
         self.seasons = Seasons(self)
         self.competitions = Competitions(self)
         self.games = Games(self)
+        self.standings = StandingsResource(self)
+        self.leaders = Leaders(self)
         self.reports = Reports(self)
         self.plays = Plays(self)
         self.webhooks = Webhooks(self)
@@ -739,6 +801,7 @@ class PlayersWithRawResponse:
     def __init__(self, players: Players) -> None:
         self.list = to_raw_response_wrapper(players.list)
         self.get = to_raw_response_wrapper(players.get)
+        self.stats = to_raw_response_wrapper(players.stats)
 
 
 class VenuesWithRawResponse:
@@ -757,6 +820,17 @@ class CompetitionsWithRawResponse:
         self.list = to_raw_response_wrapper(competitions.list)
         self.get = to_raw_response_wrapper(competitions.get)
         self.plays = to_raw_response_wrapper(competitions.plays)
+        self.boxscore = to_raw_response_wrapper(competitions.boxscore)
+
+
+class StandingsWithRawResponse:
+    def __init__(self, standings: StandingsResource) -> None:
+        self.list = to_raw_response_wrapper(standings.list)
+
+
+class LeadersWithRawResponse:
+    def __init__(self, leaders: Leaders) -> None:
+        self.list = to_raw_response_wrapper(leaders.list)
 
 
 class GamesWithRawResponse:
@@ -822,6 +896,8 @@ class SvcWithRawResponse:
         self.seasons = SeasonsWithRawResponse(client.seasons)
         self.competitions = CompetitionsWithRawResponse(client.competitions)
         self.games = GamesWithRawResponse(client.games)
+        self.standings = StandingsWithRawResponse(client.standings)
+        self.leaders = LeadersWithRawResponse(client.leaders)
         self.reports = ReportsWithRawResponse(client.reports)
         self.plays = PlaysWithRawResponse(client.plays)
         self.webhooks = WebhooksWithRawResponse(client.webhooks)

@@ -10,6 +10,7 @@ import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from '../sim/cli.
 import { exportCommand, EXPORT_USAGE } from './export.js';
 import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';
 import { parseReplayArgs, replayCommand, REPLAY_USAGE } from './replay.js';
+import { parseStandingsArgs, standingsCommand, STANDINGS_USAGE } from './standings.js';
 import { parseOptions, UsageError, wantsHelp } from './usage.js';
 
 const HELP = `svc — sports scoring data service
@@ -19,6 +20,7 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   keys create|list|revoke  manage API keys
   tail                     print live events from the stream
   replay <game_id>         replay a final game for your key and print its events
+  standings --league L     print a season's standings as tables
   simulate                 run the live simulator against a running service
   export                   write an NDJSON export to a file
   secrets rotate-key       re-encrypt webhook secrets under a new SVC_SECRET_KEY
@@ -37,6 +39,7 @@ changes nothing.`,
   keys: KEYS_USAGE.keys,
   tail: TAIL_USAGE,
   replay: REPLAY_USAGE,
+  standings: STANDINGS_USAGE,
   simulate: SIMULATE_USAGE,
   export: EXPORT_USAGE,
   secrets: SECRETS_USAGE,
@@ -110,6 +113,8 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
         return await tailCommand(parseTailArgs(rest, config, process.env), stdout, stderr);
       case 'replay':
         return await replayCommand(parseReplayArgs(rest, config, process.env), stdout, stderr);
+      case 'standings':
+        return await standingsCommand(parseStandingsArgs(rest, config, process.env), stdout, stderr);
       case 'simulate':
         return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`));
       case 'export':

@@ -9,6 +9,14 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import {
+  BoxScore,
+  BoxScoreCompetitor,
+  BoxScorePeriod,
+  BoxScorePlayer,
+  Leader,
+  PlayerSeasonStats,
+  StandingsRow,
+  StandingsTable,
   Competition,
   Competitor,
   Confidence,
@@ -51,6 +59,7 @@ import {
   REPORT_INPUT_EXAMPLE,
   REPORT_RESULT_EXAMPLE,
   TEST_EVENT_EXAMPLE,
+  VIEW_EXAMPLES,
   WEBHOOK_EXAMPLES,
   WIRE_EVENT_EXAMPLE,
 } from './examples.js';
@@ -97,6 +106,14 @@ const COMPONENTS: readonly { schema: TSchema; name: string; example?: unknown }[
   { schema: DeletedWebhook, name: 'DeletedWebhook' },
   { schema: Notification, name: 'Notification', example: WEBHOOK_EXAMPLES.notification },
   { schema: ExportLine, name: 'ExportLine', example: ARCHIVE_EXAMPLES.event },
+  { schema: StandingsTable, name: 'StandingsTable', example: VIEW_EXAMPLES.standings.data[0] },
+  { schema: StandingsRow, name: 'StandingsRow', example: VIEW_EXAMPLES.standings.data[0].rows[0] },
+  { schema: BoxScore, name: 'BoxScore', example: VIEW_EXAMPLES.boxScore },
+  { schema: BoxScoreCompetitor, name: 'BoxScoreCompetitor' },
+  { schema: BoxScorePeriod, name: 'BoxScorePeriod' },
+  { schema: BoxScorePlayer, name: 'BoxScorePlayer' },
+  { schema: Leader, name: 'Leader', example: VIEW_EXAMPLES.leader },
+  { schema: PlayerSeasonStats, name: 'PlayerSeasonStats', example: VIEW_EXAMPLES.playerStats },
   {
     schema: ErrorBody,
     name: 'Error',
@@ -168,6 +185,7 @@ const HEADERS: Json = {
   'RateLimit-Limit': { description: 'Requests per minute the key’s plan allows.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests the key may still make now: the limit less what it spent in the last 60 s (a sliding window).', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the oldest request still counted leaves the 60 s window, so `RateLimit-Remaining` grows; on a 429, the same as `Retry-After`.', schema: { type: 'integer', minimum: 0 } },
+  ETag: { description: 'A weak validator of the body’s bytes: send it back as `If-None-Match` and an unchanged answer is a 304 without a body (docs/standings.md).', schema: { type: 'string', examples: ['W/"q0lC8o1mGyhDwh8TGKXtx1P7hzE"'] } },
   'Retry-After': { description: 'Seconds after which this request would be admitted (if nothing else is spent meanwhile).', schema: { type: 'integer', minimum: 0 } },
   [REPLAYED_HEADER]: {
     description: `\`true\` when this is the recorded answer of an earlier request with the same ${IDEMPOTENCY_HEADER}; absent otherwise.`,
@@ -230,6 +248,7 @@ const TAGS = [
   { name: 'account', description: 'The calling API key.' },
   { name: 'reference', description: 'Teams, players, rosters, venues and seasons.' },
   { name: 'competitions', description: 'Competitions of every sport and their official play-by-play.' },
+  { name: 'standings', description: 'Standings, leaders and player totals computed from the games and their official plays, live.' },
   { name: 'games', description: 'Team-sport competitions as games, and their confirmed scoring events.' },
   { name: 'ingestion', description: 'Crowd reports and official plays in.' },
   { name: 'webhooks', description: 'Endpoints that receive confirmed events, their deliveries and notifications.' },
@@ -289,6 +308,11 @@ export function describeApi(doc: Json): Json {
           if (type === 'application/x-ndjson') media.schema = ref('schemas', 'ExportLine');
           if (examples && d) media.examples = 'lines' in examples ? examples.lines : { [d.operationId]: { summary: d.ok, value: examples.response } };
         }
+      }
+      if (d?.etag) {
+        const ok = responses['200'];
+        if (ok) ok.headers = { ...((ok.headers ?? {}) as Json), ETag: ref('headers', 'ETag') };
+        responses['304'] = { description: 'Not modified: `If-None-Match` named the current `ETag`. No body.', headers: headerRefs(['X-Request-Id', 'ETag', ...RATE]) };
       }
       op.responses = responses;
       const body = (op.requestBody as { content?: Record<string, Json> } | undefined)?.content?.['application/json'];

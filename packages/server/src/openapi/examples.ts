@@ -1,5 +1,9 @@
 import type {
+  BoxScore,
   Competition,
+  Leader,
+  PlayerSeasonStats,
+  Standings,
   CreateReplayInput,
   CreateWebhookInput,
   DeletedWebhook,
@@ -86,6 +90,7 @@ export const ARCHIVE_EXAMPLES = {
     status: 'final',
     venue: 'lusail-stadium',
     name: 'FIFA World Cup 2022 · Final',
+    group: null,
     competitors: [
       { entity_type: 'team', entity_id: 'team:wc:ARG', role: 'home', score: 3 },
       { entity_type: 'team', entity_id: 'team:wc:FRA', role: 'away', score: 3 },
@@ -304,6 +309,64 @@ export type OperationExamples = ({ response: unknown } | { lines: Record<string,
  * Each operation's examples, keyed as OPERATIONS is (method and OpenAPI path); the OpenAPI test
  * fails on an operation without one. Records are the archive's, so answers read as served.
  */
+/** Standings, box score and leaders as the archive answers them (FIFA World Cup 2022). */
+export const VIEW_EXAMPLES = {
+  standings: {
+    data: [
+      {
+        group: 'Group C',
+        rows: [
+          { rank: 1, entity_id: 'team:wc:ARG', played: 3, won: 2, drawn: 0, lost: 1, scored: 5, conceded: 2, diff: 3, points: 6, live: false },
+          { rank: 2, entity_id: 'team:wc:POL', played: 3, won: 1, drawn: 1, lost: 1, scored: 2, conceded: 2, diff: 0, points: 4, live: false },
+          { rank: 3, entity_id: 'team:wc:MEX', played: 3, won: 1, drawn: 1, lost: 1, scored: 2, conceded: 3, diff: -1, points: 4, live: false },
+          { rank: 4, entity_id: 'team:wc:KSA', played: 3, won: 1, drawn: 0, lost: 2, scored: 3, conceded: 5, diff: -2, points: 3, live: false },
+        ],
+      },
+    ],
+    as_of: '2022-11-30T20:52:00.000Z',
+  } satisfies Standings,
+  boxScore: {
+    competition_id: 'soccer_wc_21728',
+    sport: 'soccer',
+    status: 'final',
+    competitors: [
+      {
+        entity_id: 'team:wc:ARG',
+        role: 'home',
+        score: 3,
+        periods: [
+          { unit: 'half', num: 1, label: '1st half', points: 2 },
+          { unit: 'half', num: 2, label: '2nd half', points: 0 },
+          { unit: 'extra_time', num: 1, label: 'Extra time 1st half', points: 0 },
+          { unit: 'extra_time', num: 2, label: 'Extra time 2nd half', points: 1 },
+        ],
+        shootout: 4,
+      },
+      {
+        entity_id: 'team:wc:FRA',
+        role: 'away',
+        score: 3,
+        periods: [
+          { unit: 'half', num: 1, label: '1st half', points: 0 },
+          { unit: 'half', num: 2, label: '2nd half', points: 2 },
+          { unit: 'extra_time', num: 1, label: 'Extra time 1st half', points: 0 },
+          { unit: 'extra_time', num: 2, label: 'Extra time 2nd half', points: 1 },
+        ],
+        shootout: 2,
+      },
+    ],
+    players: [
+      { player_id: 'player:wc:kylian-mbappe', competitor_id: 'team:wc:FRA', points: 3, by_type: { goal: 1, penalty_goal: 2 } },
+      { player_id: 'player:wc:lionel-messi', competitor_id: 'team:wc:ARG', points: 2, by_type: { goal: 1, penalty_goal: 1 } },
+      { player_id: 'player:wc:angel-di-maria', competitor_id: 'team:wc:ARG', points: 1, by_type: { goal: 1 } },
+    ],
+    winner: 'team:wc:ARG',
+    as_of: '2022-12-18T17:55:00.000Z',
+  } satisfies BoxScore,
+  leader: { rank: 1, player_id: 'player:wc:kylian-mbappe', competitor_id: 'team:wc:FRA', value: 8 } satisfies Leader,
+  playerStats: { league: 'wc', season: '2022', competitor_id: 'team:wc:FRA', points: 8, by_type: { goal: 6, penalty_goal: 2 } } satisfies PlayerSeasonStats,
+};
+
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'GET /v1/status': { response: STATUS_EXAMPLE },
   'GET /v1/me': { response: one(ACCOUNT_EXAMPLES.me) },
@@ -318,6 +381,10 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'GET /v1/competitions': { response: page(ARCHIVE_EXAMPLES.competition) },
   'GET /v1/competitions/{id}': { response: one(ARCHIVE_EXAMPLES.competition) },
   'GET /v1/competitions/{id}/plays': { response: page(ARCHIVE_EXAMPLES.play) },
+  'GET /v1/competitions/{id}/boxscore': { response: one(VIEW_EXAMPLES.boxScore) },
+  'GET /v1/standings': { response: VIEW_EXAMPLES.standings },
+  'GET /v1/leaders': { response: page(VIEW_EXAMPLES.leader) },
+  'GET /v1/players/{id}/stats': { response: page(VIEW_EXAMPLES.playerStats) },
   'POST /v1/competitions/{id}/plays': {
     response: { data: [ARCHIVE_EXAMPLES.play] },
     request: {

@@ -84,11 +84,23 @@ export interface CompetitionFilter {
   archiveOnly?: boolean;
 }
 
+/** A game of a season as standings read it (CompetitionRepo.seasonGames). */
+export interface SeasonGame {
+  id: string;
+  sport: string;
+  n: number;
+  status: string;
+  group: string | null;
+  date: string;
+  start_time: string | null;
+  competitors: { entity_id: string; role: string; score: number }[];
+}
+
 type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id'> & { season_label: string; owner_key_id: string | null };
 
 /** The columns of a competition record, in the order competitionRow reads them. */
 const COMPETITION_SELECT =
-  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id ' +
+  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id, c.group_name ' +
   'from competitions c join seasons s on s.id = c.season_id';
 
 function competitionRow(r: unknown[]): CompetitionRow {
@@ -96,6 +108,7 @@ function competitionRow(r: unknown[]): CompetitionRow {
     id: rowText(r[0]), sport: rowText(r[1]), league: rowText(r[2]), season_label: rowText(r[3]), season_id: rowText(r[4]),
     date: rowText(r[5]), start_time: rowTextOrNull(r[6]), status: rowText(r[7]), venue_id: rowTextOrNull(r[8]),
     name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]), owner_key_id: rowTextOrNull(r[12]),
+    group_name: rowTextOrNull(r[13]),
   };
 }
 
@@ -174,6 +187,7 @@ export class CompetitionRepo {
       status: r.status === 'live' ? 'live' : r.status === 'final' ? 'final' : 'scheduled',
       venue: r.venue_id,
       name: r.name,
+      group: r.group_name ?? null,
       competitors,
       synthetic: bool(r.synthetic),
     };
@@ -393,5 +407,81 @@ export class CompetitionRepo {
   /** Every play of a competition as stored, in order. */
   async allPlays(competitionId: string): Promise<PlayTable[]> {
     return this.db.kysely.selectFrom('plays').selectAll().where('competition_id', '=', competitionId).orderBy('seq').execute();
+  }
+
+  /**
+   * Every real game of these seasons (sandbox replays' games left out) with its group and its
+   * competitors' stored scores, by date then id: what standings read (docs/standings.md).
+   */
+  async seasonGames(seasonIds: readonly string[]): Promise<SeasonGame[]> {
+    if (seasonIds.length === 0) return [];
+    const b = new SqlBuilder(this.db.engine);
+    const text =
+      'select c.id, c.sport, c.n, c.status, c.group_name, c.date, c.start_time, k.entity_id, k.role, k.score ' +
+      `from competitions c join competitors k on k.competition_id = c.id where ${b.oneOf('c.season_id', seasonIds)} and c.owner_key_id is null ` +
+      'order by c.date, c.id, k.idx';
+    const out: SeasonGame[] = [];
+    let last: SeasonGame | undefined;
+    for (const r of await this.db.reader.rows(b.query(text))) {
+      const id = rowText(r[0]);
+      if (!last || last.id !== id) {
+        last = { id, sport: rowText(r[1]), n: rowNumber(r[2]), status: rowText(r[3]), group: rowTextOrNull(r[4]), date: rowText(r[5]), start_time: rowTextOrNull(r[6]), competitors: [] };
+        out.push(last);
+      }
+      last.competitors.push({ entity_id: rowText(r[7]), role: rowText(r[8]), score: rowNumber(r[9]) });
+    }
+    return out;
+  }
+
+  /** The plays with a player of these seasons' real games, in (date, game, seq) order: what leaders read. */
+  async seasonPlayerPlays(seasonIds: readonly string[]): Promise<(PlayTable & { date: string })[]> {
+    if (seasonIds.length === 0) return [];
+    return this.db.kysely
+      .selectFrom('plays as p')
+      .innerJoin('competitions as c', 'c.id', 'p.competition_id')
+      .selectAll('p')
+      .select('c.date')
+      .where('c.season_id', 'in', [...seasonIds])
+      .where('c.owner_key_id', 'is', null)
+      .where('p.player_id', 'is not', null)
+      .orderBy('c.date')
+      .orderBy('p.competition_id')
+      .orderBy('p.seq')
+      .execute();
+  }
+
+  /** Every play of one player in real games, with its game's league, season and date, in (date, game, seq) order. */
+  async playerPlays(playerId: string): Promise<(PlayTable & { date: string; league: string; season_id: string; season_label: string })[]> {
+    return this.db.kysely
+      .selectFrom('plays as p')
+      .innerJoin('competitions as c', 'c.id', 'p.competition_id')
+      .innerJoin('seasons as s', 's.id', 'c.season_id')
+      .selectAll('p')
+      .select(['c.date', 'c.league', 'c.season_id', 's.label as season_label'])
+      .where('p.player_id', '=', playerId)
+      .where('c.owner_key_id', 'is', null)
+      .orderBy('c.date')
+      .orderBy('p.competition_id')
+      .orderBy('p.seq')
+      .execute();
+  }
+
+  /** The competitors of these competitions, by competition, in order. */
+  async competitorsOfMany(ids: readonly string[]): Promise<Map<string, Competitor[]>> {
+    const out = new Map<string, Competitor[]>();
+    for (let i = 0; i < ids.length; i += 500) for (const [k, v] of await this.competitorsOf(ids.slice(i, i + 500))) out.set(k, v);
+    return out;
+  }
+
+  /** The newest play time among these competitions, or null when they have none. */
+  async newestPlayTs(ids: readonly string[]): Promise<string | null> {
+    let newest: string | null = null;
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const row = await this.db.kysely.selectFrom('plays').select((eb) => eb.fn.max('ts').as('ts')).where('competition_id', 'in', [...part]).executeTakeFirst();
+      const ts = row?.ts ?? null;
+      if (ts !== null && (newest === null || ts > newest)) newest = ts;
+    }
+    return newest;
   }
 }
