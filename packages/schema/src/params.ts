@@ -82,6 +82,8 @@ export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
 
 export const EXPORT_ENTITIES = ['events', 'plays', 'competitions'] as const;
 export type ExportEntity = (typeof EXPORT_ENTITIES)[number];
+export const EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const Bound = (which: string) =>
   Type.String({
@@ -96,6 +98,14 @@ export const ExportQuery = Type.Object(
     season: SeasonParam,
     // An enum (not a union of literals) so a wrong value reads "must be equal to one of the allowed values".
     entity: Type.Optional(Type.Unsafe<ExportEntity>({ type: 'string', enum: [...EXPORT_ENTITIES], description: '`events` (default), `plays` or `competitions`.' })),
+    format: Type.Optional(
+      Type.Unsafe<ExportFormat>({
+        type: 'string',
+        enum: [...EXPORT_FORMATS],
+        description:
+          '`ndjson` (default, one JSON record per line), `csv` (RFC 4180, a header row, nested fields as dotted columns such as `confidence.agreement`, arrays as JSON) or `parquet` (the same columns typed: integers INT64, `ts`/`start_time` UTC timestamps, `date` DATE).',
+      }),
+    ),
     from: Type.Optional(Bound('Inclusive lower bound:')),
     to: Type.Optional(Bound('Exclusive upper bound:')),
     after: Type.Optional(
