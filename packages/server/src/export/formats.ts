@@ -200,7 +200,7 @@ export const PARQUET_ROW_GROUP = 10_000;
 
 const REPETITION = (c: Column): 'OPTIONAL' | 'REQUIRED' => (c.nullable ? 'OPTIONAL' : 'REQUIRED');
 
-/** A column's Parquet schema element: strings UTF8, integers INT64, instants TIMESTAMP(ms, UTC), dates DATE. */
+/** A column's Parquet schema element: strings UTF8, integers INT32, instants TIMESTAMP(ms, UTC), dates DATE. */
 function parquetElement(c: Column): SchemaElement {
   const base = { name: c.name, repetition_type: REPETITION(c) };
   switch (c.kind) {
@@ -209,7 +209,8 @@ function parquetElement(c: Column): SchemaElement {
     case 'json':
       return { ...base, type: 'BYTE_ARRAY', converted_type: 'JSON', logical_type: { type: 'JSON' } };
     case 'integer':
-      return { ...base, type: 'INT64' };
+      // Every integer of a record is stored as a 32-bit integer on both engines (store/migrations.ts).
+      return { ...base, type: 'INT32' };
     case 'number':
       return { ...base, type: 'DOUBLE' };
     case 'boolean':
@@ -227,8 +228,6 @@ const DAY_MS = 86_400_000;
 function parquetValue(kind: ColumnKind, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (kind) {
-    case 'integer':
-      return typeof v === 'number' ? BigInt(v) : v;
     case 'timestamp':
       return typeof v === 'string' ? Date.parse(v) : v;
     case 'date':
@@ -285,7 +284,7 @@ export class ParquetEncoder extends RecordEncoder {
 
   private group(): void {
     if (this.rows === 0) return;
-    const columnData: ColumnSource[] = this.columns.map((c, i) => ({ name: c.name, data: this.values[i], nullable: c.nullable, statistics: c.kind !== 'json' }));
+    const columnData: ColumnSource[] = this.columns.map((c, i) => ({ name: c.name, data: this.values[i], nullable: c.nullable, statistics: c.kind !== 'json' && c.kind !== 'string' }));
     const pending = this.writer.write({ columnData, rowGroupSize: this.rows });
     // ChunkWriter.flush is synchronous, so the writer never has a promise to hand back.
     if (pending) throw new Error('parquet writer went asynchronous');
