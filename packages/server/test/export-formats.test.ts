@@ -5,7 +5,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLarge } from '../src/archive/large.js';
 import { EXPORT_COLUMNS, PARQUET_ROW_GROUP, type Column } from '../src/export/formats.js';
-import { auth, engines, tmpDir, testApp, type TestApp } from './helpers.js';
+import { auth, engines, listen, tmpDir, testApp, type TestApp } from './helpers.js';
+import { runSvc } from './process.js';
 import { expectError } from './contract.js';
 
 /**
@@ -199,6 +200,26 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
     const got = await rows(conn, `select id from read_parquet(${lit(f)})`);
     expect(got.map((r) => r.id)).toEqual(all.slice(50).map((r) => r.id));
   });
+
+  it('svc export --format parquet -o FILE (the compiled CLI, a real process) writes the file DuckDB reads; csv too', async () => {
+    const base = (await listen(t)).http;
+    for (const format of ['parquet', 'csv'] as const) {
+      const out = path.join(dir, `${engine}-cli.${format}`);
+      const r = await runSvc(['export', '--league', 'wc', '--season', '2022', '--entity', 'competitions', '--format', format, '-o', out, '--url', base], { SVC_API_KEY: key });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`${format.toUpperCase()} file`);
+      expect(fs.existsSync(`${out}.part`)).toBe(false);
+      const direct = await get(`/v1/export?league=wc&season=2022&entity=competitions&format=${format}`);
+      expect(fs.readFileSync(out).equals(direct.rawPayload)).toBe(true);
+    }
+    const f = path.join(dir, `${engine}-cli.parquet`);
+    const want = await ndjson('league=wc&season=2022&entity=competitions');
+    const got = await rows(conn, `select id, name from read_parquet(${lit(f)})`);
+    expect(got).toEqual(want.map((c) => ({ id: c.id, name: c.name })));
+    const bad = await runSvc(['export', '--league', 'wc', '--season', '2022', '--format', 'xlsx', '--url', base], { SVC_API_KEY: key });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--format must be one of ndjson, csv, parquet/);
+  }, 120_000);
 
   it('bad input: an unknown format is a 400 naming format', async () => {
     for (const format of ['xml', 'CSV', 'json', '']) {
