@@ -165,6 +165,15 @@ function csvCell(kind: ColumnKind, v: unknown): string | null {
 /** An empty string is written `""`, apart from null's empty field (csv-stringify would quote both with `quoted_empty`). */
 const quoteEmpty = (v: string) => (v === '' ? { value: '', quoted_empty: true } : v);
 
+/** The CSV header line of these columns. */
+export const csvHeader = (columns: readonly Column[]): string => stringify([columns.map((c) => c.name)], { record_delimiter: 'windows' });
+
+/** Records as CSV lines (each ending in CRLF). */
+export function csvRows(columns: readonly Column[], records: readonly unknown[]): string {
+  const rows = records.map((r) => columns.map((c) => csvCell(c.kind, valueAt(r, c.path))));
+  return stringify(rows, { record_delimiter: 'windows', cast: { string: quoteEmpty } });
+}
+
 /**
  * CSV (RFC 4180): a header row of column names, CRLF line ends, a field quoted when it holds a
  * comma, a quote (doubled), CR or LF. Null is an empty field; an empty string is `""`, so the two
@@ -180,14 +189,12 @@ export class CsvEncoder extends RecordEncoder {
   private header(): void {
     if (this.headed) return;
     this.headed = true;
-    this.push(stringify([this.columns.map((c) => c.name)], { record_delimiter: 'windows' }));
+    this.push(csvHeader(this.columns));
   }
 
   protected encode(records: unknown[]): void {
     this.header();
-    if (records.length === 0) return;
-    const rows = records.map((r) => this.columns.map((c) => csvCell(c.kind, valueAt(r, c.path))));
-    this.push(stringify(rows, { record_delimiter: 'windows', cast: { string: quoteEmpty } }));
+    if (records.length > 0) this.push(csvRows(this.columns, records));
   }
 
   protected finishRecords(): void {
