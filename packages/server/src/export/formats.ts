@@ -105,6 +105,17 @@ function valueAt(record: unknown, path: readonly string[]): unknown {
 }
 
 /**
+ * Complete NDJSON lines (without the last newline) as records, in one JSON.parse of an array:
+ * a line is one JSON value whose strings escape their line breaks, so a raw newline only ever
+ * separates two lines, and one parse of a page costs far less than a parse per line.
+ */
+function parseLines(lines: string): unknown[] {
+  const parsed: unknown = JSON.parse(`[${lines.replaceAll('\n', ',')}]`);
+  if (!Array.isArray(parsed)) throw new Error('export lines did not parse as records');
+  return parsed;
+}
+
+/**
  * Splits NDJSON text (in chunks cut anywhere, even inside a UTF-8 character) into parsed records
  * and hands each chunk's records to `encode`; `end` runs once the input is over.
  */
@@ -129,14 +140,7 @@ abstract class RecordEncoder extends Transform {
     }
     this.rest = text.slice(last + 1);
     try {
-      const records: unknown[] = [];
-      let start = 0;
-      while (start <= last) {
-        const nl = text.indexOf('\n', start);
-        records.push(JSON.parse(text.slice(start, nl)));
-        start = nl + 1;
-      }
-      this.encode(records);
+      this.encode(parseLines(text.slice(0, last)));
       done();
     } catch (err) {
       done(err instanceof Error ? err : new Error(String(err)));
