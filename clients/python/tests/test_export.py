@@ -197,3 +197,30 @@ def test_games_with_tz(server: SvcProcess, keys: Keys) -> None:
             raise AssertionError("an unknown zone was accepted")
         except BadRequestError as err:
             assert err.param == "tz" and err.code == "invalid_parameter"
+
+
+def test_pandas_reads_the_csv_export_with_the_records_values(server: SvcProcess, keys: Keys) -> None:
+    """pandas (Debian's python3-pandas) reads format="csv" into the records' values, nulls as NaN."""
+    import io
+    import math
+
+    try:
+        import pandas as pd
+    except ImportError:
+        from conftest import unavailable
+
+        unavailable("pandas is missing: apt-get install -y python3-pandas")
+        return
+    with Svc(api_key=keys.admin, base_url=server.base_url) as svc:
+        records = [dict(e) for e in svc.export(league="wc", season="2018")]
+        frame = pd.read_csv(io.BytesIO(b"".join(svc.export(league="wc", season="2018", format="csv"))), keep_default_na=False, na_values=[""])
+    assert len(frame) == len(records) > 0
+    assert str(frame["points"].dtype) == "int64" and str(frame["confidence.reporters"].dtype) == "int64"
+    for i, record in enumerate(records):
+        row = frame.iloc[i]
+        assert row["id"] == record["id"] and row["team"] == record["team"] and int(row["points"]) == record["points"]
+        confidence = record["confidence"]
+        assert isinstance(confidence, dict) and float(row["confidence.agreement"]) == confidence["agreement"]
+        assert pd.Timestamp(row["ts"]) == pd.Timestamp(record["ts"])
+        clock = record.get("clock")
+        assert (isinstance(row["clock"], float) and math.isnan(row["clock"])) if clock is None else row["clock"] == clock
