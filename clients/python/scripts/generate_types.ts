@@ -34,6 +34,7 @@ const ALIASES: [name: string, values: readonly string[], doc: string][] = [
   ['DeliveryStatus', S.DELIVERY_STATUSES, 'Where a webhook delivery stands.'],
   ['EndpointStatus', S.ENDPOINT_STATUSES, 'Whether a webhook endpoint receives deliveries.'],
   ['ExportEntity', S.EXPORT_ENTITIES, 'What an export streams.'],
+  ['ExportFormat', S.EXPORT_FORMATS, 'How an export is written: JSON lines, CSV or Parquet.'],
   ['ReplayStatus', S.REPLAY_STATUSES, 'Where a sandbox replay stands.'],
 ];
 

@@ -1,7 +1,7 @@
 import type { APIPromise } from './api-promise.js';
 import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
 import { PermissionDeniedError } from './errors.js';
-import { exportRecords, type ExportRecord } from './export.js';
+import { exportBytes, exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
   BoxScore,
@@ -283,7 +283,15 @@ export class Svc extends APIClient {
    * A season's records as NDJSON, one typed record at a time (product `archive`); resumes with
    * `after=<last id>` by itself when the connection drops.
    */
-  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E }, options?: RequestOptions): AsyncIterable<ExportRecord[E]> {
+  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E; format?: 'ndjson' }, options?: RequestOptions): AsyncIterable<ExportRecord[E]>;
+  /**
+   * `format: 'csv' | 'parquet'`: the file's bytes, chunk by chunk, to write to a file pandas,
+   * polars or DuckDB open; the same rows and values as the records. A file is not resumed
+   * part-way: a dropped connection throws `APIConnectionError`.
+   */
+  export(params: ExportQuery & { format: 'csv' | 'parquet' }, options?: RequestOptions): AsyncIterable<Uint8Array>;
+  export(params: ExportQuery, options?: RequestOptions): AsyncIterable<ExportRecord[ExportEntity]> | AsyncIterable<Uint8Array> {
+    if (params.format === 'csv' || params.format === 'parquet') return exportBytes(this, params, options);
     return exportRecords(this, params, options);
   }
 

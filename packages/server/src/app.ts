@@ -145,7 +145,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   // Each resource's routes in an encapsulated plugin, handed only what they use (docs/architecture.md).
   const s = services;
   const reference = { reference: s.reference, leagues: s.leagues };
-  const competitions = { ...reference, competitions: s.competitions, today: s.today };
+  const competitions = { ...reference, competitions: s.competitions, today: s.today, now: () => s.clock.now() };
   await app.register(healthRoutes, { lifecycle: s.lifecycle, readiness: () => readinessChecks(s) });
   await app.register(metricsRoutes, { metrics: s.metrics });
   await app.register(webRoutes);

@@ -49,6 +49,8 @@ from .types import (
     DeletedWebhook,
     DeliveryStatus,
     Event,
+    ExportEntity,
+    ExportFormat,
     Game,
     Me,
     Notification,
@@ -206,6 +208,7 @@ class Competitions(_Resource):
         league: Optional[str] = None,
         season: Optional[str] = None,
         date: Optional[str] = None,
+        tz: Optional[str] = None,
         team: Optional[str] = None,
         player: Optional[str] = None,
         status: Optional[CompetitionStatus] = None,
@@ -215,8 +218,12 @@ class Competitions(_Resource):
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> AsyncPageRequest[Competition]:
-        """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id."""
-        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id.
+
+        ``tz`` (an IANA zone such as ``America/New_York``) makes ``date`` that calendar day in that
+        zone, matched on ``start_time``; without it ``date`` is a UTC date.
+        """
+        params = {"sport": sport, "league": league, "season": season, "date": date, "tz": tz, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
         return self._client._get_page("/v1/competitions", params, Competition, request_options(timeout, max_retries, extra_headers))
 
     async def get(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Competition:
@@ -287,6 +294,7 @@ class Games(_Resource):
         league: Optional[str] = None,
         season: Optional[str] = None,
         date: Optional[str] = None,
+        tz: Optional[str] = None,
         team: Optional[str] = None,
         player: Optional[str] = None,
         status: Optional[CompetitionStatus] = None,
@@ -296,8 +304,12 @@ class Games(_Resource):
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> AsyncPageRequest[Game]:
-        """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones)."""
-        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones).
+
+        ``tz`` (an IANA zone) makes ``date`` (and ``today``) that zone's calendar day, matched on
+        ``start_time``: ``date="today", tz="America/New_York"`` at 21:00 there is still today there.
+        """
+        params = {"sport": sport, "league": league, "season": season, "date": date, "tz": tz, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
         return self._client._get_page("/v1/games", params, Game, request_options(timeout, max_retries, extra_headers))
 
     async def get(self, game_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Game:
@@ -619,6 +631,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         league: str,
         season: str,
         entity: Literal["events"] = "events",
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -634,6 +647,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         league: str,
         season: str,
         entity: Literal["plays"],
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -649,6 +663,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         league: str,
         season: str,
         entity: Literal["competitions"],
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -657,12 +672,29 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         extra_headers: Headers = None,
     ) -> AsyncIterator[Competition]: ...
 
+    @overload
+    def export(
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: ExportEntity = "events",
+        format: Literal["csv", "parquet"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncIterator[bytes]: ...
+
     def export(
         self,
         *,
         league: str,
         season: str,
         entity: str = "events",
+        format: ExportFormat = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -677,9 +709,18 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         record is the one the REST API returns. When the connection drops, the iterator resumes
         on its own with ``after=<last id>``: no record is lost or repeated. ``timeout`` bounds
         each read; the request starts when iteration does.
+
+        ``format="csv"`` or ``"parquet"`` yields the file's bytes instead, chunk by chunk, to write
+        to a file that pandas, polars or DuckDB open (``pd.read_parquet``): the same rows and
+        values as the records. A file cannot be resumed part-way: a dropped connection raises
+        :class:`APIConnectionError`, and the export is asked for again.
         """
+        options = request_options(timeout, max_retries, extra_headers)
+        if format != "ndjson":
+            file_params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "format": format, "from": from_, "to": to, "after": after}
+            return self._export_file(file_params, options)
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after, request_options(timeout, max_retries, extra_headers))
+        return self._export(params, entity, after, options)
 
     def stream(
         self,
@@ -791,6 +832,16 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
                 raise APIConnectionError(f"export: the connection dropped {failures + 1} times without a record: {error}", cause=error)
             await asyncio.sleep(backoff(failures))
             failures += 1
+
+    async def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions) -> AsyncIterator[bytes]:
+        response = await self._send(self._call("GET", "/v1/export", params, NOT_GIVEN, options), stream=True)
+        try:
+            async for chunk in response.aiter_bytes():
+                yield chunk
+        except httpx.TransportError as exc:
+            raise APIConnectionError(f"export: the connection dropped inside the file: {exc}", cause=exc) from exc
+        finally:
+            await response.aclose()
 
 
 class TeamsWithRawResponse:

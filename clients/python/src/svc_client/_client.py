@@ -46,6 +46,8 @@ from .types import (
     DeletedWebhook,
     DeliveryStatus,
     Event,
+    ExportEntity,
+    ExportFormat,
     Game,
     Me,
     Notification,
@@ -203,6 +205,7 @@ class Competitions(_Resource):
         league: Optional[str] = None,
         season: Optional[str] = None,
         date: Optional[str] = None,
+        tz: Optional[str] = None,
         team: Optional[str] = None,
         player: Optional[str] = None,
         status: Optional[CompetitionStatus] = None,
@@ -212,8 +215,12 @@ class Competitions(_Resource):
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> SyncPage[Competition]:
-        """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id."""
-        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id.
+
+        ``tz`` (an IANA zone such as ``America/New_York``) makes ``date`` that calendar day in that
+        zone, matched on ``start_time``; without it ``date`` is a UTC date.
+        """
+        params = {"sport": sport, "league": league, "season": season, "date": date, "tz": tz, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
         return self._client._get_page("/v1/competitions", params, Competition, request_options(timeout, max_retries, extra_headers))
 
     def get(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Competition:
@@ -284,6 +291,7 @@ class Games(_Resource):
         league: Optional[str] = None,
         season: Optional[str] = None,
         date: Optional[str] = None,
+        tz: Optional[str] = None,
         team: Optional[str] = None,
         player: Optional[str] = None,
         status: Optional[CompetitionStatus] = None,
@@ -293,8 +301,12 @@ class Games(_Resource):
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> SyncPage[Game]:
-        """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones)."""
-        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones).
+
+        ``tz`` (an IANA zone) makes ``date`` (and ``today``) that zone's calendar day, matched on
+        ``start_time``: ``date="today", tz="America/New_York"`` at 21:00 there is still today there.
+        """
+        params = {"sport": sport, "league": league, "season": season, "date": date, "tz": tz, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
         return self._client._get_page("/v1/games", params, Game, request_options(timeout, max_retries, extra_headers))
 
     def get(self, game_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Game:
@@ -616,6 +628,7 @@ class Svc(ClientBase[httpx.Client]):
         league: str,
         season: str,
         entity: Literal["events"] = "events",
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -631,6 +644,7 @@ class Svc(ClientBase[httpx.Client]):
         league: str,
         season: str,
         entity: Literal["plays"],
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -646,6 +660,7 @@ class Svc(ClientBase[httpx.Client]):
         league: str,
         season: str,
         entity: Literal["competitions"],
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -654,12 +669,29 @@ class Svc(ClientBase[httpx.Client]):
         extra_headers: Headers = None,
     ) -> Iterator[Competition]: ...
 
+    @overload
+    def export(
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: ExportEntity = "events",
+        format: Literal["csv", "parquet"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Iterator[bytes]: ...
+
     def export(
         self,
         *,
         league: str,
         season: str,
         entity: str = "events",
+        format: ExportFormat = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -674,9 +706,18 @@ class Svc(ClientBase[httpx.Client]):
         record is the one the REST API returns. When the connection drops, the iterator resumes
         on its own with ``after=<last id>``: no record is lost or repeated. ``timeout`` bounds
         each read; the request starts when iteration does.
+
+        ``format="csv"`` or ``"parquet"`` yields the file's bytes instead, chunk by chunk, to write
+        to a file that pandas, polars or DuckDB open (``pd.read_parquet``): the same rows and
+        values as the records. A file cannot be resumed part-way: a dropped connection raises
+        :class:`APIConnectionError`, and the export is asked for again.
         """
+        options = request_options(timeout, max_retries, extra_headers)
+        if format != "ndjson":
+            file_params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "format": format, "from": from_, "to": to, "after": after}
+            return self._export_file(file_params, options)
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after, request_options(timeout, max_retries, extra_headers))
+        return self._export(params, entity, after, options)
 
     def stream(
         self,
@@ -788,6 +829,16 @@ class Svc(ClientBase[httpx.Client]):
                 raise APIConnectionError(f"export: the connection dropped {failures + 1} times without a record: {error}", cause=error)
             time.sleep(backoff(failures))
             failures += 1
+
+    def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions) -> Iterator[bytes]:
+        response = self._send(self._call("GET", "/v1/export", params, NOT_GIVEN, options), stream=True)
+        try:
+            for chunk in response.iter_bytes():
+                yield chunk
+        except httpx.TransportError as exc:
+            raise APIConnectionError(f"export: the connection dropped inside the file: {exc}", cause=exc) from exc
+        finally:
+            response.close()
 
 
 class TeamsWithRawResponse:

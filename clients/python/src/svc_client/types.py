@@ -18,6 +18,7 @@ __all__ = [
     "DeliveryStatus",
     "EndpointStatus",
     "ExportEntity",
+    "ExportFormat",
     "ReplayStatus",
     "Team",
     "Player",
@@ -80,6 +81,8 @@ DeliveryStatus = Literal["pending", "delivered", "failed", "disabled"]
 EndpointStatus = Literal["enabled", "disabled"]
 #: What an export streams.
 ExportEntity = Literal["events", "plays", "competitions"]
+#: How an export is written: JSON lines, CSV or Parquet.
+ExportFormat = Literal["ndjson", "csv", "parquet"]
 #: Where a sandbox replay stands.
 ReplayStatus = Literal["scheduled", "running", "finished", "cancelled"]
 

@@ -306,7 +306,9 @@ export function describeApi(doc: Json): Json {
         const content = (response.content ?? {}) as Record<string, Json>;
         for (const [type, media] of Object.entries(content)) {
           if (type === 'application/x-ndjson') media.schema = ref('schemas', 'ExportLine');
-          if (examples && d) media.examples = 'lines' in examples ? examples.lines : { [d.operationId]: { summary: d.ok, value: examples.response } };
+          if (!examples || !d) continue;
+          if ('lines' in examples) media.examples = type === 'application/x-ndjson' ? examples.lines : examples.files?.[type];
+          else media.examples = { [d.operationId]: { summary: d.ok, value: examples.response } };
         }
       }
       if (d?.etag) {

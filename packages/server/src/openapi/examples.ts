@@ -32,6 +32,7 @@ import type {
   WebhookTestResult,
   WireEvent,
 } from '@svc/schema';
+import { csvHeader, csvRows, EXPORT_COLUMNS } from '../export/formats.js';
 
 /**
  * Examples of the API description, copied from the real archive (the 2022 World Cup final) so a
@@ -303,7 +304,12 @@ export interface BodyExample {
  * The examples of one operation: its success answer's body (or, for NDJSON, one line of each
  * kind), and its request body's when it has one.
  */
-export type OperationExamples = ({ response: unknown } | { lines: Record<string, BodyExample> }) & { request?: Record<string, BodyExample> };
+export type OperationExamples = ({ response: unknown } | { lines: Record<string, BodyExample>; files?: Record<string, Record<string, BodyExample | { summary: string; description: string }>> }) & {
+  request?: Record<string, BodyExample>;
+};
+
+/** A CSV export of one record: the header and its row, as `format=csv` writes them. */
+const csvExample = (entity: 'events' | 'plays' | 'competitions', record: unknown): string => csvHeader(EXPORT_COLUMNS[entity]) + csvRows(EXPORT_COLUMNS[entity], [record]);
 
 /**
  * Each operation's examples, keyed as OPERATIONS is (method and OpenAPI path); the OpenAPI test
@@ -438,6 +444,19 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       events: { summary: 'A line of `entity=events` (the default): an Event', value: ARCHIVE_EXAMPLES.event },
       plays: { summary: 'A line of `entity=plays`: a Play', value: ARCHIVE_EXAMPLES.play },
       competitions: { summary: 'A line of `entity=competitions`: a Competition', value: ARCHIVE_EXAMPLES.competition },
+    },
+    files: {
+      'text/csv': {
+        events: { summary: '`format=csv`, `entity=events`: the header and one row (nested fields as dotted columns)', value: csvExample('events', ARCHIVE_EXAMPLES.event) },
+        plays: { summary: '`format=csv`, `entity=plays` (`state` as JSON)', value: csvExample('plays', ARCHIVE_EXAMPLES.play) },
+        competitions: { summary: '`format=csv`, `entity=competitions` (`competitors` as JSON)', value: csvExample('competitions', ARCHIVE_EXAMPLES.competition) },
+      },
+      'application/vnd.apache.parquet': {
+        parquet: {
+          summary: '`format=parquet`: a binary Parquet file',
+          description: 'The CSV columns, typed: strings UTF8, integers INT32, `confidence.agreement` DOUBLE, `ts` and `start_time` TIMESTAMP (UTC, ms), `date` DATE, `competitors` and `state` JSON; row groups of 10,000 rows, snappy.',
+        },
+      },
     },
   },
 };

@@ -205,7 +205,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /v1/export': {
     operationId: 'exportRecords',
     description:
-      'Streams a season as newline-delimited JSON (product `archive`): events (default), plays or competitions, each line byte for byte the JSON of the matching REST list. `from` (inclusive) and `to` (exclusive) bound the records’ time; after an interruption pass the last id received as `after`. Gzip when asked with `Accept-Encoding: gzip`.',
-    ok: 'One JSON record per line, streamed.',
+      'Streams a season as newline-delimited JSON (product `archive`): events (default), plays or competitions, each line byte for byte the JSON of the matching REST list. `from` (inclusive) and `to` (exclusive) bound the records’ time; after an interruption pass the last id received as `after`. Gzip when asked with `Accept-Encoding: gzip`. `format=csv` (RFC 4180, a header row, nested fields as dotted columns) or `format=parquet` (typed columns, UTC timestamps, row groups) writes the same rows for pandas, polars and DuckDB.',
+    ok: 'One JSON record per line (or the CSV or Parquet file), streamed.',
   },
 };

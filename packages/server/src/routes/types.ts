@@ -27,6 +27,8 @@ export interface ReferenceDeps {
 export interface CompetitionDeps extends ReferenceDeps {
   competitions: CompetitionRepo;
   today: () => string;
+  /** The service's clock (ms): what `today` means in a `tz`. */
+  now: () => number;
 }
 
 /** What the competition routes read besides: lists of settled days come from memory. */

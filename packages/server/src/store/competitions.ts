@@ -77,6 +77,11 @@ export interface CompetitionFilter {
   league?: string;
   seasonIds?: readonly string[];
   date?: string;
+  /**
+   * A calendar day of a time zone (`date` with `tz`): competitions whose `start_time` falls in
+   * [from, to); one without a start time is matched on its `date` (docs/decisions.md "Time zones").
+   */
+  zoneDay?: { date: string; from: string; to: string };
   team?: string;
   player?: string;
   status?: string;
@@ -141,6 +146,10 @@ export class CompetitionRepo {
     if (f.league !== undefined) where.push(`c.league = ${b.bind(f.league)}`);
     if (f.seasonIds !== undefined) where.push(b.oneOf('c.season_id', f.seasonIds));
     if (f.date !== undefined) where.push(`c.date = ${b.bind(f.date)}`);
+    if (f.zoneDay !== undefined) {
+      const z = f.zoneDay;
+      where.push(`((c.start_time >= ${b.bind(z.from)} and c.start_time < ${b.bind(z.to)}) or (c.start_time is null and c.date = ${b.bind(z.date)}))`);
+    }
     if (f.status !== undefined) where.push(`c.status = ${b.bind(f.status)}`);
     if (f.archiveOnly) where.push('c.owner_key_id is null');
     if (f.team !== undefined) where.push(`c.id in (select competition_id from competitors where entity_id = ${b.bind(f.team)})`);
