@@ -30,6 +30,7 @@ import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
 import { STREAM_LIMITS, StreamGateway } from './stream/gateway.js';
 import { streamRoutes } from './routes/stream/index.js';
+import { demoRoutes } from './routes/demo/index.js';
 import { statusRoutes } from './routes/status/index.js';
 import { docsRoutes } from './routes/docs/index.js';
 import { webRoutes } from './routes/web/index.js';
@@ -177,6 +178,14 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     clock: services.clock,
     leagueSport: (l) => services.leagues.sportOf(l),
     maxSubscriptionsPerSocket: { ...STREAM_LIMITS, ...deps.streamLimits }.maxSubscriptionsPerSocket,
+  });
+  await app.register(demoRoutes, {
+    enabled: deps.config.env === 'sandbox',
+    keys: services.keys,
+    tokens: services.streamTokens,
+    competitions: services.competitions,
+    today: services.today,
+    clock: services.clock,
   });
   gateway.attach(app.server);
   services.metrics.readFrom({ streamConnections: () => gateway.connections });
