@@ -52,6 +52,7 @@ __all__ = [
     "WebhookTestResult",
     "Notification",
     "Replay",
+    "StreamToken",
     "WebhookEvent",
     "ExportRecord",
 ]
@@ -524,6 +525,23 @@ class Notification(TypedDict):
     reason: Optional[str]
     message: str
     created_at: str
+
+
+class StreamToken(TypedDict):
+    """A stream token: what a back end hands a browser page so it opens ``GET /v1/stream`` with
+    ``?token=`` instead of an API key (docs/stream.md "Stream tokens"). Shown only once.
+    """
+
+    #: sst_…: valid on GET /v1/stream only (WebSocket or server-sent events).
+    token: str
+    #: When it stops being accepted; its open streams end then.
+    expires_at: str
+    #: The sports it is narrowed to; None: the key's.
+    sports: Optional[List[str]]
+    #: The leagues it is narrowed to; None: the key's.
+    leagues: Optional[List[str]]
+    #: The games it is narrowed to; None: every game of its sports and leagues.
+    games: Optional[List[str]]
 
 
 class Replay(TypedDict):

@@ -117,8 +117,15 @@ export class Connection implements HubMember {
     }
   }
 
-  /** A token's connection ends when the token expires (docs/stream.md "Stream tokens"). */
+  /** When the stream token that opened it expires; null for a key. */
+  expiresAt: number | null = null;
+
+  /**
+   * A token's connection ends when the token expires (docs/stream.md "Stream tokens"): a timer
+   * for the moment itself, and the gateway's periodic key check for a clock that moved otherwise.
+   */
   expireAt(at: number, expire: () => void): void {
+    this.expiresAt = at;
     this.expiryTimer = setTimeout(expire, Math.max(0, at - this.clock.now()));
     this.expiryTimer.unref();
   }

@@ -204,13 +204,7 @@ export class StreamGateway {
       released = true;
       void this.deps.counter.release(c.principal.keyId, slot);
     });
-    if (hs.expiresAt !== null) {
-      c.expireAt(hs.expiresAt, () => {
-        this.writer.flushNow(c);
-        c.transport.close('tokenExpired');
-        this.drop(c);
-      });
-    }
+    if (hs.expiresAt !== null) c.expireAt(hs.expiresAt, () => this.expire(c));
     void this.start(c, hs.since);
   }
 
@@ -311,6 +305,14 @@ export class StreamGateway {
     };
   }
 
+  /** The connection's stream token expired: what is queued goes out, then the close (4403). */
+  private expire(c: Connection): void {
+    if (!this.hub.has(c)) return;
+    this.writer.flushNow(c);
+    c.transport.close('tokenExpired');
+    this.drop(c);
+  }
+
   private drop(c: Connection): void {
     c.dispose();
     if (this.hub.remove(c)) this.slots.get(c)?.();
@@ -357,6 +359,8 @@ export class StreamGateway {
    */
   private async checkKeys(): Promise<void> {
     if (this.checkingKeys || this.hub.size === 0) return;
+    const now = this.deps.clock.now();
+    for (const c of [...this.hub]) if (c.expiresAt !== null && c.expiresAt <= now) this.expire(c);
     this.checkingKeys = true;
     try {
       const ids = [...new Set([...this.hub].map((c) => c.principal.keyId))];
