@@ -226,8 +226,9 @@ function openSse(i: number, url: string, key: string): Promise<Conn> {
       for (;;) {
         const end = buf.indexOf(LF2, at);
         if (end < 0) break;
-        if (buf.compare(ID, 0, ID.length, at, at + ID.length) === 0) onEvent(i, t);
-        else if (!ready && buf.compare(SUBSCRIBED, 0, SUBSCRIBED.length, at, at + SUBSCRIBED.length) === 0) {
+        const starts = (prefix: Buffer) => end - at >= prefix.length && buf.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+        if (starts(ID)) onEvent(i, t);
+        else if (!ready && starts(SUBSCRIBED)) {
           ready = true;
           resolve(conn);
         }

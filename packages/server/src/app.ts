@@ -122,7 +122,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
       title: 'svc — sports scoring data',
       version: '1.0.0',
       description:
-        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream protocol (`GET /v1/stream`, WebSocket) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
+        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream (`GET /v1/stream`, a WebSocket or server-sent events; browser pages authenticate with a stream token from `POST /v1/stream/tokens`) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
     }),
   );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });

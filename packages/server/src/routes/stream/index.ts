@@ -36,6 +36,8 @@ export const streamRoutes: RoutePlugin<StreamRouteDeps> = async (app, deps) => {
     STREAM_PATH,
     { config: { public: true }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } },
     async (request, reply) => {
+      // A HEAD (which Fastify routes here too) has no body to stream.
+      if (request.method !== 'GET') throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket or an event stream (Accept: text/event-stream).');
       const start = await deps.gateway.openEventStream(request.raw, request.id);
       reply.hijack();
       start();
