@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl, scrubSecrets } from '../src/http/logging.js';
-import { auth, listen, ManualClock, sleep, testApp, type TestApp } from './helpers.js';
+import { auth, engines, listen, ManualClock, sleep, testApp, type TestApp } from './helpers.js';
 import { SseClient } from './sse-client.js';
 import { connect, type StreamClient } from './ws-client.js';
 
@@ -262,5 +262,33 @@ describe('stream token expiry', () => {
     expect((await late.json()).error).toMatchObject({ type: 'authentication_error', code: 'token_expired' });
     const lateWs = await connect(`${wsBase}/v1/stream?token=${token}`).catch((e: { status: number; body: { error: { code: string } } }) => e);
     expect(lateWs).toMatchObject({ status: 401, body: { error: { code: 'token_expired' } } });
+  });
+});
+
+describe.each(engines())('stream tokens on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp({ engine, streamLimits: { keyCheckMs: 200 } });
+  });
+  afterAll(async () => t.close());
+
+  it('a token opens the event stream with its key read from the store, and the key’s revocation ends it', { timeout: 20_000 }, async () => {
+    const { http } = await listen(t);
+    const key = await t.key({ products: ['live'] });
+    const minted = await fetch(`${http}/v1/stream/tokens`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: '{"sports": ["soccer"]}' });
+    expect(minted.status).toBe(201);
+    const { token } = (await minted.json()).data;
+    const c = new SseClient(`${http}/v1/stream?token=${token}`);
+    try {
+      await c.until((x) => x.of('subscribed').length === 1, 5000, 'subscribed');
+      await t.services.keys.revoke((await t.services.auth.authenticate(key)).keyId, new Date());
+      await c.until((x) => x.of('close').length === 1, 5000, 'close frame');
+      expect(c.of('close')[0].data).toMatchObject({ code: 4401, reason: 'key_revoked' });
+      const again = await fetch(`${http}/v1/stream?token=${token}`, { headers: { accept: 'text/event-stream' } });
+      expect(again.status).toBe(401);
+      expect((await again.json()).error.code).toBe('invalid_api_key');
+    } finally {
+      c.close();
+    }
   });
 });
