@@ -7,7 +7,7 @@ import ts from 'typescript';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SCHEMA, PLAY_SCHEMA, STREAM_CLOSE_CODES } from '@svc/schema';
-import { collectPageErrors, launchBrowser } from './browser.js';
+import { collectPageErrors, DESKTOP, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
 import { auth, listen, sleep, testApp, tmpDir, until, type TestApp } from './helpers.js';
 
 interface Game {
@@ -188,7 +188,7 @@ describe('the stream in a browser', () => {
 
   it('the demo scoreboard: today’s games and live events, with no key in the page', { timeout: 60_000 }, async (ctx) => {
     const b = needBrowser(ctx);
-    const page = await b.newPage();
+    const page = await b.newPage({ viewport: DESKTOP });
     const errors = collectPageErrors(page);
     const requests: { url: string; headers: Record<string, string> }[] = [];
     page.on('request', (r) => requests.push({ url: r.url(), headers: r.headers() }));
@@ -203,6 +203,11 @@ describe('the stream in a browser', () => {
     expect(html).not.toMatch(/svc_(test|live)_/);
     expect(requests.every((r) => !('authorization' in r.headers))).toBe(true);
     expect(requests.some((r) => /\/v1\/stream\?token=sst_/.test(r.url))).toBe(true);
+    await screenshot(page, 'demo-desktop');
+    // A phone: nothing wider than the screen.
+    await page.setViewportSize(PHONE);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, 'demo-mobile');
     expect(errors).toEqual([]);
     await page.close();
   });
