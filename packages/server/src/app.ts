@@ -169,6 +169,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     counter: services.connections,
     clock: services.clock,
     leagueSport: (l) => services.leagues.sportOf(l),
+    draining: () => services.lifecycle.draining,
     tokens: services.streamTokens,
     limits: deps.streamLimits,
   });

@@ -36,6 +36,8 @@ export interface GatewayDeps {
   counter: SlotCounter;
   clock: Clock;
   leagueSport: (league: string) => Promise<string | undefined>;
+  /** The node got SIGTERM: from that moment no new stream is taken (docs/operations.md, "Drain"). */
+  draining?: () => boolean;
   /** Opens the stream tokens presented as `?token=` (tokens.ts). */
   tokens: StreamTokens;
   limits?: Partial<StreamLimits>;
@@ -91,7 +93,7 @@ export class StreamGateway {
         socket.destroy();
         return;
       }
-      if (this.closing) {
+      if (this.closing || this.deps.draining?.()) {
         refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
         return;
       }
@@ -232,6 +234,12 @@ export class StreamGateway {
       giveBack();
       return;
     }
+    // SIGTERM came while the key was checked: still refused before the upgrade.
+    if (this.closing || this.deps.draining?.()) {
+      giveBack();
+      refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
+      return;
+    }
     socket.once('close', giveBack);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       upgraded = true;
@@ -264,15 +272,16 @@ export class StreamGateway {
    * framework (nothing is written before).
    */
   async openEventStream(req: IncomingMessage, requestId: string): Promise<() => void> {
-    if (this.closing) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
+    if (this.closing || this.deps.draining?.()) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
     const url = new URL(req.url ?? '/', 'http://x');
     const { hs, filter } = await this.prepare(req, url, true);
     const { principal } = hs;
     const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
-    if (!slot || this.closing) {
+    const draining = this.closing || this.deps.draining?.() === true;
+    if (!slot || draining) {
       this.hub.release(principal.keyId, filter);
       if (slot) void this.deps.counter.release(principal.keyId, slot);
-      if (this.closing) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
+      if (draining) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
       throw new SvcError('connection_limit', `The plan's ${principal.plan.streamConnections} stream connections are all open; close one before opening another.`);
     }
     return () => {
