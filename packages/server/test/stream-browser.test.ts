@@ -23,6 +23,18 @@ interface Received {
   game_id?: string;
 }
 
+/** What the pages of these tests collect, read back with page.evaluate. */
+type Collector = 'sse' | 'ws' | 'again' | 'websocket';
+declare global {
+  interface Window {
+    sse?: Received[];
+    ws?: Received[];
+    again?: Received[];
+    websocket?: Received[];
+    sseOpens?: number[];
+  }
+}
+
 /**
  * The stream from a real browser (Debian's Chromium through playwright-core): its own EventSource
  * and WebSocket with a stream token, the TypeScript client's stream loaded as ES modules by a page
@@ -79,7 +91,7 @@ describe('the stream in a browser', () => {
     expect(res.status).toBe(201);
     return (await res.json()).data.token;
   };
-  const received = (page: Page, name: string) => page.evaluate((k) => (window as unknown as Record<string, Received[]>)[k] ?? [], name);
+  const received = (page: Page, name: Collector) => page.evaluate((k) => window[k] ?? [], name);
 
   it('Chromium’s EventSource and WebSocket with a token narrowed to one game: only that game, and a resume after the server drops the connection loses nothing', { timeout: 60_000 }, async (ctx) => {
     const b = needBrowser(ctx);
@@ -89,11 +101,10 @@ describe('the stream in a browser', () => {
     // A page of svc's origin (its CSP allows connections to 'self' only).
     await page.goto(`${base}/dashboard`);
     await page.evaluate((token) => {
-      const w = window as unknown as Record<string, unknown>;
       const sse: Received[] = [];
       const opens: number[] = [];
-      w.sse = sse;
-      w.sseOpens = opens;
+      window.sse = sse;
+      window.sseOpens = opens;
       const es = new EventSource(`/v1/stream?token=${token}`);
       es.addEventListener('open', () => opens.push(Date.now()));
       for (const type of ['score', 'score_retracted', 'subscribed']) {
@@ -103,7 +114,7 @@ describe('the stream in a browser', () => {
         });
       }
       const wsFrames: Received[] = [];
-      w.ws = wsFrames;
+      window.ws = wsFrames;
       const ws = new WebSocket(`ws://${location.host}/v1/stream?token=${token}`);
       ws.addEventListener('message', (m) => wsFrames.push(JSON.parse(String(m.data)) as Received));
     }, tok);
@@ -121,15 +132,14 @@ describe('the stream in a browser', () => {
     const sse = (await received(page, 'sse')).filter((m) => m.type === 'score');
     expect(sse.map((m) => m.id)).toEqual(mine);
     expect(sse.every((m) => m.game_id === soccer.id)).toBe(true);
-    expect(await page.evaluate(() => (window as unknown as { sseOpens: number[] }).sseOpens.length)).toBe(2);
+    expect(await page.evaluate(() => window.sseOpens?.length)).toBe(2);
     const ws = (await received(page, 'ws')).filter((m) => m.type === 'score');
     expect(ws.map((f) => f.id)).toEqual(mine.slice(0, 2));
     // The WebSocket resumes with since=<last id it saw>, from the browser too.
     await page.evaluate(
       ({ token, since }) => {
-        const w = window as unknown as Record<string, unknown>;
         const again: Received[] = [];
-        w.again = again;
+        window.again = again;
         const ws2 = new WebSocket(`ws://${location.host}/v1/stream?token=${token}&since=${since}`);
         ws2.addEventListener('message', (m) => again.push(JSON.parse(String(m.data)) as Received));
       },

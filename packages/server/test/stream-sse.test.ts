@@ -1,6 +1,6 @@
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, listen, sleep, testApp, type TestApp } from './helpers.js';
+import { auth, listen, sleep, storedEvent, testApp, type TestApp } from './helpers.js';
 import { readRaw, SseClient } from './sse-client.js';
 import { connect, type StreamClient } from './ws-client.js';
 
@@ -163,6 +163,34 @@ describe('event stream', () => {
     const again = sse('', free);
     await again.until((x) => x.of('subscribed').length === 1, 5000, 'a slot given back');
     again.close();
+  });
+
+  it('cuts off a consumer that stops reading, under the WebSocket’s rule (1 MiB unsent)', { timeout: 30_000 }, async () => {
+    const slow = await testApp();
+    try {
+      const { port } = await listen(slow);
+      const sock = net.connect(port, '127.0.0.1');
+      await new Promise<void>((r) => sock.once('connect', () => r()));
+      sock.write(`GET /v1/stream?sport=mma HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${await slow.key({ products: ['live'] })}\r\n\r\n`);
+      await new Promise<void>((r) => sock.once('data', () => r()));
+      const closed = new Promise<void>((r) => sock.once('close', () => r()));
+      sock.on('error', () => undefined);
+      sock.pause();
+      expect(slow.gateway.connections).toBe(1);
+      const big = (seq: number) => {
+        const e = storedEvent(seq);
+        return { ...e, event: { ...e.event, id: `evt_${seq}`, sport: 'mma', league: 'smma', game_id: 'mma_1', provisional_id: 'x'.repeat(2000) } };
+      };
+      for (let i = 0; i < 40 && slow.gateway.connections > 0; i++) {
+        await slow.services.bus.publish(Array.from({ length: 1000 }, (_, j) => big(10_000_000 + i * 1000 + j)));
+        await sleep(20);
+      }
+      expect(slow.gateway.connections).toBe(0);
+      sock.resume();
+      await closed;
+    } finally {
+      await slow.close();
+    }
   });
 
   it('delay=2 holds every frame until 2 s after its ts on both transports, heartbeats flowing meanwhile, nothing lost', { timeout: 30_000 }, async () => {
