@@ -13,6 +13,8 @@ import type {
   StandingsQuery,
   Competition,
   CreateReplayInput,
+  CreateStreamTokenBody,
+  StreamToken,
   CreateWebhookInput,
   DeletedWebhook,
   Event,
@@ -49,7 +51,7 @@ import type {
   WebhookEndpointWithSecret,
   WebhookTestResult,
 } from './schema.js';
-import { EventStream, type StreamOptions, type StreamParams } from './stream.js';
+import { EventStream, type StreamOptions, type StreamParams, type StreamTokenSource } from './stream.js';
 
 const seg = (id: string): string => encodeURIComponent(id);
 
@@ -244,6 +246,32 @@ export class Replays extends Resource {
   }
 }
 
+/** Stream tokens: what a back end mints so a public page can open the stream without a key (docs/stream.md). */
+export class StreamTokens extends Resource {
+  /**
+   * A token for `GET /v1/stream` only (`ttl_s` 60–86,400, default 3,600), narrowed to `sports`,
+   * `leagues` and `games` when given, never wider than the key. Hand `token` to the page.
+   */
+  create(body: CreateStreamTokenBody = {}, options?: RequestOptions): APIPromise<StreamToken> {
+    return this.one({ method: 'POST', path: '/v1/stream/tokens', body, options });
+  }
+}
+
+/** `svc.stream(params)` opens the live stream; `svc.stream.tokens` mints tokens for pages. */
+export interface StreamAccess {
+  (params?: StreamParams, options?: StreamOptions): EventStream;
+  readonly tokens: StreamTokens;
+}
+
+/**
+ * The live stream for a page that holds no API key, only a stream token (or a function that fetches
+ * one from its back end): `connectStream({ baseUrl, token }, { game: 'soccer_1' })`, over a
+ * WebSocket or, with `transport: 'sse'`, server-sent events.
+ */
+export function connectStream(options: StreamOptions & { baseUrl: string; token: StreamTokenSource }, params: StreamParams = {}): EventStream {
+  return new EventStream({ baseUrl: options.baseUrl.replace(/\/+$/, ''), probeAccess: async () => undefined }, params, options);
+}
+
 export class Notifications extends Resource {
   /** Notices for the key (e.g. an endpoint was disabled), newest first. */
   list(params: PageQuery = {}, options?: RequestOptions): PagePromise<Notification> {
@@ -295,8 +323,15 @@ export class Svc extends APIClient {
     return exportRecords(this, params, options);
   }
 
-  /** Live events (product `live`): `for await (const ev of svc.stream({...}))`, then `close()`. */
-  stream(params: StreamParams = {}, options: StreamOptions = {}): EventStream {
+  /**
+   * Live events (product `live`): `for await (const ev of svc.stream({...}))`, then `close()`.
+   * `svc.stream.tokens.create()` mints a stream token for a browser page.
+   */
+  readonly stream: StreamAccess = Object.assign((params: StreamParams = {}, options: StreamOptions = {}) => this.openStream(params, options), {
+    tokens: new StreamTokens(this),
+  });
+
+  private openStream(params: StreamParams, options: StreamOptions): EventStream {
     return new EventStream(
       {
         apiKey: this.apiKey,

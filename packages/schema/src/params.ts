@@ -128,7 +128,9 @@ export const StreamQuery = Type.Object(
     game: Type.Optional(Type.String({ description: 'Comma list of game ids.' })),
     tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)), { description: 'Default: both tiers.' })),
     since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…).' })),
-    access_token: Type.Optional(Type.String({ description: 'The API key, for browsers that cannot set Authorization.' })),
+    delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its ts (heartbeats are not held).' })),
+    token: Type.Optional(Type.String({ description: 'A stream token (sst_…, POST /v1/stream/tokens): how a browser page authenticates.' })),
+    access_token: Type.Optional(Type.String({ description: 'The API key, for clients that cannot set Authorization and are not public pages.' })),
   },
   closed,
 );

@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { STREAM_PATH } from '@svc/schema';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { MAX_PATH_PARAM_LENGTH, frameworkError, registerErrorHandling, sendError } from './http/errors.js';
@@ -34,13 +33,14 @@ import { webhookRoutes } from './routes/webhooks/index.js';
 import { replayRoutes } from './routes/replays/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
-import { StreamGateway } from './stream/gateway.js';
+import { STREAM_LIMITS, StreamGateway } from './stream/gateway.js';
+import { streamRoutes } from './routes/stream/index.js';
+import { demoRoutes } from './routes/demo/index.js';
 import { statusRoutes } from './routes/status/index.js';
 import { docsRoutes } from './routes/docs/index.js';
 import { webRoutes } from './routes/web/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { metricsRoutes, registerRequestMetrics } from './routes/metrics/index.js';
-import { SvcError } from './domain/errors.js';
 import type { App } from './routes/types.js';
 import { readinessChecks } from './health/readiness.js';
 import { createServices, type AppDeps, type Services } from './services.js';
@@ -127,7 +127,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
       title: 'svc — sports scoring data',
       version: '1.0.0',
       description:
-        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream protocol (`GET /v1/stream`, WebSocket) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
+        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream (`GET /v1/stream`, a WebSocket or server-sent events; browser pages authenticate with a stream token from `POST /v1/stream/tokens`) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
     }),
   );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
@@ -169,10 +169,8 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
   await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots });
-  // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
-  app.get(STREAM_PATH, { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
-    throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
-  });
+  // The stream shares the HTTP server: upgrades go to the gateway straight from it, event-stream
+  // requests through the stream's route (docs/stream.md).
   const gateway = new StreamGateway({
     auth: services.auth,
     activeKeys: (ids) => services.keys.activeIds(ids),
@@ -183,7 +181,23 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     clock: services.clock,
     leagueSport: (l) => services.leagues.sportOf(l),
     draining: () => services.lifecycle.draining,
+    tokens: services.streamTokens,
     limits: deps.streamLimits,
+  });
+  await app.register(streamRoutes, {
+    gateway,
+    tokens: services.streamTokens,
+    clock: services.clock,
+    leagueSport: (l) => services.leagues.sportOf(l),
+    maxSubscriptionsPerSocket: { ...STREAM_LIMITS, ...deps.streamLimits }.maxSubscriptionsPerSocket,
+  });
+  await app.register(demoRoutes, {
+    enabled: deps.config.env === 'sandbox',
+    keys: services.keys,
+    tokens: services.streamTokens,
+    competitions: services.competitions,
+    today: services.today,
+    clock: services.clock,
   });
   gateway.attach(app.server);
   services.metrics.readFrom({ streamConnections: () => gateway.connections });

@@ -30,6 +30,8 @@ import { Metrics } from './metrics/index.js';
 import { countPending } from './store/webhook-deliveries.js';
 import { createExports, type Exports } from './export/index.js';
 import { createReplays, type Replays } from './replays/index.js';
+import { StreamTokens } from './stream/tokens.js';
+import { principalOf } from './store/keys.js';
 
 export interface AppDeps {
   config: Config;
@@ -79,6 +81,8 @@ export interface Services {
   exports: Exports;
   /** Sandbox replays: their rules and the driver that plays them (docs/replays.md). */
   replays: Replays;
+  /** Stream tokens: minted for browser pages, opened by the stream (docs/stream.md "Stream tokens"). */
+  streamTokens: StreamTokens;
   /** Today's date (UTC) by the service's clock: what "today's games" and "before today" mean. */
   today(): string;
 }
@@ -158,6 +162,10 @@ export function createServices(deps: AppDeps): Services {
     limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
+    streamTokens: new StreamTokens(secretBoxOf(config), async (id) => {
+      const k = await keys.findById(id);
+      return k && !k.revoked_at ? principalOf(k) : undefined;
+    }),
     today,
   };
 }

@@ -58,6 +58,7 @@ from .types import (
     PlayInput,
     Player,
     Replay,
+    StreamToken,
     ReplayResult,
     ReportInput,
     ReportResult,
@@ -557,6 +558,86 @@ class Replays(_Resource):
         return await self._client._request("DELETE", path, one(Replay), request_options(timeout, max_retries, extra_headers))
 
 
+
+class StreamTokens:
+    """Stream tokens: what a back end mints so a public page opens the stream without a key."""
+
+    def __init__(self, client: "AsyncSvc") -> None:
+        self._client = client
+
+    async def create(
+        self,
+        *,
+        ttl_s: Optional[int] = None,
+        sports: Optional[Sequence[str]] = None,
+        leagues: Optional[Sequence[str]] = None,
+        games: Optional[Sequence[str]] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> StreamToken:
+        """A token for ``GET /v1/stream`` only (``?token=``), living ``ttl_s`` seconds (60–86,400,
+        default 3,600), narrowed to ``sports``, ``leagues`` and ``games`` when given and never wider
+        than the key. Hand ``token`` to the page; it is shown only here."""
+        body: Dict[str, object] = {}
+        if ttl_s is not None:
+            body["ttl_s"] = ttl_s
+        for name, names in (("sports", sports), ("leagues", leagues), ("games", games)):
+            if names is not None:
+                body[name] = list(names)
+        options = request_options(timeout, max_retries, extra_headers)
+        return await self._client._request("POST", "/v1/stream/tokens", one(StreamToken), options, body=body)
+
+
+class StreamAccess:
+    """``client.stream(...)`` opens the live stream; ``client.stream.tokens`` mints stream tokens."""
+
+    def __init__(self, client: "AsyncSvc") -> None:
+        self._client = client
+        self.tokens = StreamTokens(client)
+
+    def __call__(
+        self,
+        *,
+        sport: Union[str, Sequence[str], None] = None,
+        league: Union[str, Sequence[str], None] = None,
+        game: Union[str, Sequence[str], None] = None,
+        tier: Optional[Tier] = None,
+        since: Optional[str] = None,
+        delay: Optional[int] = None,
+        heartbeat_timeout: Optional[float] = None,
+        max_reconnects: Optional[int] = None,
+        timeout: Optional[float] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncStream:
+        """Live events (product ``live``); see :class:`AsyncStream`.
+
+        Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
+        resumes after an event id; ``delay`` (0–300 s) holds every event until that long after its ``ts``. The stream reconnects with backoff and ``since=<last id>``
+        after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
+        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
+        bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
+        raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
+        :class:`RateLimitError` at once; an event of another schema raises
+        :class:`SchemaMismatchError`.
+        """
+        core = make_stream_core(
+            base_url=self._client.base_url,
+            api_key=self._client.api_key,
+            extra_headers=dict(extra_headers or {}),
+            sport=sport,
+            league=league,
+            game=game,
+            tier=tier,
+            since=since,
+            delay=delay,
+            heartbeat_timeout=heartbeat_timeout,
+            max_reconnects=max_reconnects,
+            open_timeout=self._client.timeout if timeout is None else timeout,
+        )
+        return AsyncStream(core)
+
+
 class AsyncSvc(ClientBase[httpx.AsyncClient]):
     """The svc API.
 
@@ -606,6 +687,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
         self.replays = Replays(self)
+        self.stream = StreamAccess(self)
         self.with_raw_response = AsyncSvcWithRawResponse(self)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -722,44 +804,6 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
         return self._export(params, entity, after, options)
 
-    def stream(
-        self,
-        *,
-        sport: Union[str, Sequence[str], None] = None,
-        league: Union[str, Sequence[str], None] = None,
-        game: Union[str, Sequence[str], None] = None,
-        tier: Optional[Tier] = None,
-        since: Optional[str] = None,
-        heartbeat_timeout: Optional[float] = None,
-        max_reconnects: Optional[int] = None,
-        timeout: Optional[float] = None,
-        extra_headers: Headers = None,
-    ) -> AsyncStream:
-        """Live events (product ``live``); see :class:`AsyncStream`.
-
-        Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
-        resumes after an event id. The stream reconnects with backoff and ``since=<last id>``
-        after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
-        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
-        bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
-        raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
-        :class:`RateLimitError` at once; an event of another schema raises
-        :class:`SchemaMismatchError`.
-        """
-        core = make_stream_core(
-            base_url=self.base_url,
-            api_key=self.api_key,
-            extra_headers=dict(extra_headers or {}),
-            sport=sport,
-            league=league,
-            game=game,
-            tier=tier,
-            since=since,
-            heartbeat_timeout=heartbeat_timeout,
-            max_reconnects=max_reconnects,
-            open_timeout=self.timeout if timeout is None else timeout,
-        )
-        return AsyncStream(core)
 
     # -- plumbing ---------------------------------------------------------------------------
     async def _send(self, call: Call, *, stream: bool = False) -> httpx.Response:

@@ -237,6 +237,14 @@ export const REPLAY_EXAMPLE: Replay = {
   started_at: '2026-06-11T12:00:00.150Z',
   finished_at: null,
 };
+export const CREATE_STREAM_TOKEN_EXAMPLE = { ttl_s: 900, games: ['soccer_21728'] };
+export const STREAM_TOKEN_EXAMPLE = {
+  token: 'sst_3f9c1a7be2d04c55.q2Vn8rT0kLmZ4xYa.Wk9wQ1J2dXNaM0x5N2hGbmRzY2V4cE5oZ2JzUkJ2c3Rq.Jx8mPq2sVb7nLr4tYw1zKc',
+  expires_at: '2026-06-11T12:15:00.000Z',
+  sports: null,
+  leagues: null,
+  games: ['soccer_21728'],
+};
 export const CREATE_REPLAY_EXAMPLE: CreateReplayInput = { game_id: 'soccer_21728', speed: 120 };
 
 /** A cursor as the API issues them: opaque, pass it back as `cursor`. */
@@ -416,6 +424,13 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     request: { allSports: { summary: 'Every sport in the key’s scope', value: UPDATE_WEBHOOK } },
   },
   'DELETE /v1/webhooks/{id}': { response: one(DELETED) },
+  'POST /v1/stream/tokens': {
+    response: one(STREAM_TOKEN_EXAMPLE),
+    request: {
+      game: { summary: 'One game, for 15 minutes', value: CREATE_STREAM_TOKEN_EXAMPLE },
+      defaults: { summary: 'Everything the key sees, for an hour', value: {} },
+    },
+  },
   'POST /v1/replays': {
     response: one({ ...REPLAY_EXAMPLE, status: 'scheduled', started_at: null }),
     request: { final: { summary: 'The 2022 World Cup final at 120×', value: CREATE_REPLAY_EXAMPLE } },

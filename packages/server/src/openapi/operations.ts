@@ -189,6 +189,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: `Notices for the calling key, newest first, e.g. that a webhook endpoint was disabled and why.${PAGE}`,
     ok: 'A page of notifications.',
   },
+  'POST /v1/stream/tokens': {
+    operationId: 'createStreamToken',
+    description:
+      'Mints a short-lived token for `GET /v1/stream` (WebSocket or `Accept: text/event-stream`), so a public web page can open the stream without holding an API key: your back end calls this with its key and hands the page the token, which the page passes as `?token=sst_…`. The token lives `ttl_s` seconds (60–86,400, default 3,600); `sports`, `leagues` and `games` narrow it (each list it names applies; it is never wider than the key: a name outside the key’s scope is a 403 `sport_not_in_scope`). It authenticates the stream only (any other endpoint answers 401), counts against the key’s stream connections and rate limit, and ends with its key: a revoked key’s tokens are refused with 401 `invalid_api_key` and their open streams closed; an expired one is 401 `token_expired` and its open streams end at `expires_at`. Product `live`.',
+    ok: 'The token, shown only here.',
+  },
   'POST /v1/replays': {
     operationId: 'createReplay',
     description:

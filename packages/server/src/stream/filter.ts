@@ -14,6 +14,8 @@ export interface StreamFilter {
   tier: 'provisional' | 'confirmed' | null;
   scopeSports: readonly string[] | null;
   scopeLeagues: readonly string[] | null;
+  /** A stream token's games (docs/stream.md "Stream tokens"); null: not limited to games. */
+  scopeGames: readonly string[] | null;
   /** The socket's key: a sandbox replay's events reach their owner key only (docs/replays.md). */
   viewerKeyId: string;
 }
@@ -24,6 +26,7 @@ export function matches(f: StreamFilter, s: StoredEvent): boolean {
   if (f.tier && e.tier !== f.tier) return false;
   if (f.scopeSports && !f.scopeSports.includes(e.sport)) return false;
   if (f.scopeLeagues && !f.scopeLeagues.includes(e.league)) return false;
+  if (f.scopeGames && !f.scopeGames.includes(e.game_id)) return false;
   if (f.everything) return true;
   return f.sports.has(e.sport) || f.leagues.has(e.league) || f.games.has(e.game_id);
 }

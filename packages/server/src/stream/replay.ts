@@ -24,6 +24,7 @@ export async function readReplay(
   const query = {
     sports: f.scopeSports,
     leagues: f.scopeLeagues,
+    games: f.scopeGames,
     tier: f.tier,
     viewerKeyId: f.viewerKeyId,
     ...(!f.everything ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
