@@ -19,6 +19,7 @@ export const PREREQUISITES = [
   { name: 'python3-websockets', package: 'python3-websockets', neededBy: 'the Python client checks', present: pythonModule('websockets') },
   { name: 'python3-pytest', package: 'python3-pytest', neededBy: 'the Python client checks', present: pythonModule('pytest') },
   { name: 'python3-mypy', package: 'python3-mypy', neededBy: 'the Python client checks', present: pythonModule('mypy') },
+  { name: 'python3-pandas', package: 'python3-pandas', neededBy: 'the Python client test that reads the CSV export with pandas (skipped by pytest)', present: pythonModule('pandas') },
 ];
 
 const known = new Map();

@@ -95,6 +95,11 @@ const RECORDS: Record_[] = [
   { name: 'WebhookTestResult', schema: S.WebhookTestResult, doc: 'The outcome of the one signed test send of ``POST /v1/webhooks/{id}/test``.' },
   { name: 'Notification', schema: S.Notification, doc: 'A notice for the key, e.g. ``webhook_endpoint.disabled``.' },
   {
+    name: 'StreamToken',
+    schema: S.StreamToken,
+    doc: 'A stream token: what a back end hands a browser page so it opens ``GET /v1/stream`` with\n``?token=`` instead of an API key (docs/stream.md "Stream tokens"). Shown only once.',
+  },
+  {
     name: 'Replay',
     schema: S.Replay,
     doc: 'A sandbox replay ``rpl_…``: a final game (``source_game_id``) played again as a game of its own\n(``game_id``) that only the key which created it sees.',

@@ -61,6 +61,7 @@ __all__ = [
     "DeletedWebhook",
     "WebhookTestResult",
     "Notification",
+    "StreamToken",
     "Replay",
     "WebhookEvent",
     "ExportRecord",
@@ -660,6 +661,22 @@ class Notification(TypedDict):
     reason: Optional[str]
     message: str
     created_at: str
+
+
+class StreamToken(TypedDict):
+    """A stream token: what a back end hands a browser page so it opens ``GET /v1/stream`` with
+    ``?token=`` instead of an API key (docs/stream.md "Stream tokens"). Shown only once.
+    """
+
+    #: Pass as `?token=` to GET /v1/stream (WebSocket or event stream); valid nowhere else.
+    token: str
+    expires_at: str
+    #: The sports the token is narrowed to; null: the key’s.
+    sports: Optional[List[str]]
+    #: The leagues the token is narrowed to; null: the key’s.
+    leagues: Optional[List[str]]
+    #: The games the token is narrowed to; null: every game in its sports and leagues.
+    games: Optional[List[str]]
 
 
 class Replay(TypedDict):
