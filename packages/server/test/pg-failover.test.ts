@@ -6,7 +6,7 @@ import { storeFault } from '../src/store/faults.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { OwnPostgres } from './own-postgres.js';
 import { serveSvc, type SvcProcess } from './process.js';
-import { tmpDir } from './helpers.js';
+import { keysOf, tmpDir } from './helpers.js';
 
 /**
  * A PostgreSQL failover under a running `svc serve` (docs/operations.md, "Failures and what svc
@@ -47,14 +47,7 @@ describe('PostgreSQL failover', () => {
     const games = await (await fetch(`${svc.base}/v1/games?date=today&sport=basketball`, { headers })).json();
     const game = games.data[1];
     const team = game.competitors[0].entity_id.split(':').pop();
-    const reporters: string[] = [];
-    const db = await openDb({ dataDir: tmpDir(), databaseUrl: url });
-    try {
-      const repo = new KeyRepo(db, 'sandbox', keyPrefix('sandbox'));
-      for (let i = 0; i < 4; i++) reporters.push((await repo.create({ name: `reporter ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
-    } finally {
-      await db.close();
-    }
+    const reporters = await keysOf(tmpDir(), url, 4, 'internal', ['report']);
 
     // A write that reaches the standby (read only) is a store fault, answered 503 store_unavailable, never a 500.
     const standby = await openDb({ dataDir: tmpDir(), databaseUrl: `postgres://postgres@127.0.0.1:${replica.port}/svc` });

@@ -1,9 +1,6 @@
-import type { Product } from '@svc/schema';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { keyPrefix } from '../src/config.js';
-import { openDb, type Db } from '../src/store/db.js';
-import { KeyRepo } from '../src/store/keys.js';
-import { freshDb, tmpDir } from './helpers.js';
+import type { Db } from '../src/store/db.js';
+import { freshDb, keysOf, tmpDir } from './helpers.js';
 import { serveSvc, type SvcProcess } from './process.js';
 import { SilentProxy } from './silent-proxy.js';
 
@@ -110,12 +107,3 @@ describe('a node whose database goes silent', () => {
     expect(stored.length).toBe(acknowledged.length);
   });
 });
-
-async function keysOf(dataDir: string, databaseUrl: string, n: number, plan: string, products: Product[]): Promise<string[]> {
-  const db = await openDb({ dataDir, databaseUrl });
-  const repo = new KeyRepo(db, 'sandbox', keyPrefix('sandbox'));
-  const keys: string[] = [];
-  for (let i = 0; i < n; i++) keys.push((await repo.create({ name: `${plan} ${i}`, plan, products, sports: null, leagues: null }, new Date())).key);
-  await db.close();
-  return keys;
-}
