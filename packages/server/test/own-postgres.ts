@@ -8,9 +8,24 @@ import { freePort } from './process.js';
 
 const run = promisify(execFile);
 
+/**
+ * A server tool by name: on PATH, else in the newest of Debian's /usr/lib/postgresql/<major>/bin,
+ * which is not on PATH unless the machine links it there.
+ */
+function pgTool(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && fs.existsSync(path.join(dir, name))) return name;
+  const root = '/usr/lib/postgresql';
+  const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const major of majors) {
+    const candidate = path.join(root, major, 'bin', name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return name;
+}
+
 /** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user. */
 const asPostgres = (command: string, args: string[]) =>
-  process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
+  process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', pgTool(command), ...args]) : run(pgTool(command), args);
 
 /**
  * A PostgreSQL cluster of the test's own (initdb + pg_ctl) on a free port and in a temporary
