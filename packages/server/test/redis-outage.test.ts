@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
-import { RedisRouter, RouteFailed } from '../src/live/router.js';
+import { SvcError } from '../src/domain/errors.js';
+import { errorReply, RedisRouter, replyError, RouteFailed } from '../src/live/router.js';
 import type { StoredEvent } from '../src/store/events.js';
 import { openDb } from '../src/store/db.js';
 import { auth, freshDb, storedEvent, testConfig, until } from './helpers.js';
@@ -176,4 +177,27 @@ describe('Redis going away', () => {
       }
     }
   }, 60_000);
+});
+
+/** What a node that routed a report answers when the owner failed (the sender re-throws `replyError`). */
+describe('a routed request that failed on the owner', () => {
+  it('is the same 503 the sender would answer for a database or Redis fault, and never carries the driver text', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:45887'), { code: 'ECONNREFUSED' });
+    const readOnly = Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' });
+    const redisGone = new Error('Connection is closed.');
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x') at /srv/svc/secret/path.js");
+    const answered = [refused, readOnly, redisGone, bug].map((err) => {
+      const reply = errorReply(err);
+      if (reply.ok || reply.notOwner) throw new Error('an error reply');
+      const e = replyError(reply);
+      return { code: e instanceof SvcError ? e.code : null, status: e instanceof SvcError ? e.status : null, message: e.message };
+    });
+    expect(answered.map((a) => [a.code, a.status])).toEqual([
+      ['store_unavailable', 503],
+      ['store_unavailable', 503],
+      ['bus_unavailable', 503],
+      ['internal_error', 500],
+    ]);
+    for (const a of answered) expect(a.message).not.toMatch(/ECONNREFUSED|read-only|Connection is closed|secret\/path/);
+  });
 });

@@ -146,6 +146,9 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expect((await lines('plays')).map((p) => p.competition_id)).not.toContain(competitionId);
     // Read on its own, the replay's game is still its key's.
     expect((await call('GET', `/v1/competitions/${competitionId}`, analyst)).statusCode).toBe(200);
+    // Stopped, so the tests after this one count their own replays only.
+    expect((await call('DELETE', `/v1/replays/${r.id}`, analyst)).statusCode).toBe(200);
+    await until(async () => t.services.replays.driver.running === 0, 10_000, 'the replay to stop');
   }, 60_000);
 
   it.runIf(engine === 'sqlite')('plays a basketball game: every scoring play confirmed once, in order, the final score the source’s', async () => {

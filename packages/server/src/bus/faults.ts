@@ -5,6 +5,8 @@
  */
 const CLOSED_MESSAGES = ['Connection is closed.', "Stream isn't writeable", 'Command timed out', 'Reached the max retries per request limit'];
 
+export const BUS_FAULT_MESSAGE = 'Redis cannot be reached right now and this call needs it; retry shortly.';
+
 export function busFault(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err.name === 'MaxRetriesPerRequestError') return true;

@@ -1,18 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '@svc/schema';
 import { SvcError } from '../domain/errors.js';
-import { busFault } from '../bus/faults.js';
-import { storeFault } from '../store/faults.js';
+import { BUS_FAULT_MESSAGE, busFault } from '../bus/faults.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
 
 /** A missing part's failure as its 503, with a message of ours: a driver's text never reaches a client. */
 function unavailable(err: unknown): SvcError | null {
-  switch (storeFault(err)) {
-    case 'storage_full':
-      return new SvcError('storage_full', 'The database has no space left; nothing was stored. Retry once space is freed.');
-    case 'store_unavailable':
-      return new SvcError('store_unavailable', 'The database cannot be reached right now; nothing was stored. Retry shortly.');
-  }
-  if (busFault(err)) return new SvcError('bus_unavailable', 'Redis cannot be reached right now and this call needs it; retry shortly.');
+  const fault = storeFault(err);
+  if (fault) return new SvcError(fault, STORE_FAULT_MESSAGES[fault]);
+  if (busFault(err)) return new SvcError('bus_unavailable', BUS_FAULT_MESSAGE);
   return null;
 }
 

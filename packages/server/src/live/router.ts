@@ -1,4 +1,6 @@
+import { BUS_FAULT_MESSAGE, busFault } from '../bus/faults.js';
 import { redisKnownAway } from '../bus/link.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
 import type { RedisKeys } from '../bus/redis-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -57,9 +59,17 @@ export function replyError(reply: Extract<OwnerReply, { notOwner: false }>): Err
   return isErrorCode(code) ? new SvcError(code, message, param) : new Error(message);
 }
 
+/**
+ * The owner's failure as the sender answers it: a database or Redis fault as its 503, as if the
+ * sender had met it itself; anything else an internal error whose driver or stack text stays on
+ * the owner (docs/decisions.md, "Errors").
+ */
 export function errorReply(err: unknown): OwnerReply {
   if (err instanceof SvcError) return { ok: false, notOwner: false, error: { code: err.code, message: err.message, param: err.param } };
-  return { ok: false, notOwner: false, error: { code: 'internal_error', message: err instanceof Error ? err.message : String(err) } };
+  const fault = storeFault(err);
+  if (fault) return { ok: false, notOwner: false, error: { code: fault, message: STORE_FAULT_MESSAGES[fault] } };
+  if (busFault(err)) return { ok: false, notOwner: false, error: { code: 'bus_unavailable', message: BUS_FAULT_MESSAGE } };
+  return { ok: false, notOwner: false, error: { code: 'internal_error', message: 'Something went wrong on the node that holds the game; the request id helps us find it.' } };
 }
 
 const Wire = Type.Union([

@@ -7,6 +7,12 @@
  */
 export type StoreFault = 'store_unavailable' | 'storage_full';
 
+/** What a client reads for each: ours, never the driver's text (that goes to the log). */
+export const STORE_FAULT_MESSAGES: Record<StoreFault, string> = {
+  storage_full: 'The database has no space left; nothing was stored. Retry once space is freed.',
+  store_unavailable: 'The database cannot be reached right now; nothing was stored. Retry shortly.',
+};
+
 /** errno values of a socket or file that is gone, refused or unreachable. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EIO', 'EROFS']);
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
