@@ -25,6 +25,7 @@ import { teamRoutes } from './routes/teams/index.js';
 import { venueRoutes } from './routes/venues/index.js';
 import { reportRoutes } from './routes/reports/index.js';
 import { postPlayRoutes } from './routes/competitions/post-plays.js';
+import { postStatusRoutes } from './routes/competitions/post-status.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import { replayRoutes } from './routes/replays/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
@@ -154,6 +155,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(gameRoutes, { prefix: '/v1', ...competitions });
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
+  await app.register(postStatusRoutes, { prefix: '/v1', schedule: s.live.schedule });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });
   await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });

@@ -84,6 +84,8 @@ export const ARCHIVE_EXAMPLES = {
     date: '2022-12-18',
     start_time: '2022-12-18T15:00:00.000Z',
     status: 'final',
+    original_start_time: null,
+    status_reason: null,
     venue: 'lusail-stadium',
     name: 'FIFA World Cup 2022 · Final',
     competitors: [
@@ -101,6 +103,8 @@ export const ARCHIVE_EXAMPLES = {
     date: '2022-12-18',
     start_time: '2022-12-18T15:00:00.000Z',
     status: 'final',
+    original_start_time: null,
+    status_reason: null,
     venue: 'lusail-stadium',
     competitors: [
       { entity_type: 'team', entity_id: 'team:wc:ARG', role: 'home', score: 3 },
@@ -177,6 +181,7 @@ export const WEBHOOK_EXAMPLES = {
     description: 'production scoreboard',
     sports: ['soccer'],
     tier: 'confirmed',
+    types: null,
     status: 'enabled',
     disabled_reason: null,
     disabled_at: null,

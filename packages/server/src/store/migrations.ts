@@ -4,6 +4,7 @@ import { consensusStateMigration } from './migrations-consensus.js';
 import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
 import { replaysMigration } from './migrations-replays.js';
+import { scheduleMigration } from './migrations-schedule.js';
 import { reportIndexesMigration } from './migrations-report-indexes.js';
 import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
@@ -207,6 +208,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0008_webhook_due_by_event': webhookDueByEventMigration(),
         '0009_report_indexes': reportIndexesMigration(),
         '0010_replays': replaysMigration(),
+        '0011_schedule_changes': scheduleMigration(engine),
       };
     },
   };

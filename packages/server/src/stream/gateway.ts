@@ -158,6 +158,7 @@ export class StreamGateway {
         leagues: new Set(),
         games: new Set(),
         tier: hs.tier,
+        types: hs.types,
         scopeSports: hs.principal.sports,
         scopeLeagues: hs.principal.leagues,
         viewerKeyId: hs.principal.keyId,

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SvcError } from '../domain/errors.js';
 import { invalid } from '../domain/errors.js';
+import { parseEventTypes } from '../domain/event-types.js';
 import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
 import { bearerToken, meter, refuseSeveralAuthorizations, type Authenticator } from '../http/auth.js';
@@ -15,6 +16,8 @@ export interface Handshake {
   principal: Principal;
   requested: Subscriptions;
   tier: Tier | null;
+  /** Event types wanted (`types`), null for all. */
+  types: string[] | null;
   /** Resume after this seq; null for live only. */
   since: number | null;
 }
@@ -26,7 +29,7 @@ export interface HandshakeDeps {
   maxSubscriptionsPerSocket: number;
 }
 
-const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'since', 'access_token']);
+const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'types', 'since', 'access_token']);
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
 /**
@@ -54,10 +57,11 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     if (tierRaw !== 'provisional' && tierRaw !== 'confirmed') throw invalid('invalid_parameter', "'tier' must be provisional or confirmed.", 'tier');
     tier = tierRaw;
   }
+  const types = parseEventTypes(url.searchParams.get('types'));
   const sinceRaw = url.searchParams.get('since');
   const since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
   if (sinceRaw !== null && since === null) throw invalid('invalid_parameter', "'since' must be an event id (evt_…).", 'since');
-  return { principal, requested, tier, since };
+  return { principal, requested, tier, types, since };
 }
 
 /** Answers a refused upgrade with the documented JSON error body (and the error's headers, e.g. Retry-After). */

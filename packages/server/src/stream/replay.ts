@@ -25,6 +25,7 @@ export async function readReplay(
     sports: f.scopeSports,
     leagues: f.scopeLeagues,
     tier: f.tier,
+    types: f.types,
     viewerKeyId: f.viewerKeyId,
     ...(!f.everything ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
   };
