@@ -3,7 +3,7 @@
  * webhook bodies) and the webhook test event.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { CompetitionStatusSchema, EVENT_SCHEMA } from './records.js';
+import { Competition, CompetitionStatusSchema, EVENT_SCHEMA } from './records.js';
 
 export const Confidence = Type.Object(
   {
@@ -143,3 +143,29 @@ export type WebhookPayload = Static<typeof WebhookPayload>;
 
 /** The `X-SVC-Topic` header of a webhook request: `event.<type>`. */
 export const webhookTopic = (type: WebhookPayload['type']): string => `event.${type}`;
+
+/**
+ * One entry of the change feed `GET /v1/changes` (docs/changes.md): a competition created or
+ * updated, or an event created, with the object as REST returns it now.
+ */
+export const Change = Type.Object(
+  {
+    id: Type.String({ description: 'chg_<sortable id>: the feed’s order, shared by every node.' }),
+    type: Type.Union([Type.Literal('competition.created'), Type.Literal('competition.updated'), Type.Literal('event.created')]),
+    object_id: Type.String({ description: 'The competition id or the event id.' }),
+    object: Type.Union([Competition, ScoreEvent, StatusEvent], { description: 'The record as `GET /v1/competitions/{id}` or an event list returns it now.' }),
+    at: Type.String({ description: 'When the change was made, ISO 8601 UTC.' }),
+  },
+  { additionalProperties: false, title: 'Change' },
+);
+export type Change = Static<typeof Change>;
+
+/** The answer of `GET /v1/changes`: `next_cursor` is always present, even on an empty page. */
+export const ChangePage = Type.Object(
+  {
+    data: Type.Array(Change),
+    next_cursor: Type.String({ description: 'Pass back as `since`; present even on an empty page.' }),
+  },
+  { additionalProperties: false },
+);
+export type ChangePage = Static<typeof ChangePage>;

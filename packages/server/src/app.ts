@@ -26,6 +26,7 @@ import { venueRoutes } from './routes/venues/index.js';
 import { reportRoutes } from './routes/reports/index.js';
 import { postPlayRoutes } from './routes/competitions/post-plays.js';
 import { postStatusRoutes } from './routes/competitions/post-status.js';
+import { changeRoutes } from './routes/changes/index.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import { replayRoutes } from './routes/replays/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
@@ -156,10 +157,11 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
   await app.register(postStatusRoutes, { prefix: '/v1', schedule: s.live.schedule });
+  await app.register(changeRoutes, { prefix: '/v1', changes: s.changes });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });
   await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
-  await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots });
+  await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots, changes: s.changes });
   // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
   app.get(STREAM_PATH, { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
     throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');

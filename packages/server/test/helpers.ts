@@ -51,7 +51,7 @@ export async function freshDb(
 export const TEST_SECRET_KEY = crypto.randomBytes(32).toString('hex');
 
 export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
-  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: TEST_SECRET_KEY }, overrides);
+  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_SIMULATOR_DISRUPTIONS: 'off', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: TEST_SECRET_KEY }, overrides);
 }
 
 export interface TestApp extends BuiltApp {
