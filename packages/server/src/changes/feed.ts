@@ -8,7 +8,7 @@ import type { ChangeLog, ChangeRow } from '../store/changes.js';
 import type { CompetitionRepo } from '../store/competitions.js';
 import type { Db } from '../store/db.js';
 import { eventsBySeq } from '../store/events.js';
-import { eventSeq } from '@svc/schema';
+import { eventId, eventSeq } from '@svc/schema';
 
 /** `chg_<seq>`, zero-padded like event ids so ids sort as the feed does. */
 export const changeId = (seq: number): string => `chg_${seq.toString().padStart(12, '0')}`;
@@ -144,9 +144,22 @@ export class ChangeFeed {
     }
   }
 
-  /** The feed's position now and the event log's head in the same snapshot: an export's X-Changes-Cursor. */
-  async position(): Promise<{ cursor: string; eventSeq: number }> {
+  /**
+   * An export's X-Changes-Cursor and the last event seq it may hold (docs/changes.md): the feed's
+   * head and the event log's, read in one snapshot. When the export leaves out competitions that
+   * already have events (games still being played), both move back to just before the first of
+   * those events, so the feed from the cursor brings every event the export does not hold, and
+   * none it does.
+   */
+  async position(firstLeftOut: (throughSeq: number) => Promise<number | undefined> = async () => undefined): Promise<{ cursor: string; eventSeq: number }> {
     const heads = await this.log.heads();
+    const first = await firstLeftOut(heads.event);
+    if (first !== undefined) {
+      const change = await this.log.ofEvent(eventId(first));
+      if (change !== undefined) return { cursor: changesCursor(change - 1), eventSeq: first - 1 };
+      // Its change was pruned: the feed cannot bring it back; the export holds what it can.
+      return { cursor: changesCursor(await this.log.prunedThrough()), eventSeq: first - 1 };
+    }
     return { cursor: changesCursor(heads.change), eventSeq: heads.event };
   }
 

@@ -89,6 +89,12 @@ export class ChangeLog {
     return { change: Number(row?.c ?? 0), event: Number(row?.e ?? 0) };
   }
 
+  /** The change row of an event (its `event.created`), undefined when it was pruned or never written. */
+  async ofEvent(eventId: string): Promise<number | undefined> {
+    const r = await this.db.kysely.selectFrom('changes').select('seq').where('object_id', '=', eventId).where('type', '=', 'event.created').executeTakeFirst();
+    return r ? Number(r.seq) : undefined;
+  }
+
   /** Every change up to this seq is deleted: a cursor before it is expired (0 when nothing was pruned). */
   async prunedThrough(): Promise<number> {
     const r = await this.db.kysely.selectFrom('changes_pruned').select('through_seq').where('id', '=', 1).executeTakeFirst();

@@ -78,6 +78,33 @@ export class ExportRepo {
     return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, throughSeq: s.throughSeq, types: s.types, excluded, limit });
   }
 
+  /**
+   * The first confirmed event, up to `throughSeq`, of the competitions an export leaves out (those
+   * not settled yet): undefined when they have none. The export stops before it and the change
+   * feed's cursor is set before it, so the events of games still being played reach a mirror
+   * through the feed, all of them and once (docs/changes.md).
+   */
+  async firstLeftOutEvent(excluded: ReadonlySet<string>, throughSeq: number): Promise<number | undefined> {
+    const games = [...excluded].map((id) => {
+      const parts = id.split('_');
+      return `${parts[0]}_${parts[parts.length - 1]}`;
+    });
+    let first: number | undefined;
+    for (let i = 0; i < games.length; i += 500) {
+      const c = games.slice(i, i + 500);
+      const row = await this.db.bulk.kysely
+        .selectFrom('events')
+        .select((eb) => eb.fn.min('seq').as('seq'))
+        .where('game_id', 'in', c)
+        .where('tier', '=', 'confirmed')
+        .where('seq', '<=', throughSeq)
+        .executeTakeFirst();
+      const seq = row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+      if (seq !== undefined && (first === undefined || seq < first)) first = seq;
+    }
+    return first;
+  }
+
   /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */
   async head(seasonIds: readonly string[]): Promise<number> {
     let head = 0;

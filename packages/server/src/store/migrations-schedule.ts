@@ -29,6 +29,8 @@ export function scheduleMigration(engine: Engine): Migration {
         .addColumn('owner_key_id', 'text')
         .addColumn('at', 'text', (c) => c.notNull())
         .execute();
+      // An export's cursor finds the change of an event (store/changes.ts ofEvent).
+      await db.schema.createIndex('changes_object').on('changes').columns(['object_id']).execute();
       // Retention deletes by time.
       await db.schema.createIndex('changes_at').on('changes').columns(['at']).execute();
       await db.schema

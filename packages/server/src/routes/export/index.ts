@@ -84,15 +84,15 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exp
   });
 
   async function sendExport(plan: ExportPlan, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    // The change feed's position first (docs/changes.md): every change after it is in the feed,
-    // and the events exported stop at the event log's head of that same snapshot, so an export
-    // followed by the feed from X-Changes-Cursor misses nothing and doubles nothing.
-    const position = await deps.changes.position();
-    plan.slice.throughSeq = position.eventSeq;
-    reply.header('x-changes-cursor', position.cursor);
     // Read once: it decides the cache and filters the events (plays and competitions apply
     // eligibility per competition as they go).
     const excluded = plan.entity === 'events' ? await repo.excluded(plan.slice) : new Set<string>();
+    // The change feed's position (docs/changes.md): every change after it is in the feed, and the
+    // events exported stop where the feed takes over, so an export followed by the feed from
+    // X-Changes-Cursor misses nothing and doubles nothing.
+    const position = await deps.changes.position(excluded.size > 0 ? (through) => repo.firstLeftOutEvent(excluded, through) : undefined);
+    plan.slice.throughSeq = position.eventSeq;
+    reply.header('x-changes-cursor', position.cursor);
     const key = await cacheKeyOf(plan, repo, excluded);
     const cached = key ? cache.find(key) : null;
     let body: Readable;
