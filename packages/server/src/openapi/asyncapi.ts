@@ -14,9 +14,10 @@ import {
   STREAM_MESSAGE_ERRORS,
   SubscribeMessage,
   SubscribedFrame,
-  WireEvent,
+  WireScoreEvent,
+  StatusEvent,
 } from '@svc/schema';
-import { WIRE_EVENT_EXAMPLE } from './examples.js';
+import { STATUS_EVENT_EXAMPLE, WIRE_EVENT_EXAMPLE } from './examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -54,7 +55,7 @@ export function asyncApiDocument(): Json {
       version: '1.0.0',
       description: [
         'Live scoring events over one WebSocket: `GET /v1/stream` with `Authorization: Bearer <API_KEY>` (browsers: `?access_token=`), product `live`.',
-        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `since=<event id>` to resume.',
+        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `types` (comma list of event types: `score`, `score_retracted`, `status`; default all), `since=<event id>` to resume.',
         'Authentication and scope failures are refused before the upgrade with the JSON error body of the REST API (401/403).',
         'The server first sends `subscribed` (with `recovered: true` when every event after `since` was replayed, in order, before live ones: window 24 h and 10,000 events),',
         'then events and control frames, told apart by `type`. After 5 s without a frame it sends `heartbeat`; treat two heartbeat periods of silence as a dead link and reconnect with `since=<last id>`.',
@@ -81,6 +82,7 @@ export function asyncApiDocument(): Json {
         servers: [{ $ref: '#/servers/local' }],
         messages: {
           event: { $ref: '#/components/messages/event' },
+          status: { $ref: '#/components/messages/status' },
           subscribed: { $ref: '#/components/messages/subscribed' },
           heartbeat: { $ref: '#/components/messages/heartbeat' },
           pong: { $ref: '#/components/messages/pong' },
@@ -99,6 +101,7 @@ export function asyncApiDocument(): Json {
                 league: { type: 'string', description: 'Comma list of leagues.' },
                 game: { type: 'string', description: 'Comma list of game ids (`<sport>_<n>`).' },
                 tier: { type: 'string', enum: ['provisional', 'confirmed'] },
+                types: { type: 'string', description: 'Comma list of event types (`score`, `score_retracted`, `status`); default all.' },
                 since: { type: 'string', description: 'Resume after this event id (`evt_…`).' },
                 access_token: { type: 'string', description: 'The API key, for clients that cannot set headers.' },
               },
@@ -111,8 +114,8 @@ export function asyncApiDocument(): Json {
       receiveEvents: {
         action: 'receive',
         channel: { $ref: '#/channels/stream' },
-        summary: 'Scoring events (provisional and confirmed, and `score_retracted`) matching the filter, each serialised once per broadcast.',
-        messages: [{ $ref: '#/channels/stream/messages/event' }],
+        summary: 'Events matching the filter (scoring events, provisional and confirmed, `score_retracted`, and `status` changes), each serialised once per broadcast.',
+        messages: [{ $ref: '#/channels/stream/messages/event' }, { $ref: '#/channels/stream/messages/status' }],
       },
       receiveControl: {
         action: 'receive',
@@ -142,7 +145,8 @@ export function asyncApiDocument(): Json {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key; browsers pass `?access_token=` instead.' } },
       schemas: { Confidence: schema(Confidence) },
       messages: {
-        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireEvent, [WIRE_EVENT_EXAMPLE]),
+        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireScoreEvent, [WIRE_EVENT_EXAMPLE]),
+        status: message('status', 'Status', 'A competition’s status changed (postponed, suspended, cancelled, …): `type` `status`, as webhook bodies carry it. Ignore event types you do not know.', StatusEvent, [STATUS_EVENT_EXAMPLE]),
         subscribed: message('subscribed', 'Subscribed', 'The connection’s whole filter, after setup and after each subscribe/unsubscribe.', SubscribedFrame, [
           { type: 'subscribed', recovered: true, sports: ['soccer'], leagues: [], games: [], tier: null },
         ]),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ChangePage, ChangesQuery } from '@svc/schema';
+import { ChangePage, ChangesQuery, ErrorBody } from '@svc/schema';
 import { errorResponses } from '../common.js';
 
 export const listChanges = {
@@ -11,5 +11,5 @@ export const listChanges = {
     'until a change arrives. Without `since` the feed starts at the oldest change kept (30 days by default); a cursor older than that is 410 `cursor_expired` ' +
     '(docs/changes.md). Products: `live` or `archive`.',
   querystring: ChangesQuery,
-  response: { 200: ChangePage, 304: Type.Null({ description: 'Not modified: the body’s ETag matches If-None-Match.' }), ...errorResponses },
+  response: { 200: ChangePage, 410: ErrorBody, 304: Type.Null({ description: 'Not modified: the body’s ETag matches If-None-Match.' }), ...errorResponses },
 };
