@@ -1,7 +1,7 @@
 import type { APIPromise } from './api-promise.js';
 import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
 import { PermissionDeniedError } from './errors.js';
-import { exportRecords, type ExportRecord } from './export.js';
+import { ExportIterable, exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
   Competition,
@@ -12,6 +12,7 @@ import type {
   ExportEntity,
   ExportQuery,
   Game,
+  GameEventsQuery,
   ListCompetitionsQuery,
   ListDeliveriesQuery,
   ListGamesQuery,
@@ -33,6 +34,7 @@ import type {
   RosterEntry,
   RosterQuery,
   Season,
+  StatusChangeInput,
   Team,
   UpdateWebhookInput,
   Venue,
@@ -43,6 +45,7 @@ import type {
   WebhookTestResult,
 } from './schema.js';
 import { EventStream, type StreamOptions, type StreamParams } from './stream.js';
+import { Changes } from './changes.js';
 
 const seg = (id: string): string => encodeURIComponent(id);
 
@@ -111,6 +114,13 @@ export class Competitions extends Resource {
   plays(id: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Play> {
     return this.paged(`/v1/competitions/${seg(id)}/plays`, params, options);
   }
+  /**
+   * Moves a competition through the schedule lifecycle (product `source`): postpone, suspend,
+   * cancel, resume, schedule again with a new `start_time`. The same status again changes nothing.
+   */
+  changeStatus(id: string, body: StatusChangeInput, options?: RequestOptions): APIPromise<Competition> {
+    return this.one({ method: 'POST', path: `/v1/competitions/${seg(id)}/status`, body, options });
+  }
 }
 
 export class Games extends Resource {
@@ -120,8 +130,8 @@ export class Games extends Resource {
   get(id: string, options?: RequestOptions): APIPromise<Game> {
     return this.one({ method: 'GET', path: `/v1/games/${seg(id)}`, options });
   }
-  /** Confirmed scoring events (svc.event.v1) of a game. */
-  events(gameId: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Event> {
+  /** Confirmed events (svc.event.v1) of a game: scoring events and `status` changes; `types` narrows. */
+  events(gameId: string, params: GameEventsQuery = {}, options?: RequestOptions): PagePromise<Event> {
     return this.paged(`/v1/games/${seg(gameId)}/events`, params, options);
   }
 }
@@ -238,6 +248,8 @@ export class Svc extends APIClient {
   readonly webhooks = new Webhooks(this);
   readonly notifications = new Notifications(this);
   readonly replays = new Replays(this);
+  /** The change feed (docs/changes.md): `list()` and `follow()`. */
+  readonly changes = new Changes(this);
 
   constructor(opts: ClientOptions = {}) {
     super(opts);
@@ -252,8 +264,8 @@ export class Svc extends APIClient {
    * A season's records as NDJSON, one typed record at a time (product `archive`); resumes with
    * `after=<last id>` by itself when the connection drops.
    */
-  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E }, options?: RequestOptions): AsyncIterable<ExportRecord[E]> {
-    return exportRecords(this, params, options);
+  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E }, options?: RequestOptions): ExportIterable<ExportRecord[E]> {
+    return new ExportIterable((onCursor) => exportRecords(this, params, options, onCursor));
   }
 
   /** Live events (product `live`): `for await (const ev of svc.stream({...}))`, then `close()`. */
