@@ -147,18 +147,18 @@ export class ChangeFeed {
   /**
    * An export's X-Changes-Cursor and the last event seq it may hold (docs/changes.md): the feed's
    * head and the event log's, read in one snapshot. When the export leaves out competitions that
-   * already have events (games still being played), both move back to just before the first of
-   * those events, so the feed from the cursor brings every event the export does not hold, and
-   * none it does.
+   * already have events (games still being played), the cursor moves back to just before the
+   * first of those events, so the feed from the cursor brings every event the export does not
+   * hold; events the export holds that come after that point are in the feed too, and a mirror
+   * keyed by id (as every mirror is) takes them once. The export itself stays whole.
    */
   async position(firstLeftOut: (throughSeq: number) => Promise<number | undefined> = async () => undefined): Promise<{ cursor: string; eventSeq: number }> {
     const heads = await this.log.heads();
     const first = await firstLeftOut(heads.event);
     if (first !== undefined) {
       const change = await this.log.ofEvent(eventId(first));
-      if (change !== undefined) return { cursor: changesCursor(change - 1), eventSeq: first - 1 };
-      // Its change was pruned: the feed cannot bring it back; the export holds what it can.
-      return { cursor: changesCursor(await this.log.prunedThrough()), eventSeq: first - 1 };
+      // Its change was pruned: the oldest change kept is the best the feed can do.
+      return { cursor: changesCursor(change !== undefined ? change - 1 : await this.log.prunedThrough()), eventSeq: heads.event };
     }
     return { cursor: changesCursor(heads.change), eventSeq: heads.event };
   }

@@ -7,6 +7,7 @@ import type { Db, Engine } from './db.js';
 import { chunks } from './batches.js';
 import { bool } from './columns.js';
 import { competitionStatus, eventRecord } from './event-rows.js';
+import { eventJson } from './event-json.js';
 import { insertChanges, insertChangesTx, type NewChange } from './changes.js';
 import type { EventLog, StoredEvent } from './events.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
@@ -352,6 +353,27 @@ export class CompetitionRepo {
       .limit(page.limit + 1)
       .execute();
     return pageOf(rows, page.limit, (r) => [r.seq], playRecord);
+  }
+
+  /**
+   * `confirmedEvents` as the answer's JSON, made of each event's stored JSON (store/event-json.ts):
+   * the same bytes as the export's lines, whatever the event's kind, and no serializer choosing
+   * between the kinds of the Event union per item.
+   */
+  async confirmedEventsJson(gameId: string, page: PageRequest, types: readonly string[] | null = null): Promise<string> {
+    const after = numberKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('events')
+      .select(['seq', 'json_tail'])
+      .where('game_id', '=', gameId)
+      .where('tier', '=', 'confirmed')
+      .$if(types !== null, (q) => q.where('type', 'in', types?.length ? [...types] : ['']))
+      .$if(after !== undefined, (q) => q.where('seq', '>', after ?? 0))
+      .orderBy('seq')
+      .limit(page.limit + 1)
+      .execute();
+    const { data, next_cursor } = pageOf(rows, page.limit, (r) => [Number(r.seq)], (r) => eventJson(Number(r.seq), r.json_tail));
+    return `{"data":[${data.join(',')}],"next_cursor":${JSON.stringify(next_cursor)}}`;
   }
 
   async confirmedEvents(gameId: string, page: PageRequest, types: readonly string[] | null = null): Promise<Page<Event>> {
