@@ -133,11 +133,11 @@ export class ChangeFeed {
     const scope = { sports: p.sports, leagues: p.leagues, viewerKeyId: p.keyId, types };
     const deadline = Date.now() + q.wait * 1000;
     for (;;) {
-      const rows = await this.log.after(since, q.limit, scope);
-      if (rows.length > 0) {
-        const last = rows[rows.length - 1].seq;
-        return { data: await this.objects(rows, p), next_cursor: changesCursor(last) };
-      }
+      const found = await this.shared(`${since}|${q.limit}|${types?.join(',') ?? '*'}|${p.sports?.join(',') ?? '*'}|${p.leagues?.join(',') ?? '*'}|${p.keyId}`, async () => {
+        const rows = await this.log.after(since, q.limit, scope);
+        return rows.length > 0 ? { data: await this.objects(rows, p), last: rows[rows.length - 1].seq } : null;
+      });
+      if (found) return { data: found.data, next_cursor: changesCursor(found.last) };
       const left = deadline - Date.now();
       if (left <= 0 || signal?.aborted) return { data: [], next_cursor: changesCursor(since) };
       await this.watcher.wait(since, left, signal);
@@ -162,6 +162,29 @@ export class ChangeFeed {
     }
     return { cursor: changesCursor(heads.change), eventSeq: heads.event };
   }
+
+  /**
+   * Followers of one key poll with the same cursor: when a change wakes a thousand of them, one
+   * read answers them all. A page found is kept a second (its changes never change; a competition
+   * object may be up to a second old, as a REST answer of another node may); an empty one is not.
+   */
+  private async shared(key: string, read: () => Promise<{ data: Change[]; last: number } | null>): Promise<{ data: Change[]; last: number } | null> {
+    const now = Date.now();
+    const hit = this.pages.get(key);
+    if (hit && hit.until > now) return hit.page;
+    const page = read();
+    if (this.pages.size >= 1000) this.pages.clear();
+    this.pages.set(key, { page, until: now + 1000 });
+    try {
+      const found = await page;
+      if (!found) this.pages.delete(key);
+      return found;
+    } catch (err) {
+      this.pages.delete(key);
+      throw err;
+    }
+  }
+  private readonly pages = new Map<string, { page: Promise<{ data: Change[]; last: number } | null>; until: number }>();
 
   /** Deletes changes past the retention (worker.ts, hourly). */
   prune(): Promise<number> {
