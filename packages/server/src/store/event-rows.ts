@@ -50,6 +50,9 @@ export const eventRecord = (r: EventRow): Event => (r.type === 'status' ? status
 /** The columns only a status event fills, read by name from a raw row. */
 export const STATUS_COLUMNS = ['status', 'previous_status', 'start_time', 'reason'] as const;
 
+/** A column added by a later migration (a status event's): absent from rows read before it ran (0007 reads events). */
+const laterText = (v: unknown): string | null => (v === undefined ? null : rowTextOrNull(v));
+
 /** An event row read by column name (INSERT_EVENT's RETURNING, or a raw select), checked. */
 export function eventRowOf(r: Record<string, unknown>): EventRow {
   return {
@@ -57,6 +60,6 @@ export function eventRowOf(r: Record<string, unknown>): EventRow {
     sport: rowText(r.sport), league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type),
     points: rowNumber(r.points), clock: rowTextOrNull(r.clock), ts: rowText(r.ts), agreement: rowNumber(r.agreement), reporters: rowNumber(r.reporters),
     latency_ms: rowNumber(r.latency_ms), provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
-    status: rowTextOrNull(r.status), previous_status: rowTextOrNull(r.previous_status), start_time: rowTextOrNull(r.start_time), reason: rowTextOrNull(r.reason),
+    status: laterText(r.status), previous_status: laterText(r.previous_status), start_time: laterText(r.start_time), reason: laterText(r.reason),
   };
 }
