@@ -30,7 +30,7 @@ const NETWORK = ['node:net', 'node:dns', 'node:http', 'node:https', 'node:tls', 
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'clients/**', '**/dist/**', 'bench/.out/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'clients/*/**/*', '!clients/*/*.test.ts', '**/dist/**', 'bench/.out/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

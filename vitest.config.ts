@@ -3,7 +3,7 @@ import { SlowestFirstSequencer } from './scripts/vitest-sequencer.js';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'clients/*/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

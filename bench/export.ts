@@ -7,6 +7,9 @@
 //      node --import tsx bench/export.ts --pg       (PostgreSQL database svc_bench_export, or BENCH_PG_DB)
 // The first run generates the data (bench/gen-large.ts, seed 42), which takes minutes; later runs
 // reuse it (generation is a no-op when done). BENCH_PG_FRESH=1 drops the database first.
+// With --formats: the same seasons as format=ndjson, csv and parquet (docs/decisions.md "Export
+// formats"), rows/s of each against NDJSON's on the same path (goal ≥ 0.5) and the server's peak
+// RSS at 100,000 and 1,000,000 events (flat memory: the 1M export peaks where the 100k one does).
 // With --pg a second baseline, the database floor: PostgreSQL alone streaming the rows the export
 // reads (seq and stored JSON of the season's confirmed events, in seq order) in one binary COPY to
 // psql, which discards them: no svc, no JavaScript, no HTTP. What no client of this database
@@ -20,6 +23,7 @@ import { genLarge } from './gen-large.js';
 import { BENCH_KEY, ROOT, fmt, pgDatabaseUrl, startProcess, startSvc, stop } from './lib.js';
 
 const PG = process.argv.includes('--pg');
+const FORMATS = process.argv.includes('--formats');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PORT = 18090;
 const CEILING_PORT = 18091;
@@ -134,8 +138,8 @@ const median = <R extends Run>(runs: R[]): R => [...runs].sort((a, b) => a.secon
  * cache and the measured runs read from it. Otherwise `from=2000-01-01` (every event of the
  * season, the same bytes) keeps every run on the database path, as a first or filtered export is.
  */
-async function measureExport(svc: ChildProcess, league: string, gzip: boolean, runs: number, cached: boolean, saveTo?: string) {
-  const url = `http://127.0.0.1:${PORT}/v1/export?league=${league}&season=2025${cached ? '' : '&from=2000-01-01'}`;
+async function measureExport(svc: ChildProcess, league: string, gzip: boolean, runs: number, cached: boolean, saveTo?: string, format = 'ndjson') {
+  const url = `http://127.0.0.1:${PORT}/v1/export?league=${league}&season=2025${cached ? '' : '&from=2000-01-01'}${format === 'ndjson' ? '' : `&format=${format}`}`;
   const headers: Record<string, string> = { authorization: `Bearer ${BENCH_KEY}` };
   if (gzip) headers['accept-encoding'] = 'gzip';
   const pid = svc.pid ?? 0;
@@ -150,7 +154,51 @@ async function measureExport(svc: ChildProcess, league: string, gzip: boolean, r
   return { ...b, peakMiB: Math.max(...results.map((r) => r.peakMiB)) };
 }
 
+/** --formats: NDJSON, CSV and Parquet of each season on each path; rows/s is events ÷ seconds (Parquet has no lines). */
+async function formatsMain() {
+  fs.mkdirSync(OUT, { recursive: true });
+  const databaseUrl = await prepare();
+  fs.rmSync(path.join(DATA_DIR, 'export-cache'), { recursive: true, force: true });
+  const svc = await startSvc(PORT, { SVC_DATA_DIR: DATA_DIR, ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}) });
+  const rows: string[] = [];
+  const verdicts: string[] = [];
+  let idleMiB = 0;
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    idleMiB = rssKiB(svc.pid ?? 0) / 1024;
+    for (const cached of [false, true]) {
+      for (const s of SIZES) {
+        let ndjsonRate = 0;
+        for (const format of ['ndjson', 'csv', 'parquet']) {
+          const m = await measureExport(svc, s.league, false, RUNS, cached, undefined, format);
+          if (format === 'ndjson' && m.lines !== s.events) throw new Error(`${s.league}: ${m.lines} lines, expected ${s.events}`);
+          if (format === 'csv' && m.lines !== s.events + 1) throw new Error(`${s.league} csv: ${m.lines} lines, expected ${s.events + 1}`);
+          const rate = s.events / m.seconds;
+          if (format === 'ndjson') ndjsonRate = rate;
+          const ratio = rate / ndjsonRate;
+          rows.push(
+            `| ${fmt(s.events)} events, ${cached ? 'cached season file' : 'database'} | ${format} | ${fmt(rate)} | ${format === 'ndjson' ? '1' : fmt(ratio, 2)} | ${fmt(m.bytes / 1048576, 1)} MiB | ${fmt(m.seconds, 2)} s | ${fmt(m.peakMiB)} MiB | +${fmt(m.peakMiB - idleMiB)} MiB |`,
+          );
+          if (format !== 'ndjson' && s.events === 1_000_000) verdicts.push(`${format}, ${cached ? 'cached' : 'database'}: ${fmt(ratio, 2)} ${ratio >= 0.5 ? 'met' : 'NOT met'}`);
+        }
+      }
+    }
+  } finally {
+    await stop(svc);
+  }
+  const out = [
+    `bench/export --formats — ${PG ? 'PostgreSQL' : 'SQLite'}, median of ${RUNS} runs after a warm-up, identity encoding; server idle RSS ${fmt(idleMiB)} MiB`,
+    '| export | format | rows/s | ÷ NDJSON | size | time | server peak RSS | growth over idle |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `goal, 1,000,000 events, rows/s ≥ 0.5 of NDJSON's on the same path — ${verdicts.join('; ')}`,
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+}
+
 async function main() {
+  if (FORMATS) return formatsMain();
   fs.mkdirSync(OUT, { recursive: true });
   const databaseUrl = await prepare();
   // Every run starts cold: the first plain export of a season reads the database and writes the cache.

@@ -7,8 +7,8 @@ import WebSocket from 'ws';
 import { io, type Socket } from 'socket.io-client';
 import { num, onParent, str, toParent, now } from './stream-common.js';
 
-type Protocol = 'svc' | 'bare' | 'eio' | 'sio';
-const PROTOCOLS: readonly Protocol[] = ['svc', 'bare', 'eio', 'sio'];
+type Protocol = 'svc' | 'bare' | 'eio' | 'sio' | 'sse';
+const PROTOCOLS: readonly Protocol[] = ['svc', 'bare', 'eio', 'sio', 'sse'];
 const LEAN = process.env.BENCH_CLIENT === 'lean';
 
 interface Conn {
@@ -186,6 +186,66 @@ function openLean(i: number, protocol: Protocol, url: string, key: string): Prom
   });
 }
 
+const LF2 = Buffer.from('\n\n');
+const ID = Buffer.from('id: ');
+const SUBSCRIBED = Buffer.from('event: subscribed');
+
+/**
+ * svc's stream as server-sent events (`Accept: text/event-stream`) on a bare TCP socket: it sends
+ * the request, then only splits messages at blank lines (an event message starts with `id: `,
+ * timestamped once per read like the lean WebSocket client) and notes the end of the response.
+ * The same work per frame as the lean WebSocket client, so the two transports compare.
+ */
+function openSse(i: number, url: string, key: string): Promise<Conn> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port), noDelay: true });
+    let ready = false;
+    let head = true;
+    let buf: Buffer = Buffer.alloc(0);
+    const conn: Conn = { close: () => socket.destroy() };
+    socket.once('connect', () => {
+      socket.write(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      if (head) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const status = buf.subarray(0, buf.indexOf('\r\n')).toString();
+        if (!status.startsWith('HTTP/1.1 200')) {
+          reject(new Error(`${status} on the event stream`));
+          socket.destroy();
+          return;
+        }
+        head = false;
+        buf = buf.subarray(end + 4);
+      }
+      let at = 0;
+      const t = now();
+      for (;;) {
+        const end = buf.indexOf(LF2, at);
+        if (end < 0) break;
+        const starts = (prefix: Buffer) => end - at >= prefix.length && buf.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+        if (starts(ID)) onEvent(i, t);
+        else if (!ready && starts(SUBSCRIBED)) {
+          ready = true;
+          resolve(conn);
+        }
+        at = end + 2;
+      }
+      buf = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    });
+    socket.once('error', (e) => {
+      if (!ready) reject(e);
+    });
+    socket.once('close', () => {
+      if (!ready) reject(new Error('closed before ready'));
+      else if (!closing) noteClose(1006);
+    });
+  });
+}
+
 function openSio(i: number, url: string): Promise<Conn> {
   return new Promise((resolve, reject) => {
     const socket: Socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
@@ -207,7 +267,7 @@ async function connect(protocol: Protocol, url: string, key: string, count: numb
     while (next < count) {
       const i = next++;
       try {
-        opened[i] = protocol === 'sio' ? await openSio(i, url) : LEAN && (protocol === 'svc' || protocol === 'bare') ? await openLean(i, protocol, url, key) : await openWs(i, protocol, url, key);
+        opened[i] = protocol === 'sse' ? await openSse(i, url, key) : protocol === 'sio' ? await openSio(i, url) : LEAN && (protocol === 'svc' || protocol === 'bare') ? await openLean(i, protocol, url, key) : await openWs(i, protocol, url, key);
       } catch (e) {
         failed += 1;
         if (!firstError) firstError = e instanceof Error ? e.message : String(e);

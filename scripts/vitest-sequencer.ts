@@ -8,6 +8,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * vitest's own order (its recorded durations once it has them).
  */
 const SLOWEST = [
+  // pytest against a real svc, about 100 s on its own.
+  'python/checks.test.ts',
+  'server/test/pg-failover.test.ts',
+  'server/test/pg-stall.test.ts',
+  'server/test/pg-silent.test.ts',
   'server/test/export.test.ts',
   'server/test/replays.test.ts',
   'server/test/replays-process.test.ts',

@@ -34,6 +34,7 @@ const ALIASES: [name: string, values: readonly string[], doc: string][] = [
   ['DeliveryStatus', S.DELIVERY_STATUSES, 'Where a webhook delivery stands.'],
   ['EndpointStatus', S.ENDPOINT_STATUSES, 'Whether a webhook endpoint receives deliveries.'],
   ['ExportEntity', S.EXPORT_ENTITIES, 'What an export streams.'],
+  ['ExportFormat', S.EXPORT_FORMATS, 'How an export is written: JSON lines, CSV or Parquet.'],
   ['ReplayStatus', S.REPLAY_STATUSES, 'Where a sandbox replay stands.'],
 ];
 
@@ -60,6 +61,15 @@ const RECORDS: Record_[] = [
   { name: 'Period', schema: S.Period, doc: 'A period of play: ``unit`` (half, quarter, round, ...), its number and label.' },
   { name: 'Play', schema: S.Play, doc: 'An official play (``schema`` ``svc.play.v1``).' },
   { name: 'PlayInput', schema: S.PlayInput, doc: 'An official play to append with ``svc.plays.create``; ``event_type`` ``final`` ends the game.' },
+  { name: 'StandingsRow', schema: S.StandingsRow, doc: 'One competitor in a standings table; soccer adds ``drawn`` and ``points``, basketball ``pct`` and ``games_behind``.' },
+  { name: 'StandingsTable', schema: S.StandingsTable, doc: 'One table: a tournament group (``Group A``) or the whole season (``group`` ``None``).' },
+  { name: 'Standings', schema: S.Standings, doc: 'The answer of ``GET /v1/standings``: the tables and the time of the newest play or event they count.' },
+  { name: 'BoxScorePeriod', schema: S.BoxScorePeriod, doc: "A competitor's points in one period of play." },
+  { name: 'BoxScoreCompetitor', schema: S.BoxScoreCompetitor, doc: 'One side of a box score: its line score and, after a shoot-out, its kicks scored.' },
+  { name: 'BoxScorePlayer', schema: S.BoxScorePlayer, doc: "A player's line: points for their side (own goals and shoot-out kicks left out) and plays by type." },
+  { name: 'BoxScore', schema: S.BoxScore, doc: 'A box score built from the official plays, live while the game is.' },
+  { name: 'Leader', schema: S.Leader, doc: 'A place among a season\'s leaders; ties share a rank.' },
+  { name: 'PlayerSeasonStats', schema: S.PlayerSeasonStats, doc: "A player's totals in one season." },
   { name: 'Confidence', schema: S.Confidence, doc: 'How sure svc is: share of agreeing reporters, their number, and time to confirmation.' },
   {
     name: 'Event',
@@ -95,6 +105,11 @@ const RECORDS: Record_[] = [
   { name: 'DeletedWebhook', schema: S.DeletedWebhook, doc: 'The answer of a delete.' },
   { name: 'WebhookTestResult', schema: S.WebhookTestResult, doc: 'The outcome of the one signed test send of ``POST /v1/webhooks/{id}/test``.' },
   { name: 'Notification', schema: S.Notification, doc: 'A notice for the key, e.g. ``webhook_endpoint.disabled``.' },
+  {
+    name: 'StreamToken',
+    schema: S.StreamToken,
+    doc: 'A stream token: what a back end hands a browser page so it opens ``GET /v1/stream`` with\n``?token=`` instead of an API key (docs/stream.md "Stream tokens"). Shown only once.',
+  },
   {
     name: 'Replay',
     schema: S.Replay,

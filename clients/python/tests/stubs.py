@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 import websockets
+import websockets.exceptions
 
 
 @dataclass
@@ -123,7 +124,7 @@ class WsStub:
         self.headers.append({k.lower(): v for k, v in headers.raw_items()})
         try:
             await self.handler(ws, full, n)
-        except websockets.ConnectionClosed:
+        except websockets.exceptions.ConnectionClosed:
             pass
 
     async def _main(self) -> None:

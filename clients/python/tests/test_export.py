@@ -116,3 +116,111 @@ def test_async_export_resumes_too(server: SvcProcess, keys: Keys) -> None:
         assert len(proxy.queries) == 2 and proxy.queries[1]["from"] == "2018-06-20"
 
 
+
+
+def _csv_value(record: Dict[str, Any], column: str) -> Any:
+    value: Any = record
+    for part in column.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def test_export_csv_is_the_records_as_rows(server: SvcProcess, keys: Keys) -> None:
+    """format="csv": the bytes, read back with Python's own csv module, hold the records' values."""
+    import csv
+    import io
+    import json
+
+    with Svc(api_key=keys.admin, base_url=server.base_url) as svc:
+        by_entity: Dict[str, List[Dict[str, Any]]] = {
+            "events": [dict(r) for r in svc.export(league="wc", season="2014", entity="events")],
+            "plays": [dict(r) for r in svc.export(league="wc", season="2014", entity="plays")],
+            "competitions": [dict(r) for r in svc.export(league="wc", season="2014", entity="competitions")],
+        }
+        files = {
+            "events": b"".join(svc.export(league="wc", season="2014", entity="events", format="csv")),
+            "plays": b"".join(svc.export(league="wc", season="2014", entity="plays", format="csv")),
+            "competitions": b"".join(svc.export(league="wc", season="2014", entity="competitions", format="csv")),
+        }
+        for entity, records in by_entity.items():
+            data = files[entity]
+            rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+            header, body = rows[0], rows[1:]
+            assert len(body) == len(records) > 0
+            if entity == "events":
+                assert "confidence.agreement" in header
+            for record, row in zip(records, body):
+                for column, cell in zip(header, row):
+                    want = _csv_value(record, column)
+                    if want is None:
+                        assert cell == "", (column, cell)
+                    elif isinstance(want, (dict, list)):
+                        assert json.loads(cell) == want
+                    elif isinstance(want, bool):
+                        assert cell == ("true" if want else "false")
+                    elif isinstance(want, (int, float)):
+                        assert float(cell) == want
+                    else:
+                        assert cell == want
+
+
+def test_export_parquet_bytes_are_the_servers_file(server: SvcProcess, keys: Keys) -> None:
+    """format="parquet": the client hands over the server's file as is (DuckDB reads it in the server's tests)."""
+
+    async def main() -> bytes:
+        async with AsyncSvc(api_key=keys.admin, base_url=server.base_url) as svc:
+            return b"".join([chunk async for chunk in svc.export(league="wc", season="2014", entity="plays", format="parquet")])
+
+    via_client = asyncio.run(main())
+    direct = httpx.get(
+        f"{server.base_url}/v1/export",
+        params={"league": "wc", "season": "2014", "entity": "plays", "format": "parquet"},
+        headers={"Authorization": f"Bearer {keys.admin}"},
+    )
+    assert direct.headers["content-type"] == "application/vnd.apache.parquet"
+    assert via_client[:4] == b"PAR1" and via_client[-4:] == b"PAR1"
+    assert via_client == direct.content
+
+
+def test_games_with_tz(server: SvcProcess, keys: Keys) -> None:
+    """tz= makes date the zone's day; an unknown zone is a 400 naming tz."""
+    from svc_client import BadRequestError
+
+    with Svc(api_key=keys.admin, base_url=server.base_url) as svc:
+        page = svc.games.list(date="2022-12-18", tz="Asia/Tokyo")
+        utc = svc.games.list(date="2022-12-18")
+        # The final (15:00 UTC) is on the 19th in Tokyo: the 18th there holds games before 15:00 UTC only.
+        assert "soccer" not in {g["sport"] for g in page.data} or all(str(g["start_time"]) < "2022-12-18T15:00:00.000Z" for g in page.data)
+        assert any(g["sport"] == "soccer" for g in utc.data)
+        try:
+            svc.competitions.list(date="today", tz="Mars/Olympus")
+            raise AssertionError("an unknown zone was accepted")
+        except BadRequestError as err:
+            assert err.param == "tz" and err.code == "invalid_parameter"
+
+
+def test_pandas_reads_the_csv_export_with_the_records_values(server: SvcProcess, keys: Keys) -> None:
+    """pandas (Debian's python3-pandas) reads format="csv" into the records' values, nulls as NaN."""
+    import io
+    import math
+
+    try:
+        import pandas as pd  # type: ignore[import]  # Debian ships no stubs for it
+    except ImportError:
+        from conftest import unavailable
+
+        unavailable("pandas is missing: apt-get install -y python3-pandas")
+        return
+    with Svc(api_key=keys.admin, base_url=server.base_url) as svc:
+        records = [dict(e) for e in svc.export(league="wc", season="2018")]
+        frame = pd.read_csv(io.BytesIO(b"".join(svc.export(league="wc", season="2018", format="csv"))), keep_default_na=False, na_values=[""])
+    assert len(frame) == len(records) > 0
+    assert str(frame["points"].dtype) == "int64" and str(frame["confidence.reporters"].dtype) == "int64"
+    for i, record in enumerate(records):
+        row = frame.iloc[i]
+        assert row["id"] == record["id"] and row["team"] == record["team"] and int(row["points"]) == record["points"]
+        confidence = record["confidence"]
+        assert isinstance(confidence, dict) and float(row["confidence.agreement"]) == confidence["agreement"]
+        assert pd.Timestamp(row["ts"]) == pd.Timestamp(record["ts"])
+        clock = record.get("clock")
+        assert (isinstance(row["clock"], float) and math.isnan(row["clock"])) if clock is None else row["clock"] == clock

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+from typing import Dict, List
 
 import pytest
 
@@ -76,7 +77,8 @@ def test_svc_log_debug_writes_request_lines_to_stderr_without_the_key_or_secrets
 
 
 def test_without_svc_log_a_library_prints_nothing(server: SvcProcess, keys: Keys) -> None:
-    for env in ({}, {"SVC_LOG": "off"}):
+    envs: List[Dict[str, str]] = [{}, {"SVC_LOG": "off"}]
+    for env in envs:
         done = run(server, keys.admin, **env)
         assert done.returncode == 0 and done.stderr == "", done.stderr
 

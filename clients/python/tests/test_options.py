@@ -25,12 +25,16 @@ CALLS: List[Tuple[str, Tuple[Any, ...], Dict[str, Any], str, str]] = [
     ("teams.roster", ("team:wc:ARG",), {"season": "2022"}, "GET", "/v1/teams/team:wc:ARG/roster?season=2022"),
     ("players.list", (), {}, "GET", "/v1/players"),
     ("players.get", ("player:wc:lionel-messi",), {}, "GET", "/v1/players/player:wc:lionel-messi"),
+    ("players.stats", ("player:wc:lionel-messi",), {}, "GET", "/v1/players/player:wc:lionel-messi/stats"),
     ("venues.list", (), {}, "GET", "/v1/venues"),
     ("venues.get", ("lusail-stadium",), {}, "GET", "/v1/venues/lusail-stadium"),
     ("seasons.list", (), {}, "GET", "/v1/seasons"),
     ("competitions.list", (), {}, "GET", "/v1/competitions"),
     ("competitions.get", ("soccer_wc_21728",), {}, "GET", "/v1/competitions/soccer_wc_21728"),
     ("competitions.plays", ("soccer_wc_21728",), {}, "GET", "/v1/competitions/soccer_wc_21728/plays"),
+    ("competitions.boxscore", ("soccer_wc_21728",), {}, "GET", "/v1/competitions/soccer_wc_21728/boxscore"),
+    ("standings.list", (), {"league": "wc"}, "GET", "/v1/standings?league=wc"),
+    ("leaders.list", (), {"league": "wc"}, "GET", "/v1/leaders?league=wc"),
     ("games.list", (), {}, "GET", "/v1/games"),
     ("games.get", ("soccer_21728",), {}, "GET", "/v1/games/soccer_21728"),
     ("games.events", ("soccer_21728",), {}, "GET", "/v1/games/soccer_21728/events"),
@@ -62,7 +66,7 @@ def method_of(client: object, dotted: str) -> Any:
 def rest_methods(client: object) -> List[str]:
     """Every public method of the client and of its resources, except export and stream."""
     names = [n for n in dir(client) if not n.startswith("_") and inspect.ismethod(getattr(client, n)) and n not in ("close", "export", "stream")]
-    for resource in ("teams", "players", "venues", "seasons", "competitions", "games", "reports", "plays", "webhooks", "notifications"):
+    for resource in ("teams", "players", "venues", "seasons", "competitions", "standings", "leaders", "games", "reports", "plays", "webhooks", "notifications"):
         obj = getattr(client, resource)
         names += [f"{resource}.{n}" for n in dir(obj) if not n.startswith("_") and inspect.ismethod(getattr(obj, n))]
     return sorted(names)

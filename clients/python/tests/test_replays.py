@@ -22,11 +22,12 @@ def test_a_replay_is_created_read_listed_and_cancelled_and_another_key_sees_none
         replay = svc.replays.create(game_id=FINAL, speed=1)
         assert replay["id"].startswith("rpl_") and replay["source_game_id"] == FINAL
         assert replay["speed"] == 1 and replay["status"] == "scheduled" and replay["reason"] is None
-        assert replay["game_id"].startswith("soccer_") and replay["game_id"] != FINAL
+        game_id = replay["game_id"]
+        assert game_id is not None and game_id.startswith("soccer_") and game_id != FINAL
         assert svc.replays.get(replay["id"])["game_id"] == replay["game_id"]
         assert replay["id"] in [r["id"] for r in svc.replays.list(limit=1)]
         raw = svc.with_raw_response.replays.get(replay["id"])
-        assert raw.status_code == 200 and raw.request_id.startswith("req_") and raw.parse()["id"] == replay["id"]
+        assert raw.status_code == 200 and raw.request_id is not None and raw.request_id.startswith("req_") and raw.parse()["id"] == replay["id"]
         # The replay's game exists for its key alone.
         assert svc.games.get(replay["game_id"])["id"] == replay["game_id"]
         with pytest.raises(NotFoundError):

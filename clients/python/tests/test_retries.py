@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import asyncio
+from typing import List
 
 import pytest
 
 from conftest import free_port
-from stubs import HttpStub, error_body
+from stubs import HttpStub, Step, error_body
 from svc_client import (
     APIConnectionError,
     APITimeoutError,
@@ -16,15 +17,16 @@ from svc_client import (
     RateLimitError,
     Svc,
 )
+from svc_client.types import ReportInput
 
 ME = {"data": {"id": "key_1", "name": "stub", "environment": "sandbox", "plan": "pro", "products": ["live"], "sports": None, "leagues": None, "rate_limit": {"limit": 1000, "window_s": 60}, "stream_connections": {"limit": 25}}}
 REPORTED = {"data": [{"id": "rpt_1", "event_id": "evt_000000000001", "tier": "provisional"}]}
 KEY = "svc_test_" + "s" * 32
-REPORT = {"game_id": "soccer_1", "team": "ARG", "points": 1}
+REPORT: ReportInput = {"game_id": "soccer_1", "team": "ARG", "points": 1}
 
 
 def test_5xx_is_retried_with_one_idempotency_key_for_every_attempt() -> None:
-    steps = [(503, {}, error_body("unavailable", "unavailable")), (500, {}, error_body("api_error", "internal")), (202, {}, REPORTED)]
+    steps: List[Step] = [(503, {}, error_body("unavailable", "unavailable")), (500, {}, error_body("api_error", "internal")), (202, {}, REPORTED)]
     with HttpStub(steps) as stub, Svc(api_key=KEY, base_url=stub.base_url, max_retries=2) as svc:
         assert svc.reports.create(REPORT) == REPORTED["data"]
         assert len(stub.seen) == 3
@@ -54,7 +56,7 @@ def test_a_dropped_connection_is_retried_with_the_same_key() -> None:
 
 
 def test_retry_after_is_honoured() -> None:
-    steps = [(429, {"Retry-After": "1"}, error_body("rate_limit_error", "rate_limited")), (200, {}, ME)]
+    steps: List[Step] = [(429, {"Retry-After": "1"}, error_body("rate_limit_error", "rate_limited")), (200, {}, ME)]
     with HttpStub(steps) as stub, Svc(api_key=KEY, base_url=stub.base_url) as svc:
         assert svc.me()["plan"] == "pro"
         assert len(stub.seen) == 2
@@ -62,7 +64,7 @@ def test_retry_after_is_honoured() -> None:
 
 
 def test_429_after_the_last_retry_is_a_rate_limit_error_with_retry_after() -> None:
-    steps = [(429, {"Retry-After": "7"}, error_body("rate_limit_error", "rate_limited"))]
+    steps: List[Step] = [(429, {"Retry-After": "7"}, error_body("rate_limit_error", "rate_limited"))]
     with HttpStub(steps) as stub, Svc(api_key=KEY, base_url=stub.base_url, max_retries=0) as svc:
         with pytest.raises(RateLimitError) as info:
             svc.me()
@@ -71,7 +73,7 @@ def test_429_after_the_last_retry_is_a_rate_limit_error_with_retry_after() -> No
 
 
 def test_408_and_5xx_are_retried_until_max_retries_then_raised() -> None:
-    steps = [(408, {}, error_body("invalid_request", "timeout")), (502, {}, b"bad gateway")]
+    steps: List[Step] = [(408, {}, error_body("invalid_request", "timeout")), (502, {}, b"bad gateway")]
     with HttpStub(steps) as stub, Svc(api_key=KEY, base_url=stub.base_url, max_retries=2) as svc:
         with pytest.raises(InternalServerError) as info:
             svc.me()
@@ -100,7 +102,7 @@ def test_no_server_is_a_connection_error() -> None:
 
 
 def test_async_retries_keep_the_idempotency_key_and_honour_retry_after() -> None:
-    steps = ["drop", (429, {"Retry-After": "1"}, error_body("rate_limit_error", "rate_limited")), (202, {}, REPORTED)]
+    steps: List[Step] = ["drop", (429, {"Retry-After": "1"}, error_body("rate_limit_error", "rate_limited")), (202, {}, REPORTED)]
 
     async def main(base_url: str) -> None:
         async with AsyncSvc(api_key=KEY, base_url=base_url) as svc:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from conftest import GamePool, Keys, SvcProcess, team_code
-from stubs import HttpStub, Seen, error_body
+from stubs import HttpStub, Seen, Step, error_body
 from svc_client import ConflictError, NotFoundError, Svc, WebhookVerificationError, verify_webhook
 
 
@@ -195,7 +195,7 @@ def test_the_same_idempotency_key_with_another_body_is_a_conflict(server: SvcPro
 
 
 def test_idempotency_key_in_use_is_retried() -> None:
-    steps = [(409, {}, error_body("conflict", "idempotency_key_in_use")), (202, {}, {"data": [{"id": "rpt_1", "event_id": None, "tier": "provisional"}]})]
+    steps: List[Step] = [(409, {}, error_body("conflict", "idempotency_key_in_use")), (202, {}, {"data": [{"id": "rpt_1", "event_id": None, "tier": "provisional"}]})]
     with HttpStub(steps) as stub, Svc(api_key="svc_test_" + "i" * 32, base_url=stub.base_url) as svc:
         assert svc.reports.create({"game_id": "g", "team": "t", "points": 1})[0]["id"] == "rpt_1"
         assert len(stub.seen) == 2

@@ -1,11 +1,20 @@
 import type { APIPromise } from './api-promise.js';
 import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
 import { PermissionDeniedError } from './errors.js';
-import { ExportIterable, exportRecords, type ExportRecord } from './export.js';
+import { ExportIterable, exportBytes, exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
+  BoxScore,
+  Leader,
+  LeadersQuery,
+  PlayerSeasonStats,
+  PlayerStatsQuery,
+  Standings,
+  StandingsQuery,
   Competition,
   CreateReplayInput,
+  CreateStreamTokenBody,
+  StreamToken,
   CreateWebhookInput,
   DeletedWebhook,
   Event,
@@ -44,7 +53,7 @@ import type {
   WebhookEndpointWithSecret,
   WebhookTestResult,
 } from './schema.js';
-import { EventStream, type StreamOptions, type StreamParams } from './stream.js';
+import { EventStream, type StreamOptions, type StreamParams, type StreamTokenSource } from './stream.js';
 import { Changes } from './changes.js';
 
 const seg = (id: string): string => encodeURIComponent(id);
@@ -86,6 +95,10 @@ export class Players extends Resource {
   get(id: string, options?: RequestOptions): APIPromise<Player> {
     return this.one({ method: 'GET', path: `/v1/players/${seg(id)}`, options });
   }
+  /** The player's totals, one per season the player has plays in (docs/standings.md). */
+  stats(id: string, params: PlayerStatsQuery = {}, options?: RequestOptions): PagePromise<PlayerSeasonStats> {
+    return this.paged(`/v1/players/${seg(id)}/stats`, params, options);
+  }
 }
 
 export class Venues extends Resource {
@@ -120,6 +133,24 @@ export class Competitions extends Resource {
    */
   changeStatus(id: string, body: StatusChangeInput, options?: RequestOptions): APIPromise<Competition> {
     return this.one({ method: 'POST', path: `/v1/competitions/${seg(id)}/status`, body, options });
+  }
+  /** The box score: line score by period, shoot-out, players by type, winner (docs/standings.md). */
+  boxscore(id: string, options?: RequestOptions): APIPromise<BoxScore> {
+    return this.one({ method: 'GET', path: `/v1/competitions/${seg(id)}/boxscore`, options });
+  }
+}
+
+export class StandingsResource extends Resource {
+  /** A season's tables (`{data: [{group, rows}], as_of}`): one per group, live games at their current score. */
+  list(params: StandingsQuery, options?: RequestOptions): APIPromise<Standings> {
+    return this.client.json<Standings>({ method: 'GET', path: '/v1/standings', query: params, options });
+  }
+}
+
+export class Leaders extends Resource {
+  /** A season's players ranked by `stat` (soccer `goals`, basketball `points` by default). */
+  list(params: LeadersQuery, options?: RequestOptions): PagePromise<Leader> {
+    return this.paged('/v1/leaders', params, options);
   }
 }
 
@@ -225,6 +256,32 @@ export class Replays extends Resource {
   }
 }
 
+/** Stream tokens: what a back end mints so a public page can open the stream without a key (docs/stream.md). */
+export class StreamTokens extends Resource {
+  /**
+   * A token for `GET /v1/stream` only (`ttl_s` 60–86,400, default 3,600), narrowed to `sports`,
+   * `leagues` and `games` when given, never wider than the key. Hand `token` to the page.
+   */
+  create(body: CreateStreamTokenBody = {}, options?: RequestOptions): APIPromise<StreamToken> {
+    return this.one({ method: 'POST', path: '/v1/stream/tokens', body, options });
+  }
+}
+
+/** `svc.stream(params)` opens the live stream; `svc.stream.tokens` mints tokens for pages. */
+export interface StreamAccess {
+  (params?: StreamParams, options?: StreamOptions): EventStream;
+  readonly tokens: StreamTokens;
+}
+
+/**
+ * The live stream for a page that holds no API key, only a stream token (or a function that fetches
+ * one from its back end): `connectStream({ baseUrl, token }, { game: 'soccer_1' })`, over a
+ * WebSocket or, with `transport: 'sse'`, server-sent events.
+ */
+export function connectStream(options: StreamOptions & { baseUrl: string; token: StreamTokenSource }, params: StreamParams = {}): EventStream {
+  return new EventStream({ baseUrl: options.baseUrl.replace(/\/+$/, ''), probeAccess: async () => undefined }, params, options);
+}
+
 export class Notifications extends Resource {
   /** Notices for the key (e.g. an endpoint was disabled), newest first. */
   list(params: PageQuery = {}, options?: RequestOptions): PagePromise<Notification> {
@@ -243,6 +300,8 @@ export class Svc extends APIClient {
   readonly seasons = new Seasons(this);
   readonly competitions = new Competitions(this);
   readonly games = new Games(this);
+  readonly standings = new StandingsResource(this);
+  readonly leaders = new Leaders(this);
   readonly reports = new Reports(this);
   readonly plays = new Plays(this);
   readonly webhooks = new Webhooks(this);
@@ -264,12 +323,27 @@ export class Svc extends APIClient {
    * A season's records as NDJSON, one typed record at a time (product `archive`); resumes with
    * `after=<last id>` by itself when the connection drops.
    */
-  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E }, options?: RequestOptions): ExportIterable<ExportRecord[E]> {
+  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E; format?: 'ndjson' }, options?: RequestOptions): ExportIterable<ExportRecord[E]>;
+  /**
+   * `format: 'csv' | 'parquet'`: the file's bytes, chunk by chunk, to write to a file pandas,
+   * polars or DuckDB open; the same rows and values as the records. A file is not resumed
+   * part-way: a dropped connection throws `APIConnectionError`.
+   */
+  export(params: ExportQuery & { format: 'csv' | 'parquet' }, options?: RequestOptions): AsyncIterable<Uint8Array>;
+  export(params: ExportQuery, options?: RequestOptions): ExportIterable<ExportRecord[ExportEntity]> | AsyncIterable<Uint8Array> {
+    if (params.format === 'csv' || params.format === 'parquet') return exportBytes(this, params, options);
     return new ExportIterable((onCursor) => exportRecords(this, params, options, onCursor));
   }
 
-  /** Live events (product `live`): `for await (const ev of svc.stream({...}))`, then `close()`. */
-  stream(params: StreamParams = {}, options: StreamOptions = {}): EventStream {
+  /**
+   * Live events (product `live`): `for await (const ev of svc.stream({...}))`, then `close()`.
+   * `svc.stream.tokens.create()` mints a stream token for a browser page.
+   */
+  readonly stream: StreamAccess = Object.assign((params: StreamParams = {}, options: StreamOptions = {}) => this.openStream(params, options), {
+    tokens: new StreamTokens(this),
+  });
+
+  private openStream(params: StreamParams, options: StreamOptions): EventStream {
     return new EventStream(
       {
         apiKey: this.apiKey,

@@ -78,6 +78,34 @@ export async function* exportRecords<E extends ExportEntity>(
   }
 }
 
+/**
+ * `GET /v1/export?format=csv|parquet` as the file's bytes. A CSV or Parquet file cannot be resumed
+ * part-way (a Parquet file's index is its footer), so a drop or an idle `timeoutMs` throws
+ * `APIConnectionError` and the caller asks again.
+ */
+export async function* exportBytes(client: APIClient, params: ExportQuery, options: RequestOptions = {}): AsyncGenerator<Uint8Array, void, undefined> {
+  const res = await client.send({ method: 'GET', path: '/v1/export', query: { ...params }, options }, true);
+  const body = res.body;
+  if (!body) return;
+  const reader = body.getReader();
+  const idleMs = options.timeoutMs ?? client.timeoutMs;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await readWithin(reader, idleMs, options.signal);
+      } catch (err) {
+        if (err instanceof APIUserAbortError) throw err;
+        throw new APIConnectionError('export connection lost inside the file', { cause: err });
+      }
+      if (chunk.done) return;
+      yield chunk.value;
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+}
+
 class IdleTimeout extends Error {}
 
 async function readWithin(

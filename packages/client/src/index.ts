@@ -1,11 +1,20 @@
-export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, Reports, Plays, Webhooks, Notifications, Replays } from './client.js';
+export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, StandingsResource, Leaders, Reports, Plays, Webhooks, Notifications, Replays, StreamTokens, connectStream, type StreamAccess } from './client.js';
 export { VERSION, USER_AGENT, type ClientOptions, type RequestOptions, type Fetch } from './core.js';
 export { APIPromise, type WithResponse } from './api-promise.js';
 export type { Logger, LogLevel } from './log.js';
 export { Page, PagePromise, type ListEnvelope } from './pagination.js';
 export { Changes, ChangeFollower, type FollowParams } from './changes.js';
 export { ExportIterable } from './export.js';
-export { EventStream, type StreamOptions, type StreamParams, type WebSocketConstructor, type StandardWebSocket } from './stream.js';
+export {
+  EventStream,
+  type StreamOptions,
+  type StreamParams,
+  type WebSocketConstructor,
+  type StandardWebSocket,
+  type EventSourceConstructor,
+  type StandardEventSource,
+  type StreamTokenSource,
+} from './stream.js';
 export {
   verifyWebhook,
   webhookSignatureFailure,

@@ -5,12 +5,14 @@ import { EVENT_SCHEMA, STREAM_CLOSE_CODES, type StreamQuery, type SubscribedFram
 type ListParam = 'sport' | 'league' | 'game';
 /** The query of `GET /v1/stream`; `sport`, `league` and `game` also take arrays. The key travels apart. */
 export type StreamParams = {
-  [K in Exclude<keyof StreamQuery, 'access_token'>]?: (K extends ListParam ? StreamQuery[K] | readonly string[] : StreamQuery[K]) | undefined;
+  [K in Exclude<keyof StreamQuery, 'access_token' | 'token'>]?: (K extends ListParam ? StreamQuery[K] | readonly string[] : StreamQuery[K]) | undefined;
 };
 
 /** The server sends a heartbeat after this much silence (docs/stream.md). */
 export const HEARTBEAT_MS = 5_000;
-const CONTROL_TYPES = new Set(['subscribed', 'heartbeat', 'pong', 'error']);
+const CONTROL_TYPES = new Set(['subscribed', 'heartbeat', 'pong', 'error', 'close']);
+/** The names of the messages of an event stream: event types and control frames (docs/stream.md). */
+const SSE_NAMES = ['subscribed', 'error', 'close', 'score', 'score_retracted', 'status'];
 const MAX_RECONNECT_DELAY_MS = 10_000;
 
 /** A WebSocket constructor of the standard (browser) API. */
@@ -22,7 +24,27 @@ export interface StandardWebSocket {
   close(code?: number, reason?: string): void;
 }
 
+/** An EventSource constructor of the standard (browser) API. */
+export type EventSourceConstructor = new (url: string) => StandardEventSource;
+export interface StandardEventSource {
+  addEventListener(type: string, listener: (ev: { data?: unknown }) => void): void;
+  close(): void;
+}
+
+/** A stream token, or what fetches a fresh one (from your back end) whenever the stream needs one. */
+export type StreamTokenSource = string | (() => string | Promise<string>);
+
 export interface StreamOptions {
+  /**
+   * Authenticate with a stream token (`sst_…`, minted by a back end with `svc.stream.tokens.create()`)
+   * instead of the API key: what a browser page does. A function is called for each connection,
+   * so a token that expired is replaced and the stream resumes with nothing lost.
+   */
+  token?: StreamTokenSource | undefined;
+  /** `websocket` (default) or `sse` (server-sent events, through `EventSource`). */
+  transport?: 'websocket' | 'sse' | undefined;
+  /** A standard EventSource constructor; defaults to the global one (browsers). */
+  EventSource?: EventSourceConstructor | undefined;
   /** Silence after which the link counts as dead and is replaced; default 2 × the 5 s heartbeat. */
   deadAfterMs?: number | undefined;
   /** Events buffered before the client stops reading the socket (Node); default 10,000. */
@@ -42,7 +64,8 @@ export interface StreamOptions {
 
 /** What the stream needs from the client that made it. */
 export interface StreamHost {
-  apiKey: string;
+  /** Absent for a page that only holds a stream token. */
+  apiKey?: string | undefined;
   baseUrl: string;
   /** Browsers cannot see why an upgrade was refused; this asks the REST API (401/403) instead. */
   probeAccess(): Promise<void>;
@@ -120,7 +143,9 @@ export class EventStream implements AsyncIterable<WireEvent> {
     this.#host = host;
     this.#params = params;
     // `??`, not a spread: an option given as undefined keeps its default.
-    this.#opts = { ...opts, deadAfterMs: opts.deadAfterMs ?? 2 * HEARTBEAT_MS, highWaterMark: opts.highWaterMark ?? 10_000, maxReconnects: opts.maxReconnects ?? Infinity };
+    // An event stream's keep-alive is a comment, which EventSource does not surface: its link is
+    // watched by EventSource itself unless a deadAfterMs is given.
+    this.#opts = { ...opts, deadAfterMs: opts.deadAfterMs ?? (opts.transport === 'sse' ? Infinity : 2 * HEARTBEAT_MS), highWaterMark: opts.highWaterMark ?? 10_000, maxReconnects: opts.maxReconnects ?? Infinity };
     this.#lastEventId = params.since;
   }
 
@@ -198,10 +223,15 @@ export class EventStream implements AsyncIterable<WireEvent> {
     this.#wake();
   }
 
-  #url(): string {
-    const { sport, league, game, tier } = this.#params;
-    const origin = this.#host.baseUrl.replace(/^http/, 'ws');
-    return `${origin}/v1/stream${buildQuery({ sport, league, game, tier, since: this.#lastEventId })}`;
+  #url(token: string | undefined): string {
+    const { sport, league, game, tier, delay } = this.#params;
+    const origin = this.#opts.transport === 'sse' ? this.#host.baseUrl : this.#host.baseUrl.replace(/^http/, 'ws');
+    return `${origin}/v1/stream${buildQuery({ sport, league, game, tier, delay, since: this.#lastEventId, token })}`;
+  }
+
+  async #token(): Promise<string | undefined> {
+    const source = this.#opts.token;
+    return typeof source === 'function' ? await source() : source;
   }
 
   async #connect(): Promise<void> {
@@ -262,6 +292,12 @@ export class EventStream implements AsyncIterable<WireEvent> {
           this.#fail(new RateLimitError(undefined, { type: 'rate_limit_error', message: reason || 'connection limit of the plan reached' }, undefined, {}));
           return;
         }
+        if (code === STREAM_CLOSE_CODES.token_expired) {
+          // A function gives a fresh token for the next connection; a fixed token cannot be renewed.
+          if (typeof this.#opts.token === 'function') this.#reconnect(true);
+          else this.#fail(new AuthenticationError(401, { type: 'authentication_error', code: 'token_expired', message: 'The stream token expired; mint another.', request_id: '' }, undefined, {}));
+          return;
+        }
         if (code === STREAM_CLOSE_CODES.key_revoked) {
           // The key itself is gone: reconnecting with it could only be refused.
           this.#fail(new AuthenticationError(401, { type: 'authentication_error', code: 'invalid_api_key', message: 'The API key was revoked while the stream was open.', request_id: '' }, undefined, {}));
@@ -271,7 +307,7 @@ export class EventStream implements AsyncIterable<WireEvent> {
           this.#reconnect(subscribed, retryAfterS ?? 1);
           return;
         }
-        if (!opened && !this.#usesWs) {
+        if (!opened && !this.#usesWs && this.#host.apiKey !== undefined && this.#opts.token === undefined) {
           // A browser hides why the upgrade failed: a bad key or a missing product would loop forever.
           this.#host.probeAccess().then(
             () => this.#reconnect(subscribed),
@@ -295,12 +331,17 @@ export class EventStream implements AsyncIterable<WireEvent> {
   #usesWs = false;
 
   async #open(h: LinkHandlers): Promise<Link> {
-    const url = this.#url();
+    const token = await this.#token();
+    const apiKey = token === undefined ? this.#host.apiKey : undefined;
+    if (token === undefined && apiKey === undefined) throw new APIConnectionError('stream: pass an API key to the client or { token } to the stream');
+    const url = this.#url(token);
+    if (this.#opts.transport === 'sse') return this.#openEventSource(url, apiKey, h);
     const Custom = this.#opts.WebSocket;
     const ws = Custom ? null : await loadWs();
     if (ws) {
       this.#usesWs = true;
-      const sock = new ws.WebSocket(url, { headers: { authorization: `Bearer ${this.#host.apiKey}`, 'user-agent': USER_AGENT }, perMessageDeflate: false });
+      const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...(apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {}) };
+      const sock = new ws.WebSocket(url, { headers, perMessageDeflate: false });
       sock.on('open', h.open);
       sock.on('message', (data, isBinary) => {
         if (!isBinary) h.message(data.toString());
@@ -328,8 +369,9 @@ export class EventStream implements AsyncIterable<WireEvent> {
     }
     const Ctor = Custom ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Ctor) throw new APIConnectionError('no WebSocket implementation: install `ws` or pass { WebSocket }');
-    // Browsers cannot set headers on a WebSocket; the key goes in the query instead.
-    const sock = new Ctor(`${url}${url.includes('?') ? '&' : '?'}access_token=${encodeURIComponent(this.#host.apiKey)}`);
+    // Browsers cannot set headers on a WebSocket: a token is in the query already, a key goes there too
+    // (for trusted pages only: a public page uses a token, docs/stream.md).
+    const sock = new Ctor(apiKey === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}access_token=${encodeURIComponent(apiKey)}`);
     sock.addEventListener('open', h.open);
     sock.addEventListener('message', (ev) => {
       if (typeof ev.data === 'string') h.message(ev.data);
@@ -343,6 +385,47 @@ export class EventStream implements AsyncIterable<WireEvent> {
       pause: () => undefined,
       resume: () => undefined,
     };
+  }
+
+  /**
+   * The event stream through a standard EventSource. Its own reconnection is not used: on a
+   * dropped connection it is closed and this stream reconnects with `since`, as for a WebSocket,
+   * so both transports resume the same way. A `close` frame carries the WebSocket close code.
+   */
+  #openEventSource(url: string, apiKey: string | undefined, h: LinkHandlers): Link {
+    const Ctor = this.#opts.EventSource ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
+    if (!Ctor) throw new APIConnectionError('no EventSource implementation: pass { EventSource } (e.g. from the `eventsource` package)');
+    const es = new Ctor(apiKey === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}access_token=${encodeURIComponent(apiKey)}`);
+    let done = false;
+    const end = (code: number, reason: string) => {
+      if (done) return;
+      done = true;
+      es.close();
+      h.closed(code, reason);
+    };
+    es.addEventListener('open', () => h.open());
+    for (const name of SSE_NAMES) {
+      es.addEventListener(name, (ev) => {
+        if (typeof ev.data !== 'string') {
+          // EventSource's own `error`: the connection failed or dropped.
+          if (name === 'error') end(1006, '');
+          return;
+        }
+        if (name === 'close') {
+          let frame: unknown;
+          try {
+            frame = JSON.parse(ev.data);
+          } catch {
+            frame = undefined;
+          }
+          end(isRecord(frame) && typeof frame.code === 'number' ? frame.code : 1006, isRecord(frame) && typeof frame.reason === 'string' ? frame.reason : '');
+          return;
+        }
+        h.message(ev.data);
+      });
+    }
+    // EventSource has no flow control: pausing is the queue's high-water mark alone.
+    return { close: () => end(1000, ''), terminate: () => end(1006, ''), pause: () => undefined, resume: () => undefined };
   }
 
   #onEvent(frame: Record<string, unknown>): void {
@@ -375,7 +458,7 @@ export class EventStream implements AsyncIterable<WireEvent> {
       }
       this.#deadTimer = setTimeout(check, Math.max(50, this.#opts.deadAfterMs - silent));
     };
-    this.#deadTimer = setTimeout(check, this.#opts.deadAfterMs);
+    if (Number.isFinite(this.#opts.deadAfterMs)) this.#deadTimer = setTimeout(check, this.#opts.deadAfterMs);
   }
 
   #reconnect(wasSubscribed: boolean, retryAfterS?: number): void {

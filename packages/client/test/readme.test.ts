@@ -46,6 +46,12 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^23' ARG 1 1$/m,
   ],
   Pagination: [/^soccer_wc_21728$/m, /^10 \S+$/m],
+  'Standings, box scores, leaders': [
+    /^Group C 1 team:wc:ARG 6 5-2$/m,
+    /^team:wc:ARG 3 \(4 pens\) – team:wc:FRA 3 \(2 pens\) winner team:wc:ARG$/m,
+    /^1 player:wc:kylian-mbappe 8$/m,
+    /^2022 7 goals 3 penalties 4$/m,
+  ],
   'The HTTP answer: status, headers, request id': [/^Argentina 200 req_\S+ \d+$/m, /^application\/json; charset=utf-8 \{"data":\{"id":"lusail-stadium"/m, /\] req_\S+$/m],
   Logging: [/^info svc GET \/v1\/me 200 \d+ms request_id=req_\S+$/m, /^info svc GET \/v1\/teams\/team%3Awc%3AZZZ 404 \d+ms request_id=req_\S+$/m],
   'Per-request options': [/^Argentina$/m],

@@ -311,4 +311,26 @@ describe('export', () => {
     const live = s.client({ apiKey: await s.t.key({ products: ['live'] }) });
     await expect(all(live.export({ league: 'wc', season: '2022' }))).rejects.toBeInstanceOf(PermissionDeniedError);
   });
+
+  it('format csv and parquet: the bytes of the server’s own file, as many rows as records', async () => {
+    const records = await all(s.svc.export({ league: 'wc', season: '2022', entity: 'plays' }));
+    const chunks: Uint8Array[] = await all(s.svc.export({ league: 'wc', season: '2022', entity: 'plays', format: 'csv' }));
+    const csv = Buffer.concat(chunks).toString('utf8');
+    expect(csv.startsWith('competition_id,seq,period.unit,period.num,period.label,')).toBe(true);
+    // No play holds a line break, so rows are lines: the header and one per record.
+    expect(csv.split('\r\n').length - 2).toBe(records.length);
+    const parquet = Buffer.concat(await all(s.svc.export({ league: 'wc', season: '2022', entity: 'plays', format: 'parquet' })));
+    const direct = await fetch(`${s.baseUrl}/v1/export?league=wc&season=2022&entity=plays&format=parquet`, { headers: { authorization: `Bearer ${s.key}` } });
+    expect(direct.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    expect(parquet.equals(Buffer.from(await direct.arrayBuffer()))).toBe(true);
+    expect(parquet.subarray(0, 4).toString('latin1')).toBe('PAR1');
+  });
+
+  it('games.list takes tz: an unknown zone is a BadRequestError naming tz', async () => {
+    const err = await s.svc.games.list({ date: 'today', tz: 'Mars/Olympus' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_parameter', param: 'tz' });
+    const page = await s.svc.games.list({ date: 'today', tz: 'America/New_York' });
+    expect(Array.isArray(page.data)).toBe(true);
+  });
 });

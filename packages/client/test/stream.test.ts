@@ -1,13 +1,15 @@
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket as WsWebSocket, WebSocketServer } from 'ws';
-import { until } from '../../server/test/helpers.js';
+import { EventSource } from 'eventsource';
+import { ManualClock, until } from '../../server/test/helpers.js';
 import {
   AuthenticationError,
   PermissionDeniedError,
   RateLimitError,
   SchemaMismatchError,
   Svc,
+  connectStream,
   type EventStream,
   type WireEvent,
 } from '../src/index.js';
@@ -240,6 +242,48 @@ describe('stream against a real svc', () => {
     expect(bad).toBeInstanceOf(AuthenticationError);
     const archiveOnly = await drain(s.client({ apiKey: await s.t.key({ products: ['archive'] }) }).stream({}, { WebSocket: WsWebSocket }), []);
     expect(archiveOnly).toBeInstanceOf(PermissionDeniedError);
+  });
+});
+
+describe('stream tokens through the client', () => {
+  let s: LiveSvc;
+  beforeAll(async () => {
+    s = await liveSvc({ clock: new ManualClock(Date.now()) });
+  });
+  afterAll(() => s.close());
+
+  it('svc.stream.tokens.create() mints a token that connectStream uses over SSE and WebSocket, renewed by its function when it expires', { timeout: 60_000 }, async () => {
+    const g = (await s.svc.games.list({ sport: 'soccer', status: 'scheduled', limit: 10 })).data[5];
+    const token = await s.svc.stream.tokens.create({ games: [g.id], ttl_s: 60 });
+    expect(token).toMatchObject({ games: [g.id], sports: null, leagues: null });
+    expect(token.token).toMatch(/^sst_/);
+    let minted = 0;
+    const fresh = async () => {
+      minted++;
+      return (await s.svc.stream.tokens.create({ games: [g.id], ttl_s: 60 })).token;
+    };
+    const up = { sse: 0, websocket: 0 };
+    const streams = (['sse', 'websocket'] as const).map((transport) =>
+      connectStream({ baseUrl: s.svc.baseUrl, token: fresh, transport, EventSource, onSubscribed: () => up[transport]++ }, { game: g.id }),
+    );
+    const outs: WireEvent[][] = [[], []];
+    const done = streams.map((st, i) => drain(st, outs[i]));
+    await until(() => up.sse === 1 && up.websocket === 1, 10_000, 'both subscribed');
+    await s.svc.plays.create(g.competition_id, goalPlays(g.competitors[0].entity_id, 1, Date.now()));
+    await until(() => outs.every((o) => o.length === 1), 10_000, 'one event each');
+    // The service's clock passes the tokens' expiry: the streams end with token_expired, fetch a new token and resume.
+    (s.t.clock as ManualClock).advance(61_000);
+    await until(() => up.sse === 2 && up.websocket === 2, 15_000, 'both renewed');
+    expect(minted).toBeGreaterThanOrEqual(4);
+    await s.svc.plays.create(g.competition_id, goalPlays(g.competitors[0].entity_id, 1, Date.now() + 60_000));
+    await until(() => outs.every((o) => o.length === 2), 10_000, 'the next event each');
+    for (const o of outs) expect(new Set(o.map((e) => e.id)).size).toBe(2);
+    for (const st of streams) st.close();
+    expect(await Promise.all(done)).toEqual([undefined, undefined]);
+    // A fixed token that expired ends the stream with AuthenticationError instead.
+    const fixed = connectStream({ baseUrl: s.svc.baseUrl, token: token.token, transport: 'websocket' });
+    const err = await drain(fixed, []);
+    expect(err).toBeInstanceOf(AuthenticationError);
   });
 });
 

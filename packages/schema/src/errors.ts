@@ -50,7 +50,7 @@ export const ERROR_CODES = spec({
   invalid_parameter: { type: 'invalid_request', status: 400, description: 'A path or query parameter has a wrong value.' },
   invalid_cursor: { type: 'invalid_request', status: 400, description: 'The cursor is not one this operation issued.' },
   invalid_idempotency_key: { type: 'invalid_request', status: 400, description: 'The Idempotency-Key header is empty or longer than 255 characters.' },
-  upgrade_required: { type: 'invalid_request', status: 400, description: 'GET /v1/stream was called without a WebSocket upgrade.' },
+  upgrade_required: { type: 'invalid_request', status: 400, description: 'GET /v1/stream was called without a WebSocket upgrade or `Accept: text/event-stream`.' },
   unknown_game: { type: 'invalid_request', status: 400, description: 'A report or a replay names a game that does not exist (for the key).' },
   team_not_in_game: { type: 'invalid_request', status: 400, description: 'A report names a team that does not play in the game.' },
   invalid_points: { type: 'invalid_request', status: 400, description: 'The points cannot be scored at once in the sport.' },
@@ -63,6 +63,7 @@ export const ERROR_CODES = spec({
   outside_replay_window: { type: 'invalid_request', status: 400, description: 'A replay range reaching back further than the replay window.' },
   replay_too_large: { type: 'invalid_request', status: 400, description: 'A replay range holding more events than one replay takes.' },
   subscription_limit: { type: 'invalid_request', status: 400, description: 'A stream socket (1,000) or a key on one node (5,000) would hold too many subscriptions.' },
+  standings_unavailable: { type: 'invalid_request', status: 400, description: 'The league’s sport has no standings or leaders (tennis, golf, MMA); `param` is `league`.' },
   invalid_characters: { type: 'invalid_request', status: 400, description: 'A parameter or field holds characters that cannot be stored (NUL, unpaired surrogates).' },
   malformed_request: { type: 'invalid_request', status: 400, description: 'The bytes received are not a valid HTTP/1.1 request.' },
   malformed_url: { type: 'invalid_request', status: 400, description: 'The URL cannot be decoded (bad percent-encoding).' },
@@ -72,7 +73,8 @@ export const ERROR_CODES = spec({
   cursor_expired: { type: 'invalid_request', status: 410, description: 'The change-feed cursor points before the oldest change kept (the retention); start again from an export and its X-Changes-Cursor.' },
   // 401 authentication_error
   missing_api_key: { type: 'authentication_error', status: 401, description: 'No API key was sent.' },
-  invalid_api_key: { type: 'authentication_error', status: 401, description: 'The key is malformed, unknown, revoked or of another environment.' },
+  invalid_api_key: { type: 'authentication_error', status: 401, description: 'The key is malformed, unknown, revoked or of another environment; or a stream token was sent to an endpoint other than GET /v1/stream, or its key was revoked.' },
+  token_expired: { type: 'authentication_error', status: 401, description: 'The stream token (`sst_…`) has expired; mint another with POST /v1/stream/tokens.' },
   // 403 permission_error
   product_not_in_plan: { type: 'permission_error', status: 403, description: 'The key does not include the product the operation needs.' },
   sport_not_in_scope: { type: 'permission_error', status: 403, description: 'The record is outside the key’s sports or leagues.' },
@@ -97,6 +99,7 @@ export const ERROR_CODES = spec({
   unsupported_media_type: { type: 'unsupported_media_type', status: 415, description: 'The body is not application/json.' },
   // 429
   rate_limited: { type: 'rate_limit_error', status: 429, description: 'The plan’s requests per minute are used up; see Retry-After.' },
+  connection_limit: { type: 'rate_limit_error', status: 429, description: 'The plan’s stream connections (counted across the cluster) are all open: an event-stream request is refused before it starts (a WebSocket closes with 4029).' },
   too_many_exports: { type: 'rate_limit_error', status: 429, description: 'The key already runs as many exports as its plan allows at once (free 1, pro 4, enterprise 16); retry after Retry-After, or when one ends.' },
   // 503
   draining: { type: 'unavailable', status: 503, description: 'This node is shutting down; retry, and the next connection reaches another node.' },

@@ -12,3 +12,4 @@ export * from './stream.js';
 export * from './errors.js';
 export * from './ids.js';
 export * from './params.js';
+export * from './standings.js';

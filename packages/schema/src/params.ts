@@ -13,7 +13,13 @@ export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: '
 export const SportParam = Type.Union(SPORTS.map((s) => Type.Literal(s)), { description: 'Sport.' });
 export const LeagueParam = Type.String({ pattern: '^[a-z0-9]{1,16}$', description: 'League id, e.g. `wc`.' });
 export const SeasonParam = Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$', description: 'Season id (`wc_2022`) or label (`2022`).' });
-export const DateParam = Type.String({ pattern: '^(today|\\d{4}-\\d{2}-\\d{2})$', description: '`today` or YYYY-MM-DD (UTC).' });
+export const DateParam = Type.String({ pattern: '^(today|\\d{4}-\\d{2}-\\d{2})$', description: '`today` or YYYY-MM-DD: a UTC date matched on the competition\'s `date`, or with `tz` that day in that zone matched on `start_time`.' });
+export const TzParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'IANA time zone (`America/New_York`) for `date`: the calendar day in that zone (and `today` is today there), matched on `start_time`. Without it `date` is a UTC date.',
+  examples: ['America/New_York'],
+});
 export const StatusParam = Type.Union(COMPETITION_STATUSES.map((s) => Type.Literal(s)));
 export const TeamIdParam = Type.String({ pattern: '^team:[a-z0-9]{1,16}:[A-Za-z0-9-]{1,64}$', description: 'Team id.' });
 export const PlayerIdParam = Type.String({ pattern: '^player:[a-z0-9]{1,16}:[a-z0-9-]{1,128}$', description: 'Player id.' });
@@ -92,6 +98,7 @@ export const competitionFilters = {
   league: Type.Optional(LeagueParam),
   season: Type.Optional(SeasonParam),
   date: Type.Optional(DateParam),
+  tz: Type.Optional(TzParam),
   team: Type.Optional(TeamIdParam),
   player: Type.Optional(PlayerIdParam),
   status: Type.Optional(StatusParam),
@@ -111,6 +118,8 @@ export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
 
 export const EXPORT_ENTITIES = ['events', 'plays', 'competitions'] as const;
 export type ExportEntity = (typeof EXPORT_ENTITIES)[number];
+export const EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const Bound = (which: string) =>
   Type.String({
@@ -126,6 +135,14 @@ export const ExportQuery = Type.Object(
     // An enum (not a union of literals) so a wrong value reads "must be equal to one of the allowed values".
     entity: Type.Optional(Type.Unsafe<ExportEntity>({ type: 'string', enum: [...EXPORT_ENTITIES], description: '`events` (default), `plays` or `competitions`.' })),
     types: Type.Optional(Type.String({ ...TypesParam, description: `${TypesParam.description} Events only.` })),
+    format: Type.Optional(
+      Type.Unsafe<ExportFormat>({
+        type: 'string',
+        enum: [...EXPORT_FORMATS],
+        description:
+          '`ndjson` (default, one JSON record per line), `csv` (RFC 4180, a header row, nested fields as dotted columns such as `confidence.agreement`, arrays as JSON) or `parquet` (the same columns typed: integers INT32, `ts`/`start_time` UTC timestamps, `date` DATE).',
+      }),
+    ),
     from: Type.Optional(Bound('Inclusive lower bound:')),
     to: Type.Optional(Bound('Exclusive upper bound:')),
     after: Type.Optional(
@@ -149,7 +166,9 @@ export const StreamQuery = Type.Object(
     tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)), { description: 'Default: both tiers.' })),
     types: Type.Optional(TypesParam),
     since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…).' })),
-    access_token: Type.Optional(Type.String({ description: 'The API key, for browsers that cannot set Authorization.' })),
+    delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its ts (heartbeats are not held).' })),
+    token: Type.Optional(Type.String({ description: 'A stream token (sst_…, POST /v1/stream/tokens): how a browser page authenticates.' })),
+    access_token: Type.Optional(Type.String({ description: 'The API key, for clients that cannot set Authorization and are not public pages.' })),
   },
   closed,
 );

@@ -126,6 +126,9 @@ export const Competition = Type.Object(
     status_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the last status change was made (e.g. `Heavy rain`), null when none was given.' }),
     venue: Type.Union([Type.String(), Type.Null()]),
     name: Type.Union([Type.String(), Type.Null()], { description: 'Tournament and round, where known.' }),
+    group: Type.Union([Type.String(), Type.Null()], {
+      description: 'The tournament group a group-stage game belongs to (e.g. `Group A`); null for other games and for seasons without groups. `GET /v1/standings` builds one table per group.',
+    }),
     competitors: Type.Array(Competitor),
     synthetic: Type.Boolean(),
   },

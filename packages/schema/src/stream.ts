@@ -72,16 +72,65 @@ export const ErrorFrame = Type.Object(
 );
 export type ErrorFrame = Static<typeof ErrorFrame>;
 
-export const ControlFrame = Type.Union([SubscribedFrame, HeartbeatFrame, PongFrame, ErrorFrame]);
+export const CloseFrame = Type.Object(
+  {
+    type: Type.Literal('close'),
+    code: Type.Integer({ description: 'The WebSocket close code of the same reason (4008 slow_consumer, 4401 key_revoked, …).' }),
+    reason: Type.String(),
+  },
+  {
+    additionalProperties: false,
+    description: 'Event stream only (`event: close`): the server ends the response for this reason right after it; a WebSocket gets the close code instead.',
+  },
+);
+export type CloseFrame = Static<typeof CloseFrame>;
+
+export const ControlFrame = Type.Union([SubscribedFrame, HeartbeatFrame, PongFrame, ErrorFrame, CloseFrame]);
 export type ControlFrame = Static<typeof ControlFrame>;
 
 /** Anything the server sends on the stream: events, and control frames told apart by `type`. */
 export const StreamFrame = Type.Union([WireEvent, ControlFrame]);
 export type StreamFrame = Static<typeof StreamFrame>;
 
-/** Close codes of the stream beside the standard ones. */
-/** Where the stream is served: one WebSocket endpoint beside the REST API. */
+/** Where the stream is served: one endpoint beside the REST API, as a WebSocket or as server-sent events. */
 export const STREAM_PATH = '/v1/stream';
+/** Where stream tokens are minted (docs/stream.md "Stream tokens"). */
+export const STREAM_TOKENS_PATH = '/v1/stream/tokens';
+/** The `Content-Type` an event-stream request accepts and its answer carries. */
+export const EVENT_STREAM_TYPE = 'text/event-stream';
+/** A stream token's shape: `sst_` and an opaque, sealed body. */
+export const STREAM_TOKEN = /^sst_[0-9a-f]{16}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{22}$/;
+/** Seconds a stream token lives: at least, by default and at most. */
+export const STREAM_TOKEN_TTL = { min: 60, default: 3600, max: 86_400 } as const;
+/** Seconds `delay=` may hold the stream's frames back. */
+export const STREAM_MAX_DELAY_S = 300;
+/** Sports, leagues and games one token may name, counted together (the token travels in a URL). */
+export const STREAM_TOKEN_MAX_NAMES = 100;
+
+export const CreateStreamTokenBody = Type.Object(
+  {
+    ttl_s: Type.Optional(
+      Type.Integer({ minimum: STREAM_TOKEN_TTL.min, maximum: STREAM_TOKEN_TTL.max, default: STREAM_TOKEN_TTL.default, description: 'Seconds until the token expires.' }),
+    ),
+    sports: Type.Optional(Type.Array(Type.String(), { maxItems: STREAM_TOKEN_MAX_NAMES, description: 'Only these sports (within the key’s).' })),
+    leagues: Type.Optional(Type.Array(Type.String(), { maxItems: STREAM_TOKEN_MAX_NAMES, description: 'Only these leagues (within the key’s).' })),
+    games: Type.Optional(Type.Array(Type.String({ description: 'Game id, <sport>_<n>.' }), { maxItems: STREAM_TOKEN_MAX_NAMES, description: 'Only these games.' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateStreamTokenBody = Static<typeof CreateStreamTokenBody>;
+
+export const StreamToken = Type.Object(
+  {
+    token: Type.String({ description: 'Pass as `?token=` to GET /v1/stream (WebSocket or event stream); valid nowhere else.' }),
+    expires_at: Type.String({ format: 'date-time' }),
+    sports: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'The sports the token is narrowed to; null: the key’s.' }),
+    leagues: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'The leagues the token is narrowed to; null: the key’s.' }),
+    games: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'The games the token is narrowed to; null: every game in its sports and leagues.' }),
+  },
+  { additionalProperties: false },
+);
+export type StreamToken = Static<typeof StreamToken>;
 
 export const STREAM_CLOSE_CODES = {
   /** The server is shutting down: reconnect (elsewhere) with `since`. */
@@ -96,5 +145,7 @@ export const STREAM_CLOSE_CODES = {
   key_revoked: 4401,
   /** The key's request budget ran out during a replay: resume with `since` after `retry_after`. */
   rate_limited: 4429,
+  /** The stream token that opened the connection expired: mint another and resume with `since`. */
+  token_expired: 4403,
 } as const;
 export type StreamCloseReason = keyof typeof STREAM_CLOSE_CODES;

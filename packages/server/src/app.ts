@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { STREAM_PATH } from '@svc/schema';
 import { randomBase62 } from './domain/keys.js';
 import { registerAuth } from './http/auth.js';
 import { MAX_PATH_PARAM_LENGTH, frameworkError, registerErrorHandling, sendError } from './http/errors.js';
@@ -16,7 +15,12 @@ import { validatorCompiler } from './http/validation.js';
 import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
 import { registerResponseCache } from './http/response-cache.js';
+import { registerEtags } from './http/etag.js';
 import { competitionRoutes } from './routes/competitions/index.js';
+import { boxScoreRoutes } from './routes/competitions/boxscore.js';
+import { leaderRoutes } from './routes/leaders/index.js';
+import { playerStatsRoutes } from './routes/players/stats.js';
+import { standingsRoutes } from './routes/standings/index.js';
 import { gameRoutes } from './routes/games/index.js';
 import { meRoutes } from './routes/me/index.js';
 import { playerRoutes } from './routes/players/index.js';
@@ -31,13 +35,14 @@ import { webhookRoutes } from './routes/webhooks/index.js';
 import { replayRoutes } from './routes/replays/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
-import { StreamGateway } from './stream/gateway.js';
+import { STREAM_LIMITS, StreamGateway } from './stream/gateway.js';
+import { streamRoutes } from './routes/stream/index.js';
+import { demoRoutes } from './routes/demo/index.js';
 import { statusRoutes } from './routes/status/index.js';
 import { docsRoutes } from './routes/docs/index.js';
 import { webRoutes } from './routes/web/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { metricsRoutes, registerRequestMetrics } from './routes/metrics/index.js';
-import { SvcError } from './domain/errors.js';
 import type { App } from './routes/types.js';
 import { readinessChecks } from './health/readiness.js';
 import { createServices, type AppDeps, type Services } from './services.js';
@@ -124,7 +129,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
       title: 'svc — sports scoring data',
       version: '1.0.0',
       description:
-        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream protocol (`GET /v1/stream`, WebSocket) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
+        'Live and historical sports scoring data. Every request carries `Authorization: Bearer <API_KEY>`. Lists return `{data, next_cursor}`; errors return `{error: {type, code, message, param?, request_id}}`. The stream (`GET /v1/stream`, a WebSocket or server-sent events; browser pages authenticate with a stream token from `POST /v1/stream/tokens`) is described by the AsyncAPI document at `/v1/asyncapi.json`, for people at `/docs/stream`.',
     }),
   );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' }, logLevel: 'warn' });
@@ -132,6 +137,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   registerAuth(app, services.auth, services.limiter);
   registerIdempotency(app, services.idempotency, services.clock);
   registerResponseCache(app, services.cache);
+  registerEtags(app);
   registerRequestMetrics(app, services.metrics);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
@@ -141,7 +147,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   // Each resource's routes in an encapsulated plugin, handed only what they use (docs/architecture.md).
   const s = services;
   const reference = { reference: s.reference, leagues: s.leagues };
-  const competitions = { ...reference, competitions: s.competitions, today: s.today };
+  const competitions = { ...reference, competitions: s.competitions, today: s.today, now: () => s.clock.now() };
   await app.register(healthRoutes, { lifecycle: s.lifecycle, readiness: () => readinessChecks(s) });
   await app.register(metricsRoutes, { metrics: s.metrics });
   await app.register(webRoutes);
@@ -154,6 +160,11 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(seasonRoutes, { prefix: '/v1', ...reference });
   await app.register(competitionRoutes, { prefix: '/v1', ...competitions, settledDays: s.settledDays });
   await app.register(gameRoutes, { prefix: '/v1', ...competitions });
+  const views = { views: s.views, competitions: s.competitions, today: s.today };
+  await app.register(standingsRoutes, { prefix: '/v1', ...views });
+  await app.register(boxScoreRoutes, { prefix: '/v1', ...views });
+  await app.register(leaderRoutes, { prefix: '/v1', ...views });
+  await app.register(playerStatsRoutes, { prefix: '/v1', ...views });
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
   await app.register(postStatusRoutes, { prefix: '/v1', schedule: s.live.schedule });
@@ -162,10 +173,8 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
   await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots, changes: s.changes });
-  // The stream shares the HTTP server; a GET without an upgrade gets a clear answer.
-  app.get(STREAM_PATH, { config: { product: 'live' }, schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) } }, async () => {
-    throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket: send Connection: Upgrade.');
-  });
+  // The stream shares the HTTP server: upgrades go to the gateway straight from it, event-stream
+  // requests through the stream's route (docs/stream.md).
   const gateway = new StreamGateway({
     auth: services.auth,
     activeKeys: (ids) => services.keys.activeIds(ids),
@@ -175,7 +184,24 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     counter: services.connections,
     clock: services.clock,
     leagueSport: (l) => services.leagues.sportOf(l),
+    draining: () => services.lifecycle.draining,
+    tokens: services.streamTokens,
     limits: deps.streamLimits,
+  });
+  await app.register(streamRoutes, {
+    gateway,
+    tokens: services.streamTokens,
+    clock: services.clock,
+    leagueSport: (l) => services.leagues.sportOf(l),
+    maxSubscriptionsPerSocket: { ...STREAM_LIMITS, ...deps.streamLimits }.maxSubscriptionsPerSocket,
+  });
+  await app.register(demoRoutes, {
+    enabled: deps.config.env === 'sandbox',
+    keys: services.keys,
+    tokens: services.streamTokens,
+    competitions: services.competitions,
+    today: services.today,
+    clock: services.clock,
   });
   gateway.attach(app.server);
   services.metrics.readFrom({ streamConnections: () => gateway.connections });

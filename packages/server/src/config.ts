@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseSecretKey, type SecretKey } from './domain/secrets/sealed.js';
+import { PgUrlError, parsePgUrl } from './store/pg-targets.js';
 
 /** Typed configuration, read from the environment once at start and passed in from there. */
 export interface Config {
@@ -94,6 +95,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const databaseUrl = env.SVC_DATABASE_URL || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`SVC_DATABASE_URL must be a postgres:// URL, got '${databaseUrl.replace(/\/\/[^@]*@/, '//***@')}'`);
+  }
+  if (databaseUrl) {
+    try {
+      parsePgUrl(databaseUrl);
+    } catch (err) {
+      if (!(err instanceof PgUrlError)) throw err;
+      throw new ConfigError(`SVC_DATABASE_URL: ${err.message}`);
+    }
   }
   const redisUrl = env.SVC_REDIS_URL || null;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('SVC_REDIS_URL must be a redis:// URL');

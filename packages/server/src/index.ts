@@ -10,6 +10,7 @@ export { keyPrefix, loadConfig, type Config } from './config.js';
 export { isoDate, isoTime, ManualClock, systemClock, type Clock } from './domain/clock.js';
 export { ConsensusEngine, type ReportIn } from './domain/consensus/engine.js';
 export { DEFAULT_CONSENSUS_OPTIONS } from './domain/consensus/options.js';
+export { boxScore, leaders, playerTotals, standings, type GameResult, type PlayFact } from './domain/standings/index.js';
 export { importArchive, type ImportSummary } from './archive/index.js';
 export { generateLarge, LargeUsageError, type LargeOptions } from './archive/large.js';
 export { runImport } from './archive/run-import.js';

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { keyFilePath, openStore } from './secrets/key.js';
 import { RedisBus } from './bus/redis-bus.js';
+import { redisOptions } from './bus/link.js';
 import { redisKeys } from './bus/redis-keys.js';
 import { startBackground } from './worker.js';
 import { lowerHelperThreads } from './helper-threads.js';
@@ -60,7 +61,7 @@ export async function serve(given: Config): Promise<void> {
     // Message and code only: pg's error carries its client, whose connection parameters hold the password.
     onConnectionError: (err) => log.error({ code: 'code' in err ? String(err.code) : null, reason: err.message }, 'database: a pooled connection failed; the next query opens another'),
   });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, ...redisOptions() }) : null;
   const print = (line: string) => process.stderr.write(`${line}\n`);
 
   await runImport(db, clock, (l) => print(`svc: ${l}`));

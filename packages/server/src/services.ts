@@ -12,12 +12,14 @@ import { secretBoxOf } from './secrets/key.js';
 import { KeyRepo } from './store/keys.js';
 import { LeagueDirectory } from './store/league-directory.js';
 import { ReferenceRepo } from './store/reference.js';
+import { StandingsService } from './standings/service.js';
 import { EventLog } from './store/events.js';
 import { ResponseCache } from './http/response-cache.js';
 import { FeedHealth } from './status/feed-health.js';
 import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
+import { redisKnownAway } from './bus/link.js';
 import { redisKeys } from './bus/redis-keys.js';
 import { createLive, defaultNodeId, type Live } from './live/index.js';
 import { RedisRouter, type OwnerRouter } from './live/router.js';
@@ -30,6 +32,8 @@ import { createExports, type Exports } from './export/index.js';
 import { createReplays, type Replays } from './replays/index.js';
 import { ChangeFeed } from './changes/feed.js';
 import { ChangeLog } from './store/changes.js';
+import { StreamTokens } from './stream/tokens.js';
+import { principalOf } from './store/keys.js';
 
 export interface AppDeps {
   config: Config;
@@ -57,6 +61,8 @@ export interface Services {
   /** Lists of settled days, answered from memory. */
   settledDays: SettledDays;
   leagues: LeagueDirectory;
+  /** Standings, box scores, leaders and player totals (docs/standings.md). */
+  views: StandingsService;
   auth: Authenticator;
   limiter: RateLimiter;
   redis: Redis | null;
@@ -79,6 +85,8 @@ export interface Services {
   replays: Replays;
   /** The change feed (docs/changes.md). */
   changes: ChangeFeed;
+  /** Stream tokens: minted for browser pages, opened by the stream (docs/stream.md "Stream tokens"). */
+  streamTokens: StreamTokens;
   /** Today's date (UTC) by the service's clock: what "today's games" and "before today" mean. */
   today(): string;
 }
@@ -106,8 +114,9 @@ export function createServices(deps: AppDeps): Services {
   metrics.readFrom({ webhookPending: () => countPending(db), settledDaysBytes: () => settledDays.size });
   const health = new FeedHealth(clock);
   // In a cluster each game's consensus runs on the node holding its lease; the others forward to it.
-  // Not while ioredis knows the connection is down; a first connect still queues to Redis.
-  const redisAnswers = () => redis !== null && !['reconnecting', 'close', 'end'].includes(redis.status);
+  // Not while Redis is known away (bus/link.ts); a first connect still queues to Redis.
+  const redisAway = redis ? redisKnownAway(redis) : () => true;
+  const redisAnswers = () => !redisAway();
   const redisNames = redisKeys(config.redisPrefix);
   // A key's slots of one kind: in Redis across nodes, in this node's memory while Redis is away or absent.
   const slots = (keyOf: (keyId: string) => string): SlotCounter =>
@@ -157,11 +166,16 @@ export function createServices(deps: AppDeps): Services {
     competitions,
     settledDays,
     leagues,
+    views: new StandingsService(competitions, events, reference, leagues, today, () => cache.currentGeneration, () => clock.now()),
     auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
     limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
     changes,
+    streamTokens: new StreamTokens(secretBoxOf(config), async (id) => {
+      const k = await keys.findById(id);
+      return k && !k.revoked_at ? principalOf(k) : undefined;
+    }),
     today,
   };
 }

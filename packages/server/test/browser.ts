@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-export const CHROMIUM = '/usr/bin/chromium';
+import { CHROMIUM, isPresent, requirePackages } from '../../../scripts/prerequisites.mjs';
 /**
  * Pictures of every page are taken on each run; they replace the ones in docs/screenshots only
  * when asked (`SVC_SCREENSHOTS=docs npx vitest run …dashboard …status-page`), so a test run
@@ -15,16 +14,23 @@ export const SCREENSHOTS =
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 375, height: 812 };
 
-/** Debian's chromium, or null where it is missing (then CI fails: pages are tested with a real browser there). */
+/**
+ * Debian's chromium, or null where it is missing; a test then asks `inBrowser` for it, which skips
+ * it by name (or fails it under CI, where pages are tested with a real browser).
+ */
 export async function launchBrowser(): Promise<Browser | null> {
-  if (!fs.existsSync(CHROMIUM)) {
-    if (process.env.CI) throw new Error(`CI needs Debian chromium at ${CHROMIUM}`);
-    return null;
-  }
+  if (!isPresent('chromium')) return null;
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** The browser a test runs in; without one the test is skipped (or failed under CI), never passed. */
+export function inBrowser(ctx: { skip(note?: string): never }, browser: Browser | null): Browser {
+  requirePackages(ctx, ['chromium']);
+  if (!browser) throw new Error(`chromium at ${CHROMIUM} did not start`);
+  return browser;
 }
 
 /** Every console error, uncaught exception and CSP violation of the page, to assert there were none. */

@@ -58,7 +58,7 @@ describe('svc CLI', () => {
 // Concurrent: each case is a few process starts (describe.concurrent), all at once on two vCPUs,
 // so each gets more than the default 30 s.
 describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
-  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['replay'], ['changes'], ['simulate'], ['export'], ['help']];
+  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['replay'], ['standings'], ['changes'], ['simulate'], ['export'], ['help']];
 
   for (const cmd of COMMANDS) {
     it(`svc ${[...cmd, '--help'].join(' ')} prints usage and exits 0 without touching the data dir`, async () => {
@@ -87,6 +87,8 @@ describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout
     [['tail', '--tier', 'maybe'], /^svc tail: --tier must be provisional or confirmed/],
     [['tail', '--sport'], /^svc tail: Option '--sport <value>' argument missing/],
     [['replay'], /^svc replay: which game\? e\.g\. svc replay soccer_21728/],
+    [['standings'], /^svc standings: --league is required/],
+    [['standings', '--league', 'wc', '--tier', 'rumour', '--key', 'svc_test_x'], /^svc standings: --tier must be confirmed or provisional, got 'rumour'/],
     [['replay', 'soccer_21728', '--speed', '601'], /^svc replay: --speed must be a whole number from 1 to 600, got '601'/],
     [['simulate', '--turbo'], /^svc simulate: unknown option '--turbo'/],
     [['export', '--league'], /^svc export: --league needs a value/],

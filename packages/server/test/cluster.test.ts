@@ -152,6 +152,27 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     expect(five.closeCode).toBeNull();
   });
 
+  it.runIf(available)('a stream token minted on node A opens node B’s event stream, and its connections count with its key’s across the nodes', async () => {
+    const [a, b] = nodes;
+    const { key } = await a.built.services.keys.create({ name: 'free tokens', plan: 'free', products: ['live'] }, new Date());
+    const minted = await fetch(`${a.http}/v1/stream/tokens`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: '{"sports": ["soccer"]}' });
+    expect(minted.status).toBe(201);
+    const { token } = (await minted.json()).data;
+    const onB = await fetch(`${b.http}/v1/stream?token=${token}`, { headers: { accept: 'text/event-stream' } });
+    expect(onB.status).toBe(200);
+    const body = onB.body?.getReader();
+    const first = await body?.read();
+    expect(new TextDecoder().decode(first?.value)).toContain('retry:');
+    const byKeyOnA = await connect(`${a.ws}/v1/stream`, key);
+    clients.push(byKeyOnA);
+    await byKeyOnA.until((c) => c.frames.length > 0, 5000, 'subscribed');
+    // The free plan's two connections are held (one by the token on B, one by the key on A): a third is refused on either node.
+    const third = await fetch(`${a.http}/v1/stream?token=${token}`, { headers: { accept: 'text/event-stream' } });
+    expect(third.status).toBe(429);
+    expect((await third.json()).error.code).toBe('connection_limit');
+    await body?.cancel();
+  });
+
   it.runIf(available)('a key revoked on node A loses its open streams on both nodes within seconds', async () => {
     const [a, b] = nodes;
     const { key, record } = await a.built.services.keys.create({ name: 'revoked', plan: 'pro', products: ['live'] }, new Date());

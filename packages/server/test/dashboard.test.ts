@@ -9,7 +9,7 @@ import { keyPrefix } from '../src/config.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
 import { openDb } from '../src/store/db.js';
 import { KeyRepo } from '../src/store/keys.js';
-import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
+import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, inBrowser, launchBrowser, PHONE, screenshot } from './browser.js';
 import { serveSvc, type SvcProcess } from './process.js';
 import { tmpDir } from './helpers.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
@@ -91,8 +91,8 @@ describe('dashboard', () => {
   const card = (page: Page, id: string) => page.locator(`article[data-endpoint="${id}"]`);
   const arrivals = (path: string, eventId: string) => rx.requests.filter((r) => r.path === path && r.headers['x-svc-event-id'] === eventId).length;
 
-  it('signs in with a key, manages endpoints, shows real deliveries, replays them and brings back an auto-disabled endpoint', { timeout: 180_000 }, async () => {
-    if (!browser) return;
+  it('signs in with a key, manages endpoints, shows real deliveries, replays them and brings back an auto-disabled endpoint', { timeout: 180_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(DESKTOP);
 
     // The pages carry a strict CSP and no inline script or style.
@@ -284,8 +284,8 @@ describe('dashboard', () => {
     expect(status.sports[0].days.at(-1).uptime).toBe(1);
   });
 
-  it("works with the keyboard alone, and another key sees only its own endpoints", { timeout: 60_000 }, async () => {
-    if (!browser) return;
+  it("works with the keyboard alone, and another key sees only its own endpoints", { timeout: 60_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(DESKTOP);
     await page.goto(`${svc.base}/dashboard`);
     // The key field has focus on arrival; Enter signs in.
@@ -320,8 +320,8 @@ describe('dashboard', () => {
     await context.close();
   });
 
-  it('is readable at 375 px wide', { timeout: 60_000 }, async () => {
-    if (!browser) return;
+  it('is readable at 375 px wide', { timeout: 60_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(PHONE);
     await page.goto(`${svc.base}/dashboard`);
     await page.getByLabel('API key').waitFor();
@@ -344,8 +344,8 @@ describe('dashboard', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
-  it('replays a game: league, season, team and game picked, started at 600×, its status followed to finished; another key sees none of it', { timeout: 90_000 }, async () => {
-    if (!browser) return;
+  it('replays a game: league, season, team and game picked, started at 600×, its status followed to finished; another key sees none of it', { timeout: 90_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(DESKTOP);
     await signIn(page, owner);
     const section = page.locator('#replays-section');

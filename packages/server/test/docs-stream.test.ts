@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asyncApiPage } from '../src/openapi/asyncapi-page.js';
 import { CONTENT_SECURITY_POLICY } from '../src/routes/web/index.js';
-import { collectPageErrors, DESKTOP, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
+import { collectPageErrors, DESKTOP, horizontalOverflow, inBrowser, launchBrowser, PHONE, screenshot } from './browser.js';
 import { listen, testApp, type TestApp } from './helpers.js';
 
 /** A parsed JSON document, walked as the tests of answers walk `res.json()`. */
@@ -80,8 +80,8 @@ describe('GET /docs/stream: the AsyncAPI document as a page, offline', () => {
     expect(html).toContain('<code>&#60;b&#62;</code>');
   });
 
-  it('reads in a real browser: no CSP violation or error, nothing wider than a phone', { timeout: 60_000 }, async () => {
-    if (!browser) return;
+  it('reads in a real browser: no CSP violation or error, nothing wider than a phone', { timeout: 60_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     for (const viewport of [DESKTOP, PHONE]) {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();

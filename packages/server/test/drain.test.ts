@@ -37,6 +37,25 @@ describe('svc serve: SIGTERM drain (real process)', () => {
     await client.until((c) => c.closeCode !== null, 5_000, 'close frame');
     expect(client.closeCode).toBe(1001);
   });
+
+  it('refuses a stream upgrade sent in the first 100 ms after SIGTERM before upgrading it: 503 draining, the documented body', async () => {
+    proc = startSvc(['serve'], { SVC_DATA_DIR: seededDataDir(), SVC_BOOTSTRAP_KEY: KEY });
+    const port = await proc.port();
+    // An open connection keeps the listener up for keep-alive answers during the drain's first half second.
+    const client = await connect(`ws://127.0.0.1:${port}/v1/stream?sport=soccer`, KEY);
+    await client.until((c) => c.frames.some((f) => f.type === 'subscribed'), 10_000, 'subscribed');
+    proc.signal('SIGTERM');
+    await new Promise((r) => setTimeout(r, 50));
+    const refused: unknown = await connect(`ws://127.0.0.1:${port}/v1/stream?sport=soccer`, KEY).then(
+      (late) => {
+        late.close();
+        return 'upgraded';
+      },
+      (err: unknown) => err,
+    );
+    expect(refused).toMatchObject({ status: 503, body: { error: { type: 'unavailable', code: 'draining' } } });
+    expect(await exitWithin(proc, EXIT_DEADLINE_MS)).toEqual({ code: 0, signal: null });
+  });
 });
 
 describe('svc serve: SIGTERM under keep-alive traffic (real process)', () => {

@@ -5,10 +5,11 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { Product } from '@svc/schema';
 import { buildApp, type BuiltApp } from '../src/app.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { keyPrefix, loadConfig, type Config } from '../src/config.js';
 import { ManualClock, systemClock, type Clock } from '../src/domain/clock.js';
 import { openDb, type Db, type DbOptions } from '../src/store/db.js';
 import type { StoredEvent } from '../src/store/events.js';
+import { KeyRepo } from '../src/store/keys.js';
 import type { AppDeps } from '../src/services.js';
 import { PG_ADMIN_URL, pgUrlFor, runTmpRoot } from './templates.setup.js';
 
@@ -131,3 +132,16 @@ export const storedEvent = (seq: number): StoredEvent => ({
     clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
   },
 });
+
+/** `n` sandbox keys of a plan, written straight into the database of a `svc serve` under test. */
+export async function keysOf(dataDir: string, databaseUrl: string | null, n: number, plan: string, products: Product[]): Promise<string[]> {
+  const db = await openDb({ dataDir, databaseUrl });
+  try {
+    const repo = new KeyRepo(db, 'sandbox', keyPrefix('sandbox'));
+    const keys: string[] = [];
+    for (let i = 0; i < n; i++) keys.push((await repo.create({ name: `${plan} ${i}`, plan, products, sports: null, leagues: null }, new Date())).key);
+    return keys;
+  } finally {
+    await db.close();
+  }
+}

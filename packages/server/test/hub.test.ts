@@ -10,7 +10,7 @@ const principal = (keyId: string, sports: string[] | null = null): Principal => 
   keyId, name: 't', environment: 'test', plan: planOf('internal'), products: ['live'], sports, leagues: null,
 });
 const filter = (sports: string[] | null = null): StreamFilter => ({
-  everything: true, sports: new Set(), leagues: new Set(), games: new Set(), tier: null, types: null, scopeSports: sports, scopeLeagues: null, viewerKeyId: 'key_viewer',
+  everything: true, sports: new Set(), leagues: new Set(), games: new Set(), tier: null, types: null, scopeSports: sports, scopeLeagues: null, scopeGames: null, viewerKeyId: 'key_viewer',
 });
 const event = (game: string, sport: string, league: string, tier = 'provisional'): StoredEvent => ({
   seq: 1, competitionId: 'c', seasonId: 's', sport, league, ownerKeyId: null,

@@ -27,7 +27,7 @@ describe('logs of a running server', () => {
     await svc?.kill();
   });
 
-  it('never carry an API key or a webhook secret: not in URLs, the banner, client errors or failures', { timeout: 120_000 }, async () => {
+  it('never carry an API key, a webhook secret or a stream token: not in URLs, the banner, client errors or failures', { timeout: 120_000 }, async () => {
     const dataDir = tmpDir('svc-logs-');
     fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'svc.db'));
     svc = await serveSvc(dataDir, {
@@ -74,13 +74,27 @@ describe('logs of a running server', () => {
     await raw(port, `GET /v1/me?access_token=${KEY} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nBad Header\r\n\r\n`);
     await raw(port, `GET /v1/me?access_token=${KEY} HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`);
 
+    // A stream token: in the stream's query (an event stream, then a refused WebSocket upgrade),
+    // and where it is refused (REST, a header, a misspelt parameter).
+    const minted = await fetch(`${base}/v1/stream/tokens`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: '{"ttl_s": 60}' });
+    expect(minted.status).toBe(201);
+    const token = ((await minted.json()) as { data: { token: string } }).data.token;
+    const ctl = new AbortController();
+    const sse = await fetch(`${base}/v1/stream?token=${token}&game=soccer_1`, { headers: { accept: 'text/event-stream' }, signal: ctl.signal }).catch(() => null);
+    ctl.abort();
+    void sse;
+    for (const url of [`/v1/stream?token=${token}`, `/v1/me?token=${token}`, `/v1/games?tok=${token}`]) await (await fetch(`${base}${url}`)).arrayBuffer();
+    await (await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer();
+    await raw(port, `GET /v1/stream?token=${token}&bad=1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+
     // The requests above were logged (the check below would pass on an empty log otherwise).
     await (await fetch(`${base}/healthz?marker=end`)).arrayBuffer();
     await until(() => output().includes('marker=end'), 10_000, 'the last request in the log');
     expect(output().includes('/v1/teams?league=wc&access_token=[redacted]&limit=2'), 'the redacted URL is logged').toBe(true);
     // Node's parse errors carry the raw request bytes (headers included) as a Buffer.
     expect(output().includes('rawPacket'), 'raw request bytes are logged').toBe(false);
-    for (const secret of [KEY, KEY_BODY.slice(0, 12), endpoint.secret, newSecret, endpoint.secret.slice(6, 18), newSecret.slice(6, 18)]) {
+    const tokenBody = token.split('.')[2];
+    for (const secret of [KEY, KEY_BODY.slice(0, 12), endpoint.secret, newSecret, endpoint.secret.slice(6, 18), newSecret.slice(6, 18), token, tokenBody.slice(0, 12)]) {
       const at = output().indexOf(secret);
       expect(at, `secret found in the log: …${output().slice(Math.max(0, at - 200), at + 60)}…`).toBe(-1);
     }

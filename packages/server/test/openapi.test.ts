@@ -75,6 +75,11 @@ describe('OpenAPI', () => {
         expect(op.responses['409'], `${method} ${p}`).toEqual({ $ref: '#/components/responses/Conflict' });
       }
     }
+    // The reads a scoreboard polls declare their ETag and the 304 that If-None-Match earns.
+    for (const p of ['/v1/standings', '/v1/leaders', '/v1/competitions/{id}/boxscore', '/v1/players/{id}/stats']) {
+      expect(Object.keys(doc.paths[p].get.responses['200'].headers), p).toContain('ETag');
+      expect(doc.paths[p].get.responses['304'].description, p).toMatch(/If-None-Match/);
+    }
     // Codes in the error answers come from the catalogue.
     expect(doc.components.responses.Conflict.description).toContain('`idempotency_key_reused`');
     expect(doc.paths['/v1/teams'].get.responses['200'].content['application/json'].schema.properties.data.items).toEqual({ $ref: '#/components/schemas/Team' });

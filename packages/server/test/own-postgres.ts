@@ -8,9 +8,24 @@ import { freePort } from './process.js';
 
 const run = promisify(execFile);
 
+/**
+ * A server tool by name: on PATH, else in the newest of Debian's /usr/lib/postgresql/<major>/bin,
+ * which is not on PATH unless the machine links it there.
+ */
+function pgTool(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && fs.existsSync(path.join(dir, name))) return name;
+  const root = '/usr/lib/postgresql';
+  const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const major of majors) {
+    const candidate = path.join(root, major, 'bin', name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return name;
+}
+
 /** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user. */
 const asPostgres = (command: string, args: string[]) =>
-  process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
+  process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', pgTool(command), ...args]) : run(pgTool(command), args);
 
 /**
  * A PostgreSQL cluster of the test's own (initdb + pg_ctl) on a free port and in a temporary
@@ -59,6 +74,37 @@ export class OwnPostgres {
     if (!this.running) return;
     this.running = false;
     await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', '-t', '60', 'stop']);
+  }
+
+  /**
+   * A streaming replica of this cluster (`pg_basebackup -R`: it follows the primary as a hot
+   * standby, read only), started on a port of its own.
+   */
+  async replica(): Promise<OwnPostgres> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-own-pg-replica-'));
+    if (process.getuid?.() === 0) fs.chownSync(dir, ...postgresIds());
+    const replica = new OwnPostgres(dir, await freePort());
+    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', path.join(dir, 'data'), '-R', '-X', 'stream', '--no-sync']);
+    await replica.resume();
+    return replica;
+  }
+
+  /** A standby becomes a primary (`pg_ctl promote`), as a managed database's failover does. */
+  async promote(): Promise<void> {
+    await asPostgres('pg_ctl', ['-D', path.join(this.dir, 'data'), '-w', '-t', '60', 'promote']);
+  }
+
+  /**
+   * SIGSTOP (or SIGCONT) to the cluster's postmaster and every process under it: alive but not
+   * answering, as in an I/O stall or a host that froze. Only this cluster's processes.
+   */
+  async freeze(signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
+    const postmaster = Number(fs.readFileSync(path.join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = await run('pgrep', ['-P', String(postmaster)]).then(
+      (r) => r.stdout.split('\n').filter(Boolean).map(Number),
+      () => [],
+    );
+    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
   }
 
   async remove(): Promise<void> {

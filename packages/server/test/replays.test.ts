@@ -130,6 +130,24 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expect((await call('POST', `/v1/webhooks/${mine}/replay`, owner, range)).json().data.replayed).toBe(6);
   }, 60_000);
 
+  it('is left out of its own key’s export, in all three entities alike: the export is the archive’s games (docs/replays.md)', async () => {
+    const analyst = await t.key({ products: ['live', 'archive'] });
+    const r = await create({ game_id: FINAL, speed: 600 }, analyst);
+    const competitionId = (await call('GET', `/v1/games/${r.game_id}`, analyst)).json().data.competition_id as string;
+    const lines = async (entity: string) => {
+      const res = await call('GET', `/v1/export?league=wc&season=2022&entity=${entity}`, analyst);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+    };
+    const competitions = await lines('competitions');
+    expect(competitions.length).toBe(64);
+    expect(competitions.map((c) => c.id)).not.toContain(competitionId);
+    expect((await lines('events')).map((e) => e.game_id)).not.toContain(r.game_id);
+    expect((await lines('plays')).map((p) => p.competition_id)).not.toContain(competitionId);
+    // Read on its own, the replay's game is still its key's.
+    expect((await call('GET', `/v1/competitions/${competitionId}`, analyst)).statusCode).toBe(200);
+  }, 60_000);
+
   it.runIf(engine === 'sqlite')('plays a basketball game: every scoring play confirmed once, in order, the final score the source’s', async () => {
     // Read with the archive product: the source is a past game.
     const source = (await call('GET', '/v1/games/basketball_33', other)).json().data;

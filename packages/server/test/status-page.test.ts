@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/domain/clock.js';
 import { DAY_MS, MINUTE_MS } from '../src/domain/status.js';
-import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, launchBrowser, PHONE, screenshot } from './browser.js';
+import { collectPageErrors, DESKTOP, focusOutline, horizontalOverflow, inBrowser, launchBrowser, PHONE, screenshot } from './browser.js';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
 
 declare global {
@@ -75,8 +75,8 @@ describe('status page over recorded history', () => {
     return { page, errors, close: () => context.close() };
   }
 
-  it('shows 90 daily bars per sport with the day on hover, the incident with its start, end and duration, and refreshes itself', { timeout: 120_000 }, async () => {
-    if (!browser) return;
+  it('shows 90 daily bars per sport with the day on hover, the incident with its start, end and duration, and refreshes itself', { timeout: 120_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const { page, errors, close } = await open(DESKTOP);
     await page.clock.install();
     const res = await page.goto(`${base}/status`);
@@ -144,8 +144,8 @@ describe('status page over recorded history', () => {
     await close();
   });
 
-  it('is readable at 375 px wide', { timeout: 60_000 }, async () => {
-    if (!browser) return;
+  it('is readable at 375 px wide', { timeout: 60_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const { page, errors, close } = await open(PHONE);
     await page.goto(`${base}/status`);
     await page.locator('body[data-loaded="true"]').waitFor();

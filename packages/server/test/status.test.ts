@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from './browser.js';
+import { inBrowser, launchBrowser } from './browser.js';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
 
 describe('public status page', () => {
@@ -32,9 +32,8 @@ describe('public status page', () => {
     await unknownParam.arrayBuffer();
   });
 
-  it('renders in a real browser', async () => {
-    const browser = await launchBrowser();
-    if (!browser) return;
+  it('renders in a real browser', async (ctx) => {
+    const browser = inBrowser(ctx, await launchBrowser());
     try {
       const page = await browser.newPage();
       // The current status comes inside the page and is drawn before its load event: no waiting.

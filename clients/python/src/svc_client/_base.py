@@ -172,6 +172,12 @@ def one(record: Type[T]) -> Callable[[httpx.Response], T]:
     return lambda response: cast(T, data_of(response))
 
 
+def whole(record: Type[T]) -> Callable[[httpx.Response], T]:
+    """The parser of an answer that is the record itself (``GET /v1/standings``: tables and ``as_of``)."""
+    # The API's records are plain JSON; the TypedDict is the server's contract for them.
+    return lambda response: cast(T, decode_json(response))
+
+
 def many(record: Type[T]) -> Callable[[httpx.Response], List[T]]:
     """The parser of a ``{"data": [record, ...]}`` answer (a batch write's results)."""
     return lambda response: cast(List[T], data_of(response))

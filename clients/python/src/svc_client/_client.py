@@ -27,6 +27,7 @@ from ._base import (
     export_resume_id,
     many,
     one,
+    whole,
     page_of,
     path_segment,
     request_options,
@@ -38,11 +39,17 @@ from .pagination import SyncPage, first_page
 from .types import (
     AnyEvent,
     Change,
+    BoxScore,
+    Leader,
+    PlayerSeasonStats,
+    Standings,
     Competition,
     CompetitionStatus,
     DeletedWebhook,
     DeliveryStatus,
     Event,
+    ExportEntity,
+    ExportFormat,
     Game,
     Me,
     Notification,
@@ -50,6 +57,7 @@ from .types import (
     PlayInput,
     Player,
     Replay,
+    StreamToken,
     ReplayResult,
     ReportInput,
     ReportResult,
@@ -139,6 +147,21 @@ class Players(_Resource):
         """One player by id (``player:<league>:<slug>``)."""
         return self._client._request("GET", f"/v1/players/{path_segment(player_id)}", one(Player), request_options(timeout, max_retries, extra_headers))
 
+    def stats(
+        self,
+        player_id: str,
+        *,
+        season: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[PlayerSeasonStats]:
+        """The player's totals, one per season the player has plays in (``season`` narrows to one)."""
+        path = f"/v1/players/{path_segment(player_id)}/stats"
+        return self._client._get_page(path, {"season": season, "limit": limit, "cursor": cursor}, PlayerSeasonStats, request_options(timeout, max_retries, extra_headers))
+
 
 class Venues(_Resource):
     def list(
@@ -185,6 +208,7 @@ class Competitions(_Resource):
         league: Optional[str] = None,
         season: Optional[str] = None,
         date: Optional[str] = None,
+        tz: Optional[str] = None,
         team: Optional[str] = None,
         player: Optional[str] = None,
         status: Optional[CompetitionStatus] = None,
@@ -194,8 +218,12 @@ class Competitions(_Resource):
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> SyncPage[Competition]:
-        """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id."""
-        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        """Competitions by date; ``date`` is ``today`` or ``YYYY-MM-DD``, ``team`` a team id.
+
+        ``tz`` (an IANA zone such as ``America/New_York``) makes ``date`` that calendar day in that
+        zone, matched on ``start_time``; without it ``date`` is a UTC date.
+        """
+        params = {"sport": sport, "league": league, "season": season, "date": date, "tz": tz, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
         return self._client._get_page("/v1/competitions", params, Competition, request_options(timeout, max_retries, extra_headers))
 
     def get(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Competition:
@@ -242,6 +270,46 @@ class Competitions(_Resource):
         options = request_options(timeout, max_retries, extra_headers, idempotency_key)
         return self._client._request("POST", path, one(Competition), options, body=body)
 
+    def boxscore(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> BoxScore:
+        """The box score: line score by period, shoot-out, players by type, winner (live while the game is)."""
+        path = f"/v1/competitions/{path_segment(competition_id)}/boxscore"
+        return self._client._request("GET", path, one(BoxScore), request_options(timeout, max_retries, extra_headers))
+
+
+class StandingsResource(_Resource):
+    def list(
+        self,
+        *,
+        league: str,
+        season: Optional[str] = None,
+        tier: Optional[Literal["confirmed", "provisional"]] = None,
+        live: Optional[bool] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Standings:
+        """A season's tables (``{"data": [{"group", "rows"}], "as_of"}``), live games at their current score."""
+        params = {"league": league, "season": season, "tier": tier, "live": None if live is None else ("true" if live else "false")}
+        return self._client._request("GET", "/v1/standings", whole(Standings), request_options(timeout, max_retries, extra_headers), params=params)
+
+
+class Leaders(_Resource):
+    def list(
+        self,
+        *,
+        league: str,
+        season: Optional[str] = None,
+        stat: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> SyncPage[Leader]:
+        """A season's players ranked by ``stat`` (soccer ``goals``, basketball ``points`` by default)."""
+        params = {"league": league, "season": season, "stat": stat, "limit": limit, "cursor": cursor}
+        return self._client._get_page("/v1/leaders", params, Leader, request_options(timeout, max_retries, extra_headers))
+
 
 class Games(_Resource):
     def list(
@@ -251,6 +319,7 @@ class Games(_Resource):
         league: Optional[str] = None,
         season: Optional[str] = None,
         date: Optional[str] = None,
+        tz: Optional[str] = None,
         team: Optional[str] = None,
         player: Optional[str] = None,
         status: Optional[CompetitionStatus] = None,
@@ -260,8 +329,12 @@ class Games(_Resource):
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> SyncPage[Game]:
-        """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones)."""
-        params = {"sport": sport, "league": league, "season": season, "date": date, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
+        """Team-sport games with their ``eligibility`` (``date="today"`` for the live ones).
+
+        ``tz`` (an IANA zone) makes ``date`` (and ``today``) that zone's calendar day, matched on
+        ``start_time``: ``date="today", tz="America/New_York"`` at 21:00 there is still today there.
+        """
+        params = {"sport": sport, "league": league, "season": season, "date": date, "tz": tz, "team": team, "player": player, "status": status, "limit": limit, "cursor": cursor}
         return self._client._get_page("/v1/games", params, Game, request_options(timeout, max_retries, extra_headers))
 
     def get(self, game_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Game:
@@ -580,6 +653,84 @@ class ChangeFollower:
                 # An empty answer before its wait (a proxy cut it short): do not spin.
                 time.sleep(0.1)
 
+class StreamTokens:
+    """Stream tokens: what a back end mints so a public page opens the stream without a key."""
+
+    def __init__(self, client: "Svc") -> None:
+        self._client = client
+
+    def create(
+        self,
+        *,
+        ttl_s: Optional[int] = None,
+        sports: Optional[Sequence[str]] = None,
+        leagues: Optional[Sequence[str]] = None,
+        games: Optional[Sequence[str]] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> StreamToken:
+        """A token for ``GET /v1/stream`` only (``?token=``), living ``ttl_s`` seconds (60–86,400,
+        default 3,600), narrowed to ``sports``, ``leagues`` and ``games`` when given and never wider
+        than the key. Hand ``token`` to the page; it is shown only here."""
+        body: Dict[str, object] = {}
+        if ttl_s is not None:
+            body["ttl_s"] = ttl_s
+        for name, names in (("sports", sports), ("leagues", leagues), ("games", games)):
+            if names is not None:
+                body[name] = list(names)
+        options = request_options(timeout, max_retries, extra_headers)
+        return self._client._request("POST", "/v1/stream/tokens", one(StreamToken), options, body=body)
+
+
+class StreamAccess:
+    """``client.stream(...)`` opens the live stream; ``client.stream.tokens`` mints stream tokens."""
+
+    def __init__(self, client: "Svc") -> None:
+        self._client = client
+        self.tokens = StreamTokens(client)
+
+    def __call__(
+        self,
+        *,
+        sport: Union[str, Sequence[str], None] = None,
+        league: Union[str, Sequence[str], None] = None,
+        game: Union[str, Sequence[str], None] = None,
+        tier: Optional[Tier] = None,
+        since: Optional[str] = None,
+        delay: Optional[int] = None,
+        heartbeat_timeout: Optional[float] = None,
+        max_reconnects: Optional[int] = None,
+        timeout: Optional[float] = None,
+        extra_headers: Headers = None,
+    ) -> Stream:
+        """Live events (product ``live``); see :class:`Stream`.
+
+        Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
+        resumes after an event id; ``delay`` (0–300 s) holds every event until that long after its ``ts``. The stream reconnects with backoff and ``since=<last id>``
+        after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
+        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
+        bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
+        raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
+        :class:`RateLimitError` at once; an event of another schema raises
+        :class:`SchemaMismatchError`.
+        """
+        core = make_stream_core(
+            base_url=self._client.base_url,
+            api_key=self._client.api_key,
+            extra_headers=dict(extra_headers or {}),
+            sport=sport,
+            league=league,
+            game=game,
+            tier=tier,
+            since=since,
+            delay=delay,
+            heartbeat_timeout=heartbeat_timeout,
+            max_reconnects=max_reconnects,
+            open_timeout=self._client.timeout if timeout is None else timeout,
+        )
+        return Stream(core)
+
 
 class Svc(ClientBase[httpx.Client]):
     """The svc API.
@@ -623,12 +774,15 @@ class Svc(ClientBase[httpx.Client]):
         self.seasons = Seasons(self)
         self.competitions = Competitions(self)
         self.games = Games(self)
+        self.standings = StandingsResource(self)
+        self.leaders = Leaders(self)
         self.reports = Reports(self)
         self.plays = Plays(self)
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
         self.replays = Replays(self)
         self.changes = Changes(self)
+        self.stream = StreamAccess(self)
         self.with_raw_response = SvcWithRawResponse(self)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -654,6 +808,7 @@ class Svc(ClientBase[httpx.Client]):
         league: str,
         season: str,
         entity: Literal["events"] = "events",
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -669,6 +824,7 @@ class Svc(ClientBase[httpx.Client]):
         league: str,
         season: str,
         entity: Literal["plays"],
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -684,6 +840,7 @@ class Svc(ClientBase[httpx.Client]):
         league: str,
         season: str,
         entity: Literal["competitions"],
+        format: Literal["ndjson"] = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -692,12 +849,29 @@ class Svc(ClientBase[httpx.Client]):
         extra_headers: Headers = None,
     ) -> Iterator[Competition]: ...
 
+    @overload
+    def export(
+        self,
+        *,
+        league: str,
+        season: str,
+        entity: ExportEntity = "events",
+        format: Literal["csv", "parquet"],
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        after: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> Iterator[bytes]: ...
+
     def export(
         self,
         *,
         league: str,
         season: str,
         entity: str = "events",
+        format: ExportFormat = "ndjson",
         from_: Optional[str] = None,
         to: Optional[str] = None,
         after: Optional[str] = None,
@@ -712,48 +886,19 @@ class Svc(ClientBase[httpx.Client]):
         record is the one the REST API returns. When the connection drops, the iterator resumes
         on its own with ``after=<last id>``: no record is lost or repeated. ``timeout`` bounds
         each read; the request starts when iteration does.
+
+        ``format="csv"`` or ``"parquet"`` yields the file's bytes instead, chunk by chunk, to write
+        to a file that pandas, polars or DuckDB open (``pd.read_parquet``): the same rows and
+        values as the records. A file cannot be resumed part-way: a dropped connection raises
+        :class:`APIConnectionError`, and the export is asked for again.
         """
+        options = request_options(timeout, max_retries, extra_headers)
+        if format != "ndjson":
+            file_params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "format": format, "from": from_, "to": to, "after": after}
+            return self._export_file(file_params, options)
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after, request_options(timeout, max_retries, extra_headers))
+        return self._export(params, entity, after, options)
 
-    def stream(
-        self,
-        *,
-        sport: Union[str, Sequence[str], None] = None,
-        league: Union[str, Sequence[str], None] = None,
-        game: Union[str, Sequence[str], None] = None,
-        tier: Optional[Tier] = None,
-        since: Optional[str] = None,
-        heartbeat_timeout: Optional[float] = None,
-        max_reconnects: Optional[int] = None,
-        timeout: Optional[float] = None,
-        extra_headers: Headers = None,
-    ) -> Stream:
-        """Live events (product ``live``); see :class:`Stream`.
-
-        Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
-        resumes after an event id. The stream reconnects with backoff and ``since=<last id>``
-        after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
-        ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
-        bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
-        raise :class:`AuthenticationError`, :class:`PermissionDeniedError` and
-        :class:`RateLimitError` at once; an event of another schema raises
-        :class:`SchemaMismatchError`.
-        """
-        core = make_stream_core(
-            base_url=self.base_url,
-            api_key=self.api_key,
-            extra_headers=dict(extra_headers or {}),
-            sport=sport,
-            league=league,
-            game=game,
-            tier=tier,
-            since=since,
-            heartbeat_timeout=heartbeat_timeout,
-            max_reconnects=max_reconnects,
-            open_timeout=self.timeout if timeout is None else timeout,
-        )
-        return Stream(core)
 
     # -- plumbing ---------------------------------------------------------------------------
     def _send(self, call: Call, *, stream: bool = False) -> httpx.Response:
@@ -853,6 +998,16 @@ class Svc(ClientBase[httpx.Client]):
             time.sleep(backoff(failures))
             failures += 1
 
+    def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions) -> Iterator[bytes]:
+        response = self._send(self._call("GET", "/v1/export", params, NOT_GIVEN, options), stream=True)
+        try:
+            for chunk in response.iter_bytes():
+                yield chunk
+        except httpx.TransportError as exc:
+            raise APIConnectionError(f"export: the connection dropped inside the file: {exc}", cause=exc) from exc
+        finally:
+            response.close()
+
 
 class TeamsWithRawResponse:
     def __init__(self, teams: Teams) -> None:
@@ -865,6 +1020,7 @@ class PlayersWithRawResponse:
     def __init__(self, players: Players) -> None:
         self.list = to_raw_response_wrapper(players.list)
         self.get = to_raw_response_wrapper(players.get)
+        self.stats = to_raw_response_wrapper(players.stats)
 
 
 class VenuesWithRawResponse:
@@ -883,6 +1039,17 @@ class CompetitionsWithRawResponse:
         self.list = to_raw_response_wrapper(competitions.list)
         self.get = to_raw_response_wrapper(competitions.get)
         self.plays = to_raw_response_wrapper(competitions.plays)
+        self.boxscore = to_raw_response_wrapper(competitions.boxscore)
+
+
+class StandingsWithRawResponse:
+    def __init__(self, standings: StandingsResource) -> None:
+        self.list = to_raw_response_wrapper(standings.list)
+
+
+class LeadersWithRawResponse:
+    def __init__(self, leaders: Leaders) -> None:
+        self.list = to_raw_response_wrapper(leaders.list)
 
 
 class GamesWithRawResponse:
@@ -948,6 +1115,8 @@ class SvcWithRawResponse:
         self.seasons = SeasonsWithRawResponse(client.seasons)
         self.competitions = CompetitionsWithRawResponse(client.competitions)
         self.games = GamesWithRawResponse(client.games)
+        self.standings = StandingsWithRawResponse(client.standings)
+        self.leaders = LeadersWithRawResponse(client.leaders)
         self.reports = ReportsWithRawResponse(client.reports)
         self.plays = PlaysWithRawResponse(client.plays)
         self.webhooks = WebhooksWithRawResponse(client.webhooks)

@@ -533,8 +533,9 @@ def make_stream_core(
     heartbeat_timeout: Optional[float],
     max_reconnects: Optional[int],
     open_timeout: float,
+    delay: Optional[int] = None,
 ) -> _StreamCore:
-    params: Dict[str, Optional[str]] = {"sport": csv(sport), "league": csv(league), "game": csv(game), "tier": tier}
+    params: Dict[str, Optional[str]] = {"sport": csv(sport), "league": csv(league), "game": csv(game), "tier": tier, "delay": None if delay is None else str(delay)}
     return _StreamCore(
         base_url=base_url,
         api_key=api_key,

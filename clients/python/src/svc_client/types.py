@@ -18,6 +18,7 @@ __all__ = [
     "DeliveryStatus",
     "EndpointStatus",
     "ExportEntity",
+    "ExportFormat",
     "ReplayStatus",
     "Team",
     "Player",
@@ -33,6 +34,15 @@ __all__ = [
     "Period",
     "Play",
     "PlayInput",
+    "StandingsRow",
+    "StandingsTable",
+    "Standings",
+    "BoxScorePeriod",
+    "BoxScoreCompetitor",
+    "BoxScorePlayer",
+    "BoxScore",
+    "Leader",
+    "PlayerSeasonStats",
     "Confidence",
     "Event",
     "StreamEvent",
@@ -54,6 +64,7 @@ __all__ = [
     "DeletedWebhook",
     "WebhookTestResult",
     "Notification",
+    "StreamToken",
     "Replay",
     "AnyEvent",
     "AnyStreamEvent",
@@ -76,6 +87,8 @@ DeliveryStatus = Literal["pending", "delivered", "failed", "disabled"]
 EndpointStatus = Literal["enabled", "disabled"]
 #: What an export streams.
 ExportEntity = Literal["events", "plays", "competitions"]
+#: How an export is written: JSON lines, CSV or Parquet.
+ExportFormat = Literal["ndjson", "csv", "parquet"]
 #: Where a sandbox replay stands.
 ReplayStatus = Literal["scheduled", "running", "finished", "cancelled"]
 
@@ -213,6 +226,8 @@ class Competition(TypedDict):
     venue: Optional[str]
     #: Tournament and round, where known.
     name: Optional[str]
+    #: The tournament group a group-stage game belongs to (e.g. `Group A`); null for other games and for seasons without groups. `GET /v1/standings` builds one table per group.
+    group: Optional[str]
     competitors: List[Competitor]
     synthetic: bool
 
@@ -293,6 +308,128 @@ class PlayInput(_PlayInputOptional):
     competitor_id: str
     event_type: str
     points: int
+
+
+class _StandingsRowOptional(TypedDict, total=False):
+    #: Soccer only.
+    drawn: int
+    #: Soccer only: 3 a win, 1 a draw.
+    points: int
+    #: Basketball only: won / played, 3 decimals (0 before the first game).
+    pct: float
+    #: Basketball only: ((leader won − won) + (lost − leader lost)) / 2.
+    games_behind: float
+
+
+class StandingsRow(_StandingsRowOptional):
+    """One competitor in a standings table; soccer adds ``drawn`` and ``points``, basketball ``pct`` and ``games_behind``."""
+
+    #: Position in the table, from 1.
+    rank: int
+    #: The team (or player) this row is about.
+    entity_id: str
+    played: int
+    won: int
+    lost: int
+    #: Goals or points scored.
+    scored: int
+    conceded: int
+    #: `scored` − `conceded`.
+    diff: int
+    #: A game of this competitor is in progress and counted at its current score.
+    live: bool
+
+
+class StandingsTable(TypedDict):
+    """One table: a tournament group (``Group A``) or the whole season (``group`` ``None``)."""
+
+    #: The tournament group (`Group A`); null for a season without groups.
+    group: Optional[str]
+    rows: List[StandingsRow]
+
+
+class Standings(TypedDict):
+    """The answer of ``GET /v1/standings``: the tables and the time of the newest play or event they count."""
+
+    data: List[StandingsTable]
+    #: ISO 8601: the newest play or event the tables count.
+    as_of: str
+
+
+class BoxScorePeriod(TypedDict):
+    """A competitor's points in one period of play."""
+
+    #: `half`, `extra_time`, `quarter`, `overtime`, …
+    unit: str
+    num: int
+    label: str
+    #: What this competitor scored in the period (0 when nothing).
+    points: int
+
+
+class _BoxScoreCompetitorOptional(TypedDict, total=False):
+    #: Kicks scored in a penalty shoot-out, when there was one.
+    shootout: int
+
+
+class BoxScoreCompetitor(_BoxScoreCompetitorOptional):
+    """One side of a box score: its line score and, after a shoot-out, its kicks scored."""
+
+    entity_id: str
+    role: str
+    #: The sum of `periods` (a shoot-out is not part of it).
+    score: int
+    periods: List[BoxScorePeriod]
+
+
+class BoxScorePlayer(TypedDict):
+    """A player's line: points for their side (own goals and shoot-out kicks left out) and plays by type."""
+
+    player_id: str
+    #: The player’s own side (for an own goal: not the side it counted for).
+    competitor_id: str
+    #: Points (goals) for the player’s side; own goals and shoot-out kicks left out.
+    points: int
+    #: Plays by `event_type` (`goal`, `penalty_goal`, `own_goal`, `three_pointer`, …).
+    by_type: Dict[str, int]
+
+
+class BoxScore(TypedDict):
+    """A box score built from the official plays, live while the game is."""
+
+    competition_id: str
+    sport: str
+    status: str
+    competitors: List[BoxScoreCompetitor]
+    players: List[BoxScorePlayer]
+    #: The winner’s entity id once the game is final; null for a draw or before the end.
+    winner: Optional[str]
+    #: ISO 8601: the time of the newest play counted.
+    as_of: str
+
+
+class Leader(TypedDict):
+    """A place among a season's leaders; ties share a rank."""
+
+    #: Ties share a rank (1, 2, 2, 4).
+    rank: int
+    player_id: str
+    #: The team the player scored for last in the season.
+    competitor_id: str
+    value: int
+
+
+class PlayerSeasonStats(TypedDict):
+    """A player's totals in one season."""
+
+    league: str
+    #: Season label.
+    season: str
+    #: The team the player scored for last in the season.
+    competitor_id: str
+    #: Points (goals) for the player’s side; own goals and shoot-out kicks left out.
+    points: int
+    by_type: Dict[str, int]
 
 
 class Confidence(TypedDict):
@@ -591,6 +728,22 @@ class Notification(TypedDict):
     reason: Optional[str]
     message: str
     created_at: str
+
+
+class StreamToken(TypedDict):
+    """A stream token: what a back end hands a browser page so it opens ``GET /v1/stream`` with
+    ``?token=`` instead of an API key (docs/stream.md "Stream tokens"). Shown only once.
+    """
+
+    #: Pass as `?token=` to GET /v1/stream (WebSocket or event stream); valid nowhere else.
+    token: str
+    expires_at: str
+    #: The sports the token is narrowed to; null: the key’s.
+    sports: Optional[List[str]]
+    #: The leagues the token is narrowed to; null: the key’s.
+    leagues: Optional[List[str]]
+    #: The games the token is narrowed to; null: every game in its sports and leagues.
+    games: Optional[List[str]]
 
 
 class Replay(TypedDict):

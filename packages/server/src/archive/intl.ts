@@ -125,6 +125,7 @@ export function buildIntl(input: IntlInput): IntlData {
       date: r.date,
       startTime: null,
       name: r.tournament || 'International match',
+      group: null,
       venueId: null,
       home,
       away,

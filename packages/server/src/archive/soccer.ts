@@ -26,6 +26,8 @@ export interface SoccerMatch {
   date: string;
   startTime: string | null;
   name: string;
+  /** The tournament group of a group-stage match (`Group A`), else null. */
+  group: string | null;
   venueId: string | null;
   home: TeamRef;
   away: TeamRef;
@@ -121,6 +123,7 @@ export function matchRows(m: SoccerMatch, n: number, today: string, stats: Socce
     status: final ? 'final' : 'scheduled',
     venue_id: m.venueId,
     name: m.name,
+    group_name: m.group,
     synthetic: 0,
     source_key: m.sourceKey,
   };

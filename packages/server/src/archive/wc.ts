@@ -131,6 +131,7 @@ export function buildWorldCup(sources: WorldCupSource[], formerNames: Map<string
         date: m.date,
         startTime: kickoffUtc(m.date, m.time, venue?.utcOffset ?? null),
         name: matchName(src.year, m),
+        group: m.group !== undefined && /^Group /.test(m.group) ? m.group : null,
         venueId: venue?.id ?? null,
         home,
         away,

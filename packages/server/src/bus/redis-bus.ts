@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../store/events.js';
 import type { EventBus } from './bus.js';
+import { redisKnownAway } from './link.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
@@ -10,6 +11,7 @@ export class RedisBus implements EventBus {
   /** The first SUBSCRIBE; ioredis subscribes again by itself after every reconnect. */
   private readonly subscribed: Promise<unknown>;
   private readonly channel: string;
+  private readonly away: () => boolean;
 
   constructor(
     private readonly pub: Redis,
@@ -17,6 +19,7 @@ export class RedisBus implements EventBus {
     keys: RedisKeys,
   ) {
     this.channel = keys.events;
+    this.away = redisKnownAway(pub);
     this.sub.on('message', (ch: string, message: string) => {
       if (ch !== this.channel) return;
       const events: StoredEvent[] = JSON.parse(message);
@@ -42,6 +45,11 @@ export class RedisBus implements EventBus {
    * not refused for want of the bus (docs/operations.md, "Faults").
    */
   async publish(events: StoredEvent[]): Promise<void> {
+    // Known away: straight to this node's streams, not through ioredis' queue (bus/link.ts).
+    if (this.away()) {
+      for (const h of this.handlers) h(events);
+      return;
+    }
     try {
       await this.subscribed;
       await this.pub.publish(this.channel, JSON.stringify(events));

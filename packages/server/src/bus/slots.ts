@@ -70,7 +70,8 @@ export class RedisSlots implements SlotCounter {
   private async refresh(): Promise<void> {
     const until = this.clock.now() + TTL_MS;
     const pipe = this.redis.pipeline();
-    for (const [token, keyId] of this.held) pipe.zadd(this.keyOf(keyId), until, token);
+    // After a Redis restarted empty this puts every slot the node holds back within TTL_MS / 3.
+    for (const [token, keyId] of this.held) pipe.zadd(this.keyOf(keyId), until, token).pexpire(this.keyOf(keyId), TTL_MS * 2);
     if (this.held.size) await pipe.exec().catch(() => undefined);
   }
 

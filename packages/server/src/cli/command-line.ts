@@ -11,6 +11,7 @@ import { exportCommand, EXPORT_USAGE } from './export.js';
 import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';
 import { parseReplayArgs, replayCommand, REPLAY_USAGE } from './replay.js';
 import { changesCommand, CHANGES_USAGE, parseChangesArgs } from './changes.js';
+import { parseStandingsArgs, standingsCommand, STANDINGS_USAGE } from './standings.js';
 import { parseOptions, UsageError, wantsHelp } from './usage.js';
 
 const HELP = `svc — sports scoring data service
@@ -21,6 +22,7 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   tail                     print live events from the stream
   replay <game_id>         replay a final game for your key and print its events
   changes [--follow]       print the change feed (competitions and events as they change)
+  standings --league L     print a season's standings as tables
   simulate                 run the live simulator against a running service
   export                   write an NDJSON export to a file
   secrets rotate-key       re-encrypt webhook secrets under a new SVC_SECRET_KEY
@@ -40,6 +42,7 @@ changes nothing.`,
   tail: TAIL_USAGE,
   replay: REPLAY_USAGE,
   changes: CHANGES_USAGE,
+  standings: STANDINGS_USAGE,
   simulate: SIMULATE_USAGE,
   export: EXPORT_USAGE,
   secrets: SECRETS_USAGE,
@@ -124,6 +127,8 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
           process.off('SIGINT', onSigint);
         }
       }
+      case 'standings':
+        return await standingsCommand(parseStandingsArgs(rest, config, process.env), stdout, stderr);
       case 'simulate':
         return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`));
       case 'export':

@@ -24,6 +24,8 @@ export interface Download {
   out: { file: string; append: boolean } | null;
   gzip: boolean;
   progress: Progress;
+  /** Count records as newlines (NDJSON); a CSV or Parquet file is counted in bytes only. */
+  lines?: boolean;
   signal?: AbortSignal;
   stdout?: Writable;
 }
@@ -53,11 +55,11 @@ async function errorMessage(res: http.IncomingMessage): Promise<string> {
 }
 
 /** Counts records (newlines) and bytes as they pass, for the progress line. */
-function counter(progress: Progress): Transform {
+function counter(progress: Progress, countLines: boolean): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       let lines = 0;
-      for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+      if (countLines) for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
       progress.add(lines, chunk.length);
       done(null, chunk);
     },
@@ -72,12 +74,12 @@ function counter(progress: Progress): Transform {
 export async function download(d: Download): Promise<void> {
   const url = new URL('/v1/export', d.baseUrl);
   for (const [k, v] of Object.entries(d.query)) url.searchParams.set(k, v);
-  const headers: Record<string, string> = { authorization: `Bearer ${d.key}`, accept: 'application/x-ndjson' };
+  const headers: Record<string, string> = { authorization: `Bearer ${d.key}` };
   if (d.gzip) headers['accept-encoding'] = 'gzip';
   const res = await get(url, headers, d.signal);
   if (res.statusCode !== 200) throw new ExportHttpError(res.statusCode ?? 0, await errorMessage(res));
   const sink: Writable = d.out ? fs.createWriteStream(d.out.file, { flags: d.out.append ? 'a' : 'w' }) : (d.stdout ?? process.stdout);
-  const count = counter(d.progress);
+  const count = counter(d.progress, d.lines ?? true);
   if (res.headers['content-encoding'] === 'gzip') await pipeline(res, createGunzip(), count, sink, { signal: d.signal });
   else await pipeline(res, count, sink, { signal: d.signal });
 }

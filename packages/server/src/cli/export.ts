@@ -5,11 +5,14 @@ import { localBaseUrl } from '../sim/cli.js';
 import { download, ExportHttpError } from './export-download.js';
 import { ResumeError, resumePoint } from './export-resume.js';
 import { fmtBytes, Progress } from './progress.js';
+import { EXPORT_FORMATS, type ExportFormat } from '@svc/schema';
 
 export const EXPORT_USAGE =
-  'usage: svc export --league wc --season 2022 [--entity events|plays|competitions] [--from ISO8601] [--to ISO8601]\n' +
-  '                  [--out FILE|-] [--url http://127.0.0.1:8080] [--key KEY (default $SVC_API_KEY)] [--after ID] [--no-gzip]\n' +
-  'An existing --out file is resumed after its last complete line unless --after is given.';
+  'usage: svc export --league wc --season 2022 [--entity events|plays|competitions] [--format ndjson|csv|parquet]\n' +
+  '                  [--from ISO8601] [--to ISO8601] [--out|-o FILE|-] [--url http://127.0.0.1:8080] [--key KEY (default $SVC_API_KEY)]\n' +
+  '                  [--after ID] [--no-gzip]\n' +
+  'An existing NDJSON --out file is resumed after its last complete line unless --after is given; a CSV or\n' +
+  'Parquet file is written whole (to FILE.part, renamed when complete).';
 
 export class ExportUsageError extends Error {}
 
@@ -17,6 +20,7 @@ export interface ExportArgs {
   league: string;
   season: string;
   entity: Entity;
+  format: ExportFormat;
   from?: string;
   to?: string;
   after?: string;
@@ -27,14 +31,15 @@ export interface ExportArgs {
   gzip: boolean;
 }
 
-const VALUE_FLAGS = ['--league', '--season', '--entity', '--from', '--to', '--after', '--out', '--url', '--key'] as const;
+const VALUE_FLAGS = ['--league', '--season', '--entity', '--format', '--from', '--to', '--after', '--out', '--url', '--key'] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
 export function parseExportArgs(argv: string[], config: Pick<Config, 'host' | 'port'>, env: Record<string, string | undefined>): ExportArgs {
   const v: Partial<Record<ValueFlag, string>> = {};
   let gzip = true;
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const [given, inline] = argv[i].split(/=(.*)/s, 2);
+    const flag = given === '-o' ? '--out' : given;
     if (flag === '--no-gzip') {
       gzip = false;
       continue;
@@ -48,6 +53,8 @@ export function parseExportArgs(argv: string[], config: Pick<Config, 'host' | 'p
   if (!v['--league'] || !v['--season']) throw new ExportUsageError('--league and --season are required');
   const entity = ENTITIES.find((e) => e === (v['--entity'] ?? 'events'));
   if (!entity) throw new ExportUsageError(`--entity must be one of ${ENTITIES.join(', ')}`);
+  const format = EXPORT_FORMATS.find((f) => f === (v['--format'] ?? 'ndjson'));
+  if (!format) throw new ExportUsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
   const key = v['--key'] ?? env.SVC_API_KEY;
   if (!key) throw new ExportUsageError('pass --key or set SVC_API_KEY');
   const url = (v['--url'] ?? localBaseUrl(config.host, config.port)).replace(/\/$/, '');
@@ -59,10 +66,11 @@ export function parseExportArgs(argv: string[], config: Pick<Config, 'host' | 'p
     league,
     season,
     entity,
+    format,
     from: v['--from'],
     to: v['--to'],
     after: v['--after'],
-    out: v['--out'] ?? `${league}_${label}_${entity}.ndjson`,
+    out: v['--out'] ?? `${league}_${label}_${entity}.${format}`,
     url,
     key,
     gzip,
@@ -91,6 +99,7 @@ export interface ExportResult {
 
 /** Downloads one export into `out`, resuming an existing file after its last complete line. */
 export async function runExport(a: ExportArgs, stderr: { write(s: string): unknown; isTTY?: boolean }, signal?: AbortSignal): Promise<ExportResult> {
+  if (a.format !== 'ndjson') return runFileExport(a, stderr, signal);
   let after = a.after;
   let append = false;
   if (a.out !== '-' && a.after === undefined && fs.existsSync(a.out)) {
@@ -107,6 +116,24 @@ export async function runExport(a: ExportArgs, stderr: { write(s: string): unkno
   await download({ baseUrl: a.url, key: a.key, query, out: a.out === '-' ? null : { file: a.out, append }, gzip: a.gzip, progress, signal });
   progress.draw(true);
   return { ...progress.counts, resumedAfter: after };
+}
+
+/**
+ * A CSV or Parquet export: not resumable part-way (a Parquet file's index is its footer), so it is
+ * written to `<out>.part` and renamed only once complete; an interrupted run leaves no file that
+ * looks finished. Progress counts bytes.
+ */
+async function runFileExport(a: ExportArgs, stderr: { write(s: string): unknown; isTTY?: boolean }, signal?: AbortSignal): Promise<ExportResult> {
+  const query: Record<string, string> = { league: a.league, season: a.season, entity: a.entity, format: a.format };
+  if (a.from) query.from = a.from;
+  if (a.to) query.to = a.to;
+  if (a.after) query.after = a.after;
+  const progress = new Progress(stderr, undefined);
+  const part = a.out === '-' ? null : `${a.out}.part`;
+  await download({ baseUrl: a.url, key: a.key, query, out: part ? { file: part, append: false } : null, gzip: a.gzip, progress, lines: false, signal });
+  if (part) fs.renameSync(part, a.out);
+  progress.draw(true);
+  return { ...progress.counts };
 }
 
 /** `svc export …`: exit 0 when complete, 1 when interrupted or refused, 2 on a usage error. */
@@ -127,7 +154,8 @@ export async function exportCommand(argv: string[], config: Pick<Config, 'host' 
   process.once('SIGINT', onSignal);
   try {
     const r = await runExport(args, stderr, abort.signal);
-    stderr.write(`svc export: ${r.records.toLocaleString('en-US')} records (${fmtBytes(r.bytes)}) written to ${args.out === '-' ? 'stdout' : args.out}\n`);
+    const what = args.format === 'ndjson' ? `${r.records.toLocaleString('en-US')} records (${fmtBytes(r.bytes)})` : `${args.format.toUpperCase()} file, ${fmtBytes(r.bytes)},`;
+    stderr.write(`svc export: ${what} written to ${args.out === '-' ? 'stdout' : args.out}\n`);
     return 0;
   } catch (e) {
     if (e instanceof ExportHttpError) stderr.write(`\nsvc export: refused (HTTP ${e.status}) ${e.message}\n`);

@@ -92,7 +92,8 @@ export function competitionSource(
   let cursor: string | undefined = first ? encodeCursor([first.date, first.id]) : undefined;
   return {
     async next(limit) {
-      const page = await competitions.list(scope, { league: slice.league, seasonIds: slice.seasonIds }, { limit, cursor });
+      // Like the events and plays: a sandbox replay's game is its key's own, never the archive's.
+      const page = await competitions.list(scope, { league: slice.league, seasonIds: slice.seasonIds, archiveOnly: true }, { limit, cursor });
       const toDate = slice.toDate;
       const kept = toDate === undefined ? page.data : page.data.filter((c) => c.date < toDate);
       cursor = page.next_cursor ?? undefined;

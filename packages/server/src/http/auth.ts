@@ -76,6 +76,8 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
   /** The key's SHA-256, once its presence, shape and environment are checked. */
   function checkedHash(raw: string | undefined): string {
     if (!raw) throw new SvcError('missing_api_key', 'Send your key as Authorization: Bearer <API_KEY>.');
+    // A stream token is valid on the stream only (docs/stream.md "Stream tokens"), which the gateway authenticates.
+    if (raw.startsWith('sst_')) throw unauthenticated('A stream token (sst_…) authenticates GET /v1/stream only; send an API key.');
     if (!API_KEY.test(raw)) throw unauthenticated('The API key is malformed.');
     if (!raw.startsWith(prefix)) {
       throw unauthenticated(

@@ -13,8 +13,8 @@ import type { FastifyServerOptions } from 'fastify';
 
 /** Query parameters whose value is a credential, compared after percent-decoding, case-blind. */
 const SECRET_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'key', 'secret', 'authorization']);
-/** An API key (svc_live_/svc_test_) or a webhook secret (whsec_), in any case. */
-const SECRET_SHAPE = /(svc_(?:live|test)_|whsec_)[A-Za-z0-9_-]+/gi;
+/** An API key (svc_live_/svc_test_), a webhook secret (whsec_) or a stream token (sst_), in any case. */
+const SECRET_SHAPE = /(svc_(?:live|test)_|whsec_|sst_)[A-Za-z0-9_.-]+/gi;
 const REDACTED = '[redacted]';
 
 const decode = (s: string): string => {

@@ -166,12 +166,14 @@ export class LiveIngest {
           busAway = err.busAway;
           return null;
         });
+        // The owner holds its lease and is alive as far as anyone knows; only Redis could carry
+        // the call, and waiting for it would hold the reporter for the whole route deadline.
+        if (busAway) throw new SvcError('bus_unavailable', `The node that holds ${gameId} cannot be reached while Redis is away; retry shortly.`);
         if (reply?.ok) return reply.results;
         if (reply && !reply.notOwner) throw replyError(reply);
       }
       // The owner is dead or just lost the game: its lease lapses within the TTL, then a claim wins.
       if (this.clock.now() > deadline) {
-        if (busAway) throw new SvcError('bus_unavailable', `The node that holds ${gameId} cannot be reached while Redis is away; retry shortly.`);
         throw new SvcError('consensus_unavailable', `No node took the consensus of ${gameId} over in time; retry shortly.`);
       }
       await this.clock.sleep(Math.min(50 * 2 ** Math.min(attempt, 4), 500));

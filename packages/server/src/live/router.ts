@@ -1,3 +1,4 @@
+import { redisKnownAway } from '../bus/link.js';
 import type { RedisKeys } from '../bus/redis-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -88,6 +89,8 @@ export class RedisRouter implements OwnerRouter {
   private handler: ((req: OwnerRequest) => Promise<OwnerReply>) | null = null;
   /** Resolves once subscribed; to the error when the subscription failed (Redis down), never rejects. */
   private readonly ready: Promise<Error | null>;
+  /** A request needs both connections: one carries it out, the other brings the reply back. */
+  private readonly away: () => boolean;
 
   constructor(
     private readonly nodeId: string,
@@ -95,6 +98,7 @@ export class RedisRouter implements OwnerRouter {
     private readonly sub: Redis,
     private readonly keys: RedisKeys,
   ) {
+    this.away = redisKnownAway(pub, sub);
     this.sub.on('message', (ch: string, message: string) => {
       if (ch !== this.channel(this.nodeId)) return;
       const w = parseWire(message);
@@ -134,7 +138,9 @@ export class RedisRouter implements OwnerRouter {
   }
 
   async send(owner: string, req: OwnerRequest, timeoutMs: number): Promise<OwnerReply> {
-    // Without our own channel no reply could reach us: the caller waits for the lease instead.
+    // Redis known away: fail now rather than after ioredis' queue gives up (bus/link.ts).
+    if (this.away()) throw new RouteFailed(owner, true);
+    // Without our own channel no reply could reach us.
     if ((await this.ready) !== null) throw new RouteFailed(owner, true);
     const id = randomBytes(8).toString('hex');
     const w: Wire = { t: 'req', id, from: this.nodeId, req };
@@ -158,7 +164,7 @@ export class RedisRouter implements OwnerRouter {
     if (!p) return;
     this.pending.delete(id);
     clearTimeout(p.timer);
-    p.reject(new RouteFailed(owner, busAway || this.pub.status !== 'ready'));
+    p.reject(new RouteFailed(owner, busAway || this.away()));
   }
 
   serve(handler: (req: OwnerRequest) => Promise<OwnerReply>): void {

@@ -45,6 +45,9 @@ const closeCodes = [
   `${STREAM_CLOSE_CODES.going_away}: the server is shutting down; reconnect (to any node) with \`since\`.`,
   `${STREAM_CLOSE_CODES.slow_consumer} (\`slow_consumer\`): the unsent buffer passed 1 MiB; reconnect with \`since\`.`,
   `${STREAM_CLOSE_CODES.connection_limit}: the plan's connection limit (counted across the cluster) is reached; do not reconnect at once.`,
+  `${STREAM_CLOSE_CODES.key_revoked} (\`key_revoked\`): the key (or the key of the stream token) was revoked; do not reconnect with it.`,
+  `${STREAM_CLOSE_CODES.token_expired} (\`token_expired\`): the stream token expired; mint another and reconnect with \`since\`.`,
+  `${STREAM_CLOSE_CODES.rate_limited} (\`rate_limited\`): the key's request budget ran out during a resume; reconnect with \`since\` after \`retry_after\`.`,
 ].join('\n- ');
 
 export function asyncApiDocument(): Json {
@@ -54,8 +57,9 @@ export function asyncApiDocument(): Json {
       title: 'svc stream',
       version: '1.0.0',
       description: [
-        'Live scoring events over one WebSocket: `GET /v1/stream` with `Authorization: Bearer <API_KEY>` (browsers: `?access_token=`), product `live`.',
-        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `types` (comma list of event types: `score`, `score_retracted`, `status`; default all), `since=<event id>` to resume.',
+        'Live scoring events over one WebSocket: `GET /v1/stream` with `Authorization: Bearer <API_KEY>`, product `live`. A browser page passes a stream token instead (`?token=sst_…`, minted by its back end with `POST /v1/stream/tokens`), never a key.',
+        'The same frames are served as server-sent events to `GET /v1/stream` with `Accept: text/event-stream`: one message per frame, `id:` the event id, `event:` its `type` (control frames: `subscribed`, `error`, and `close` before the server ends the response), `data:` the frame’s JSON; `Last-Event-ID` resumes like `since`; a comment line after 15 s of silence instead of `heartbeat`.',
+        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `types` (comma list of event types: `score`, `score_retracted`, `status`; default all), `since=<event id>` to resume, `delay=<0..300>` to hold every event until that many seconds after its `ts` (heartbeats are not held).',
         'Authentication and scope failures are refused before the upgrade with the JSON error body of the REST API (401/403).',
         'The server first sends `subscribed` (with `recovered: true` when every event after `since` was replayed, in order, before live ones: window 24 h and 10,000 events),',
         'then events and control frames, told apart by `type`. After 5 s without a frame it sends `heartbeat`; treat two heartbeat periods of silence as a dead link and reconnect with `since=<last id>`.',
@@ -103,7 +107,9 @@ export function asyncApiDocument(): Json {
                 tier: { type: 'string', enum: ['provisional', 'confirmed'] },
                 types: { type: 'string', description: 'Comma list of event types (`score`, `score_retracted`, `status`); default all.' },
                 since: { type: 'string', description: 'Resume after this event id (`evt_…`).' },
-                access_token: { type: 'string', description: 'The API key, for clients that cannot set headers.' },
+                delay: { type: 'integer', minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its `ts` (a broadcast delay; heartbeats are not held).' },
+                token: { type: 'string', description: 'A stream token (`sst_…`, POST /v1/stream/tokens): how a browser page authenticates without an API key.' },
+                access_token: { type: 'string', description: 'The API key, for clients that cannot set headers and are not public pages (pages use `token`).' },
               },
             },
           },
@@ -142,7 +148,7 @@ export function asyncApiDocument(): Json {
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key; browsers pass `?access_token=` instead.' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key; a browser page passes a stream token as `?token=` instead.' } },
       schemas: { Confidence: schema(Confidence) },
       messages: {
         event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireScoreEvent, [WIRE_EVENT_EXAMPLE]),

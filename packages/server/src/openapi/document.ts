@@ -9,6 +9,14 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import {
+  BoxScore,
+  BoxScoreCompetitor,
+  BoxScorePeriod,
+  BoxScorePlayer,
+  Leader,
+  PlayerSeasonStats,
+  StandingsRow,
+  StandingsTable,
   Competition,
   Competitor,
   Confidence,
@@ -25,6 +33,8 @@ import {
   Player,
   ReplayResult,
   ReportInput,
+  StreamToken,
+  CreateStreamTokenBody,
   ReportResult,
   RosterEntry,
   Season,
@@ -44,13 +54,16 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, ORIGINAL_REQUEST_HEADER
 import {
   ACCOUNT_EXAMPLES,
   ARCHIVE_EXAMPLES,
+  CREATE_STREAM_TOKEN_EXAMPLE,
   CREATE_WEBHOOK_EXAMPLE,
+  STREAM_TOKEN_EXAMPLE,
   ENDPOINT_WITH_SECRET_EXAMPLE,
   OPERATION_EXAMPLES,
   PLAY_INPUT_EXAMPLE,
   REPORT_INPUT_EXAMPLE,
   REPORT_RESULT_EXAMPLE,
   TEST_EVENT_EXAMPLE,
+  VIEW_EXAMPLES,
   WEBHOOK_EXAMPLES,
   WIRE_EVENT_EXAMPLE,
 } from './examples.js';
@@ -94,9 +107,19 @@ const COMPONENTS: readonly { schema: TSchema; name: string; example?: unknown }[
   { schema: CreateWebhookInput, name: 'CreateWebhookInput', example: CREATE_WEBHOOK_EXAMPLE },
   { schema: UpdateWebhookInput, name: 'UpdateWebhookInput', example: { sports: null } },
   { schema: ReplayResult, name: 'ReplayResult' },
+  { schema: StreamToken, name: 'StreamToken', example: STREAM_TOKEN_EXAMPLE },
+  { schema: CreateStreamTokenBody, name: 'CreateStreamTokenInput', example: CREATE_STREAM_TOKEN_EXAMPLE },
   { schema: DeletedWebhook, name: 'DeletedWebhook' },
   { schema: Notification, name: 'Notification', example: WEBHOOK_EXAMPLES.notification },
   { schema: ExportLine, name: 'ExportLine', example: ARCHIVE_EXAMPLES.event },
+  { schema: StandingsTable, name: 'StandingsTable', example: VIEW_EXAMPLES.standings.data[0] },
+  { schema: StandingsRow, name: 'StandingsRow', example: VIEW_EXAMPLES.standings.data[0].rows[0] },
+  { schema: BoxScore, name: 'BoxScore', example: VIEW_EXAMPLES.boxScore },
+  { schema: BoxScoreCompetitor, name: 'BoxScoreCompetitor' },
+  { schema: BoxScorePeriod, name: 'BoxScorePeriod' },
+  { schema: BoxScorePlayer, name: 'BoxScorePlayer' },
+  { schema: Leader, name: 'Leader', example: VIEW_EXAMPLES.leader },
+  { schema: PlayerSeasonStats, name: 'PlayerSeasonStats', example: VIEW_EXAMPLES.playerStats },
   {
     schema: ErrorBody,
     name: 'Error',
@@ -168,7 +191,7 @@ const HEADERS: Json = {
   'RateLimit-Limit': { description: 'Requests per minute the key’s plan allows.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests the key may still make now: the limit less what it spent in the last 60 s (a sliding window).', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the oldest request still counted leaves the 60 s window, so `RateLimit-Remaining` grows; on a 429, the same as `Retry-After`.', schema: { type: 'integer', minimum: 0 } },
-  ETag: { description: 'A tag of the answer’s body; send it back as `If-None-Match` for a 304 when nothing changed.', schema: { type: 'string' } },
+  ETag: { description: 'A weak validator of the body’s bytes: send it back as `If-None-Match` and an unchanged answer is a 304 without a body (docs/standings.md).', schema: { type: 'string', examples: ['W/"q0lC8o1mGyhDwh8TGKXtx1P7hzE"'] } },
   'X-Changes-Cursor': { description: 'The change feed’s position for this export: follow `GET /v1/changes?since=<it>` and export plus changes mirror svc exactly.', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds after which this request would be admitted (if nothing else is spent meanwhile).', schema: { type: 'integer', minimum: 0 } },
   [REPLAYED_HEADER]: {
@@ -233,9 +256,11 @@ const TAGS = [
   { name: 'account', description: 'The calling API key.' },
   { name: 'reference', description: 'Teams, players, rosters, venues and seasons.' },
   { name: 'competitions', description: 'Competitions of every sport and their official play-by-play.' },
+  { name: 'standings', description: 'Standings, leaders and player totals computed from the games and their official plays, live.' },
   { name: 'games', description: 'Team-sport competitions as games, and their confirmed scoring events.' },
   { name: 'ingestion', description: 'Crowd reports and official plays in.' },
   { name: 'webhooks', description: 'Endpoints that receive confirmed events, their deliveries and notifications.' },
+  { name: 'stream', description: 'Tokens for GET /v1/stream from a browser page (the stream itself is described by the AsyncAPI document).' },
   { name: 'replays', description: 'Sandbox replays of finished games through the live pipeline, for the calling key alone.' },
   { name: 'archive', description: 'Bulk export of past seasons.' },
   { name: 'changes', description: 'The change feed: competitions and events as they change, for mirrors.' },
@@ -296,8 +321,15 @@ export function describeApi(doc: Json): Json {
         const content = (response.content ?? {}) as Record<string, Json>;
         for (const [type, media] of Object.entries(content)) {
           if (type === 'application/x-ndjson') media.schema = ref('schemas', 'ExportLine');
-          if (examples && d) media.examples = 'lines' in examples ? examples.lines : { [d.operationId]: { summary: d.ok, value: examples.response } };
+          if (!examples || !d) continue;
+          if ('lines' in examples) media.examples = type === 'application/x-ndjson' ? examples.lines : examples.files?.[type];
+          else media.examples = { [d.operationId]: { summary: d.ok, value: examples.response } };
         }
+      }
+      if (d?.etag) {
+        const ok = responses['200'];
+        if (ok) ok.headers = { ...((ok.headers ?? {}) as Json), ETag: ref('headers', 'ETag') };
+        responses['304'] = { description: 'Not modified: `If-None-Match` named the current `ETag`. No body.', headers: headerRefs(['X-Request-Id', 'ETag', ...RATE]) };
       }
       op.responses = responses;
       const body = (op.requestBody as { content?: Record<string, Json> } | undefined)?.content?.['application/json'];

@@ -1,5 +1,9 @@
 import type {
+  BoxScore,
   Competition,
+  Leader,
+  PlayerSeasonStats,
+  Standings,
   CreateReplayInput,
   CreateWebhookInput,
   DeletedWebhook,
@@ -29,6 +33,7 @@ import type {
   WebhookTestResult,
   WireEvent,
 } from '@svc/schema';
+import { csvHeader, csvRows, EXPORT_COLUMNS } from '../export/formats.js';
 
 /**
  * Examples of the API description, copied from the real archive (the 2022 World Cup final) so a
@@ -89,6 +94,7 @@ export const ARCHIVE_EXAMPLES = {
     status_reason: null,
     venue: 'lusail-stadium',
     name: 'FIFA World Cup 2022 · Final',
+    group: null,
     competitors: [
       { entity_type: 'team', entity_id: 'team:wc:ARG', role: 'home', score: 3 },
       { entity_type: 'team', entity_id: 'team:wc:FRA', role: 'away', score: 3 },
@@ -269,6 +275,14 @@ export const REPLAY_EXAMPLE: Replay = {
   started_at: '2026-06-11T12:00:00.150Z',
   finished_at: null,
 };
+export const CREATE_STREAM_TOKEN_EXAMPLE = { ttl_s: 900, games: ['soccer_21728'] };
+export const STREAM_TOKEN_EXAMPLE = {
+  token: 'sst_3f9c1a7be2d04c55.q2Vn8rT0kLmZ4xYa.Wk9wQ1J2dXNaM0x5N2hGbmRzY2V4cE5oZ2JzUkJ2c3Rq.Jx8mPq2sVb7nLr4tYw1zKc',
+  expires_at: '2026-06-11T12:15:00.000Z',
+  sports: null,
+  leagues: null,
+  games: ['soccer_21728'],
+};
 export const CREATE_REPLAY_EXAMPLE: CreateReplayInput = { game_id: 'soccer_21728', speed: 120 };
 
 /** A cursor as the API issues them: opaque, pass it back as `cursor`. */
@@ -336,12 +350,75 @@ export interface BodyExample {
  * The examples of one operation: its success answer's body (or, for NDJSON, one line of each
  * kind), and its request body's when it has one.
  */
-export type OperationExamples = ({ response: unknown } | { lines: Record<string, BodyExample> }) & { request?: Record<string, BodyExample> };
+export type OperationExamples = ({ response: unknown } | { lines: Record<string, BodyExample>; files?: Record<string, Record<string, BodyExample | { summary: string; description: string }>> }) & {
+  request?: Record<string, BodyExample>;
+};
+
+/** A CSV export of one record: the header and its row, as `format=csv` writes them. */
+const csvExample = (entity: 'events' | 'plays' | 'competitions', record: unknown): string => csvHeader(EXPORT_COLUMNS[entity]) + csvRows(EXPORT_COLUMNS[entity], [record]);
 
 /**
  * Each operation's examples, keyed as OPERATIONS is (method and OpenAPI path); the OpenAPI test
  * fails on an operation without one. Records are the archive's, so answers read as served.
  */
+/** Standings, box score and leaders as the archive answers them (FIFA World Cup 2022). */
+export const VIEW_EXAMPLES = {
+  standings: {
+    data: [
+      {
+        group: 'Group C',
+        rows: [
+          { rank: 1, entity_id: 'team:wc:ARG', played: 3, won: 2, drawn: 0, lost: 1, scored: 5, conceded: 2, diff: 3, points: 6, live: false },
+          { rank: 2, entity_id: 'team:wc:POL', played: 3, won: 1, drawn: 1, lost: 1, scored: 2, conceded: 2, diff: 0, points: 4, live: false },
+          { rank: 3, entity_id: 'team:wc:MEX', played: 3, won: 1, drawn: 1, lost: 1, scored: 2, conceded: 3, diff: -1, points: 4, live: false },
+          { rank: 4, entity_id: 'team:wc:KSA', played: 3, won: 1, drawn: 0, lost: 2, scored: 3, conceded: 5, diff: -2, points: 3, live: false },
+        ],
+      },
+    ],
+    as_of: '2022-11-30T20:52:00.000Z',
+  } satisfies Standings,
+  boxScore: {
+    competition_id: 'soccer_wc_21728',
+    sport: 'soccer',
+    status: 'final',
+    competitors: [
+      {
+        entity_id: 'team:wc:ARG',
+        role: 'home',
+        score: 3,
+        periods: [
+          { unit: 'half', num: 1, label: '1st half', points: 2 },
+          { unit: 'half', num: 2, label: '2nd half', points: 0 },
+          { unit: 'extra_time', num: 1, label: 'Extra time 1st half', points: 0 },
+          { unit: 'extra_time', num: 2, label: 'Extra time 2nd half', points: 1 },
+        ],
+        shootout: 4,
+      },
+      {
+        entity_id: 'team:wc:FRA',
+        role: 'away',
+        score: 3,
+        periods: [
+          { unit: 'half', num: 1, label: '1st half', points: 0 },
+          { unit: 'half', num: 2, label: '2nd half', points: 2 },
+          { unit: 'extra_time', num: 1, label: 'Extra time 1st half', points: 0 },
+          { unit: 'extra_time', num: 2, label: 'Extra time 2nd half', points: 1 },
+        ],
+        shootout: 2,
+      },
+    ],
+    players: [
+      { player_id: 'player:wc:kylian-mbappe', competitor_id: 'team:wc:FRA', points: 3, by_type: { goal: 1, penalty_goal: 2 } },
+      { player_id: 'player:wc:lionel-messi', competitor_id: 'team:wc:ARG', points: 2, by_type: { goal: 1, penalty_goal: 1 } },
+      { player_id: 'player:wc:angel-di-maria', competitor_id: 'team:wc:ARG', points: 1, by_type: { goal: 1 } },
+    ],
+    winner: 'team:wc:ARG',
+    as_of: '2022-12-18T17:55:00.000Z',
+  } satisfies BoxScore,
+  leader: { rank: 1, player_id: 'player:wc:kylian-mbappe', competitor_id: 'team:wc:FRA', value: 8 } satisfies Leader,
+  playerStats: { league: 'wc', season: '2022', competitor_id: 'team:wc:FRA', points: 8, by_type: { goal: 6, penalty_goal: 2 } } satisfies PlayerSeasonStats,
+};
+
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'GET /v1/status': { response: STATUS_EXAMPLE },
   'GET /v1/me': { response: one(ACCOUNT_EXAMPLES.me) },
@@ -356,6 +433,10 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'GET /v1/competitions': { response: page(ARCHIVE_EXAMPLES.competition) },
   'GET /v1/competitions/{id}': { response: one(ARCHIVE_EXAMPLES.competition) },
   'GET /v1/competitions/{id}/plays': { response: page(ARCHIVE_EXAMPLES.play) },
+  'GET /v1/competitions/{id}/boxscore': { response: one(VIEW_EXAMPLES.boxScore) },
+  'GET /v1/standings': { response: VIEW_EXAMPLES.standings },
+  'GET /v1/leaders': { response: page(VIEW_EXAMPLES.leader) },
+  'GET /v1/players/{id}/stats': { response: page(VIEW_EXAMPLES.playerStats) },
   'POST /v1/competitions/{id}/plays': {
     response: { data: [ARCHIVE_EXAMPLES.play] },
     request: {
@@ -397,6 +478,13 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     request: { allSports: { summary: 'Every sport in the key’s scope', value: UPDATE_WEBHOOK } },
   },
   'DELETE /v1/webhooks/{id}': { response: one(DELETED) },
+  'POST /v1/stream/tokens': {
+    response: one(STREAM_TOKEN_EXAMPLE),
+    request: {
+      game: { summary: 'One game, for 15 minutes', value: CREATE_STREAM_TOKEN_EXAMPLE },
+      defaults: { summary: 'Everything the key sees, for an hour', value: {} },
+    },
+  },
   'POST /v1/replays': {
     response: one({ ...REPLAY_EXAMPLE, status: 'scheduled', started_at: null }),
     request: { final: { summary: 'The 2022 World Cup final at 120×', value: CREATE_REPLAY_EXAMPLE } },
@@ -425,6 +513,19 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       events: { summary: 'A line of `entity=events` (the default): an Event', value: ARCHIVE_EXAMPLES.event },
       plays: { summary: 'A line of `entity=plays`: a Play', value: ARCHIVE_EXAMPLES.play },
       competitions: { summary: 'A line of `entity=competitions`: a Competition', value: ARCHIVE_EXAMPLES.competition },
+    },
+    files: {
+      'text/csv': {
+        events: { summary: '`format=csv`, `entity=events`: the header and one row (nested fields as dotted columns)', value: csvExample('events', ARCHIVE_EXAMPLES.event) },
+        plays: { summary: '`format=csv`, `entity=plays` (`state` as JSON)', value: csvExample('plays', ARCHIVE_EXAMPLES.play) },
+        competitions: { summary: '`format=csv`, `entity=competitions` (`competitors` as JSON)', value: csvExample('competitions', ARCHIVE_EXAMPLES.competition) },
+      },
+      'application/vnd.apache.parquet': {
+        parquet: {
+          summary: '`format=parquet`: a binary Parquet file',
+          description: 'The CSV columns, typed: strings UTF8, integers INT32, `confidence.agreement` DOUBLE, `ts` and `start_time` TIMESTAMP (UTC, ms), `date` DATE, `competitors` and `state` JSON; row groups of 10,000 rows, snappy.',
+        },
+      },
     },
   },
 };

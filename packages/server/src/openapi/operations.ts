@@ -11,6 +11,8 @@ export interface OperationDoc {
   ok: string;
   /** Words for parameters whose schema has none (shared enums of @svc/schema), by name. */
   params?: Record<string, string>;
+  /** Answers carry an `ETag` and honour `If-None-Match` with a 304 (http/etag.ts). */
+  etag?: boolean;
 }
 
 /**
@@ -26,6 +28,8 @@ export const PARAMETER_WORDS: Record<string, string> = {
 const COMPETITION_STATUS =
   'Only competitions of this status: `scheduled` (not started), `live` (started, not over), `final`, `postponed` (moved to a date not known yet), `suspended` (stopped while live) or `cancelled`.';
 const TYPES = 'Comma list of event types: `score`, `score_retracted`, `status` (a competition’s status changed). Default: every type.';
+
+const VIEWS = ' Any of the `live` or `archive` products; answers carry an `ETag`, and a request with `If-None-Match` naming it gets a 304 without a body.';
 
 const PAGE = ' Lists are pages of `{data, next_cursor}`: pass `next_cursor` back as `cursor` until it is null. Filters are AND-ed; an unknown parameter is a 400.';
 
@@ -75,6 +79,42 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listCompetitionPlays',
     description: `The official play-by-play (svc.play.v1) of a competition in \`seq\` order. Past competitions need the \`archive\` product, today’s and live ones \`live\`.${PAGE}`,
     ok: 'A page of plays.',
+  },
+  'GET /v1/competitions/{id}/boxscore': {
+    operationId: 'getCompetitionBoxScore',
+    etag: true,
+    description: 'The box score built from the official plays, updated with each play while the game is live: the line score by period (every period reached, 0 where a side scored nothing; a penalty shoot-out apart, as `shootout`), the players with their plays by type (own goals listed but not in `points`, credited to the other side), and the winner once final. Past competitions need the `archive` product, today’s and live ones `live`; answers carry an `ETag` and honour `If-None-Match`.',
+    ok: 'The box score.',
+  },
+  'GET /v1/standings': {
+    operationId: 'listStandings',
+    etag: true,
+    description: 'The standings of a league’s season (default: the current one): one table per group for a tournament’s group stage, one table (`group` null) otherwise. Soccer: points (3 a win, 1 a draw), goal difference, goals scored, then head-to-head points, difference and goals among teams still level, then `entity_id`. Basketball: pct, head-to-head pct, point difference, `entity_id`. Live games count at their current score in `tier` and mark their rows `live`; `live=false` counts finished games only. Tennis, golf and MMA: 400 `standings_unavailable`. Any of the `live` or `archive` products; answers carry an `ETag`, and a request with `If-None-Match` naming it gets a 304 without a body.',
+    ok: 'The season’s tables.',
+    params: {
+      live: '`false` counts finished games only; by default live games count at their current score.',
+      tier: 'Which events of live games count: `confirmed` (default) or `provisional`.',
+      league: 'The league, e.g. `wc`.',
+      season: 'Season label (`2022`) or id (`wc_2022`); default the league’s current season.',
+    },
+  },
+  'GET /v1/leaders': {
+    operationId: 'listLeaders',
+    etag: true,
+    description: `A season’s players ranked by \`stat\` (soccer default \`goals\`: goals and penalty goals, own goals and shoot-out kicks not counted; basketball default \`points\`; any event type, e.g. \`own_goal\` or \`three_pointer\`, counts those plays), value descending; ties share a rank and are ordered by \`player_id\`.${VIEWS}${PAGE}`,
+    ok: 'A page of leaders.',
+    params: {
+      league: 'The league, e.g. `wc`.',
+      season: 'Season label (`2022`) or id (`wc_2022`); default the league’s current season.',
+      stat: '`goals`, `points` or an event type; default the sport’s scoring stat.',
+    },
+  },
+  'GET /v1/players/{id}/stats': {
+    operationId: 'getPlayerStats',
+    etag: true,
+    description: `A player’s totals, one per season the player has plays in: points for the player’s side (own goals and shoot-out kicks left out) and plays by type.${PAGE}`,
+    ok: 'A page of season totals.',
+    params: { season: 'Only this season: label (`2022`) or id (`wc_2022`).' },
   },
   'POST /v1/competitions/{id}/plays': {
     operationId: 'createPlays',
@@ -170,6 +210,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: `Notices for the calling key, newest first, e.g. that a webhook endpoint was disabled and why.${PAGE}`,
     ok: 'A page of notifications.',
   },
+  'POST /v1/stream/tokens': {
+    operationId: 'createStreamToken',
+    description:
+      'Mints a short-lived token for `GET /v1/stream` (WebSocket or `Accept: text/event-stream`), so a public web page can open the stream without holding an API key: your back end calls this with its key and hands the page the token, which the page passes as `?token=sst_…`. The token lives `ttl_s` seconds (60–86,400, default 3,600); `sports`, `leagues` and `games` narrow it (each list it names applies; it is never wider than the key: a name outside the key’s scope is a 403 `sport_not_in_scope`). It authenticates the stream only (any other endpoint answers 401), counts against the key’s stream connections and rate limit, and ends with its key: a revoked key’s tokens are refused with 401 `invalid_api_key` and their open streams closed; an expired one is 401 `token_expired` and its open streams end at `expires_at`. Product `live`.',
+    ok: 'The token, shown only here.',
+  },
   'POST /v1/replays': {
     operationId: 'createReplay',
     description:
@@ -186,8 +232,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /v1/export': {
     operationId: 'exportRecords',
     description:
-      'Streams a season as newline-delimited JSON (product `archive`): events (default), plays or competitions, each line byte for byte the JSON of the matching REST list. `from` (inclusive) and `to` (exclusive) bound the records’ time; after an interruption pass the last id received as `after`. Gzip when asked with `Accept-Encoding: gzip`. `types` narrows events. Every answer carries `X-Changes-Cursor`: follow `GET /v1/changes` from it and the export plus the changes mirror svc, nothing missed or doubled.',
-    ok: 'One JSON record per line, streamed.',
+      'Streams a season as newline-delimited JSON (product `archive`): events (default), plays or competitions, each line byte for byte the JSON of the matching REST list. `from` (inclusive) and `to` (exclusive) bound the records’ time; after an interruption pass the last id received as `after`. Gzip when asked with `Accept-Encoding: gzip`. `format=csv` (RFC 4180, a header row, nested fields as dotted columns) or `format=parquet` (typed columns, UTC timestamps, row groups) writes the same rows for pandas, polars and DuckDB.',
+    ok: 'One JSON record per line (or the CSV or Parquet file), streamed.',
     params: { types: TYPES },
   },
 };

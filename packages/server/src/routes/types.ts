@@ -6,6 +6,7 @@ import type { CompetitionRepo } from '../store/competitions.js';
 import type { LeagueDirectory } from '../store/league-directory.js';
 import type { ReferenceRepo } from '../store/reference.js';
 import type { SettledDays } from '../store/settled-days.js';
+import type { StandingsService } from '../standings/service.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -26,11 +27,20 @@ export interface ReferenceDeps {
 export interface CompetitionDeps extends ReferenceDeps {
   competitions: CompetitionRepo;
   today: () => string;
+  /** The service's clock (ms): what `today` means in a `tz`. */
+  now: () => number;
 }
 
 /** What the competition routes read besides: lists of settled days come from memory. */
 export interface CompetitionListDeps extends CompetitionDeps {
   settledDays: SettledDays;
+}
+
+/** What the standings, box score, leaders and player-stats routes read (docs/standings.md). */
+export interface ViewDeps {
+  views: StandingsService;
+  competitions: CompetitionRepo;
+  today: () => string;
 }
 
 /** Authenticated routes always have a principal; this states it once instead of in every handler. */

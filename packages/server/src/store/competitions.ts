@@ -80,9 +80,28 @@ export interface CompetitionFilter {
   league?: string;
   seasonIds?: readonly string[];
   date?: string;
+  /**
+   * A calendar day of a time zone (`date` with `tz`): competitions whose `start_time` falls in
+   * [from, to); one without a start time is matched on its `date` (docs/decisions.md "Time zones").
+   */
+  zoneDay?: { date: string; from: string; to: string };
   team?: string;
   player?: string;
   status?: string;
+  /** The archive's games only, a key's own sandbox replays left out (the export: docs/replays.md). */
+  archiveOnly?: boolean;
+}
+
+/** A game of a season as standings read it (CompetitionRepo.seasonGames). */
+export interface SeasonGame {
+  id: string;
+  sport: string;
+  n: number;
+  status: string;
+  group: string | null;
+  date: string;
+  start_time: string | null;
+  competitors: { entity_id: string; role: string; score: number }[];
 }
 
 type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id' | 'original_start_time' | 'status_reason'> & {
@@ -94,7 +113,7 @@ type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id' | 'or
 
 /** The columns of a competition record, in the order competitionRow reads them. */
 const COMPETITION_SELECT =
-  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id, c.original_start_time, c.status_reason ' +
+  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id, c.group_name, c.original_start_time, c.status_reason ' +
   'from competitions c join seasons s on s.id = c.season_id';
 
 function competitionRow(r: unknown[]): CompetitionRow {
@@ -102,7 +121,8 @@ function competitionRow(r: unknown[]): CompetitionRow {
     id: rowText(r[0]), sport: rowText(r[1]), league: rowText(r[2]), season_label: rowText(r[3]), season_id: rowText(r[4]),
     date: rowText(r[5]), start_time: rowTextOrNull(r[6]), status: rowText(r[7]), venue_id: rowTextOrNull(r[8]),
     name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]), owner_key_id: rowTextOrNull(r[12]),
-    original_start_time: rowTextOrNull(r[13]), status_reason: rowTextOrNull(r[14]),
+    group_name: rowTextOrNull(r[13]),
+    original_start_time: rowTextOrNull(r[14]), status_reason: rowTextOrNull(r[15]),
   };
 }
 
@@ -145,7 +165,12 @@ export class CompetitionRepo {
     if (f.league !== undefined) where.push(`c.league = ${b.bind(f.league)}`);
     if (f.seasonIds !== undefined) where.push(b.oneOf('c.season_id', f.seasonIds));
     if (f.date !== undefined) where.push(`c.date = ${b.bind(f.date)}`);
+    if (f.zoneDay !== undefined) {
+      const z = f.zoneDay;
+      where.push(`((c.start_time >= ${b.bind(z.from)} and c.start_time < ${b.bind(z.to)}) or (c.start_time is null and c.date = ${b.bind(z.date)}))`);
+    }
     if (f.status !== undefined) where.push(`c.status = ${b.bind(f.status)}`);
+    if (f.archiveOnly) where.push('c.owner_key_id is null');
     if (f.team !== undefined) where.push(`c.id in (select competition_id from competitors where entity_id = ${b.bind(f.team)})`);
     if (f.player !== undefined) {
       where.push(
@@ -203,6 +228,7 @@ export class CompetitionRepo {
       status_reason: r.status_reason,
       venue: r.venue_id,
       name: r.name,
+      group: r.group_name ?? null,
       competitors,
       synthetic: bool(r.synthetic),
     };
@@ -508,5 +534,81 @@ export class CompetitionRepo {
   /** Every play of a competition as stored, in order. */
   async allPlays(competitionId: string): Promise<PlayTable[]> {
     return this.db.kysely.selectFrom('plays').selectAll().where('competition_id', '=', competitionId).orderBy('seq').execute();
+  }
+
+  /**
+   * Every real game of these seasons (sandbox replays' games left out) with its group and its
+   * competitors' stored scores, by date then id: what standings read (docs/standings.md).
+   */
+  async seasonGames(seasonIds: readonly string[]): Promise<SeasonGame[]> {
+    if (seasonIds.length === 0) return [];
+    const b = new SqlBuilder(this.db.engine);
+    const text =
+      'select c.id, c.sport, c.n, c.status, c.group_name, c.date, c.start_time, k.entity_id, k.role, k.score ' +
+      `from competitions c join competitors k on k.competition_id = c.id where ${b.oneOf('c.season_id', seasonIds)} and c.owner_key_id is null ` +
+      'order by c.date, c.id, k.idx';
+    const out: SeasonGame[] = [];
+    let last: SeasonGame | undefined;
+    for (const r of await this.db.reader.rows(b.query(text))) {
+      const id = rowText(r[0]);
+      if (!last || last.id !== id) {
+        last = { id, sport: rowText(r[1]), n: rowNumber(r[2]), status: rowText(r[3]), group: rowTextOrNull(r[4]), date: rowText(r[5]), start_time: rowTextOrNull(r[6]), competitors: [] };
+        out.push(last);
+      }
+      last.competitors.push({ entity_id: rowText(r[7]), role: rowText(r[8]), score: rowNumber(r[9]) });
+    }
+    return out;
+  }
+
+  /** The plays with a player of these seasons' real games, in (date, game, seq) order: what leaders read. */
+  async seasonPlayerPlays(seasonIds: readonly string[]): Promise<(PlayTable & { date: string })[]> {
+    if (seasonIds.length === 0) return [];
+    return this.db.kysely
+      .selectFrom('plays as p')
+      .innerJoin('competitions as c', 'c.id', 'p.competition_id')
+      .selectAll('p')
+      .select('c.date')
+      .where('c.season_id', 'in', [...seasonIds])
+      .where('c.owner_key_id', 'is', null)
+      .where('p.player_id', 'is not', null)
+      .orderBy('c.date')
+      .orderBy('p.competition_id')
+      .orderBy('p.seq')
+      .execute();
+  }
+
+  /** Every play of one player in real games, with its game's league, season and date, in (date, game, seq) order. */
+  async playerPlays(playerId: string): Promise<(PlayTable & { date: string; league: string; season_id: string; season_label: string })[]> {
+    return this.db.kysely
+      .selectFrom('plays as p')
+      .innerJoin('competitions as c', 'c.id', 'p.competition_id')
+      .innerJoin('seasons as s', 's.id', 'c.season_id')
+      .selectAll('p')
+      .select(['c.date', 'c.league', 'c.season_id', 's.label as season_label'])
+      .where('p.player_id', '=', playerId)
+      .where('c.owner_key_id', 'is', null)
+      .orderBy('c.date')
+      .orderBy('p.competition_id')
+      .orderBy('p.seq')
+      .execute();
+  }
+
+  /** The competitors of these competitions, by competition, in order. */
+  async competitorsOfMany(ids: readonly string[]): Promise<Map<string, Competitor[]>> {
+    const out = new Map<string, Competitor[]>();
+    for (let i = 0; i < ids.length; i += 500) for (const [k, v] of await this.competitorsOf(ids.slice(i, i + 500))) out.set(k, v);
+    return out;
+  }
+
+  /** The newest play time among these competitions, or null when they have none. */
+  async newestPlayTs(ids: readonly string[]): Promise<string | null> {
+    let newest: string | null = null;
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const row = await this.db.kysely.selectFrom('plays').select((eb) => eb.fn.max('ts').as('ts')).where('competition_id', 'in', [...part]).executeTakeFirst();
+      const ts = row?.ts ?? null;
+      if (ts !== null && (newest === null || ts > newest)) newest = ts;
+    }
+    return newest;
   }
 }

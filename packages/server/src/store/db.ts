@@ -9,6 +9,8 @@ import { migrationProvider } from './migrations.js';
 import { CachedStatements } from './statement-cache.js';
 import { PgRowReader, SqliteRowReader, type RowReader } from './row-reader.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
+import { PgPrimary, PrimaryPool } from './pg-primary.js';
+import { parsePgUrl, type PgHost } from './pg-targets.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -18,13 +20,13 @@ export interface Db {
   /** SQLite: the database file, for connections of their own (WAL checkpoints, bulk reads). */
   sqliteFile?: string;
   /** PostgreSQL: the pool under `kysely`, for the few reads that want rows as arrays. */
-  pgPool?: pg.Pool;
+  pgPool?: PrimaryPool;
   /**
    * Bulk archive reads (the export's pages): on PostgreSQL a small pool of their own, so exports
    * queue among themselves and never for the connections live writes and reads need
    * (docs/decisions.md, "Export: off the live path"); on SQLite the service's handle.
    */
-  bulk: { kysely: Kysely<Database>; pgPool?: pg.Pool };
+  bulk: { kysely: Kysely<Database>; pgPool?: PrimaryPool };
   /** The hot read paths' prepared statements (store/row-reader.ts). */
   reader: RowReader;
   /** SQLite: the service connection's statement cache, for the hot writes of store/write-tx.ts. */
@@ -55,13 +57,9 @@ export interface DbOptions {
    * connection and the next query opens another.
    */
   onConnectionError?: (err: Error) => void;
+  /** PostgreSQL with several hosts: told when the primary moves (docs/operations.md, "Database failover"). */
+  onPrimarySwitch?: (from: PgHost, to: PgHost) => void;
 }
-
-/**
- * A server that does not answer (a network cut, a stopped host) fails the query after this long
- * instead of holding the request: it answers 503 store_unavailable (docs/operations.md, "Faults").
- */
-const PG_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * SQLite keeps a WAL file at the largest size it ever reached (an import, a migration, a burst)
@@ -81,30 +79,13 @@ const WAL_BACKSTOP_FRAMES = 4096;
  */
 const BULK_POOL_SIZE = 2;
 
-function pgPool(connectionString: string, max: number, onConnectionError: DbOptions['onConnectionError']): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
-  // A pooled client emits 'error' when its connection dies, idle or checked out (pg-pool only
-  // listens while it is idle): without a listener of our own that is an unhandled 'error' event
-  // and the process exits. One report per connection: a server that ends a connection sends an
-  // error message and then closes the socket, and pg emits both.
-  pool.on('connect', (client) => {
-    let reported = false;
-    client.on('error', (err) => {
-      if (reported) return;
-      reported = true;
-      onConnectionError?.(err);
-    });
-  });
-  // The pool re-emits an idle client's error; the client's own listener above has reported it.
-  pool.on('error', () => undefined);
-  return pool;
-}
-
 export async function openDb(opts: DbOptions): Promise<Db> {
   let db: Db;
   if (opts.databaseUrl) {
-    const pool = pgPool(opts.databaseUrl, opts.poolSize ?? 10, opts.onConnectionError);
-    const bulkPool = pgPool(opts.databaseUrl, BULK_POOL_SIZE, opts.onConnectionError);
+    const targets = parsePgUrl(opts.databaseUrl);
+    const primary = await PgPrimary.find(targets, opts.onPrimarySwitch);
+    const pool = new PrimaryPool(targets, primary, opts.poolSize ?? 10, opts.onConnectionError);
+    const bulkPool = new PrimaryPool(targets, primary, BULK_POOL_SIZE, opts.onConnectionError);
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const bulk = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bulkPool }) });
     db = {
@@ -114,6 +95,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
       bulk: { kysely: bulk, pgPool: bulkPool },
       reader: new PgRowReader(pool),
       close: async () => {
+        primary.close();
         await bulk.destroy();
         await kysely.destroy();
       },

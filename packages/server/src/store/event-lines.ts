@@ -2,6 +2,7 @@ import pg from 'pg';
 import { linesFromBinaryCopy } from './copy-lines.js';
 import { eventJson } from './event-json.js';
 import { copyOut } from './pg-copy.js';
+import type { PrimaryPool } from './pg-primary.js';
 import { PgRowReader, RowShapeError, SqlBuilder, rowNumber, rowText, type RowReader } from './row-reader.js';
 
 export interface EventLineQuery {
@@ -174,7 +175,7 @@ export function copyPageSql(q: EventLineQuery): string {
 export class PgEventLines implements EventLinePages {
   private readonly rows: RowReader;
 
-  constructor(private readonly pool: pg.Pool) {
+  constructor(private readonly pool: PrimaryPool) {
     this.rows = new PgRowReader(pool);
   }
 

@@ -1,7 +1,7 @@
 import type { Event } from '@svc/schema';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from './db.js';
-import { eventSeq } from '@svc/schema';
+import { eventId, eventSeq } from '@svc/schema';
 import { chunks } from './batches.js';
 import { insertChangesTx, lockChangeOrderTx, type NewChange } from './changes.js';
 import { eventRecord, eventRowOf } from './event-rows.js';
@@ -171,6 +171,19 @@ export class EventLog {
     if (seq === undefined) return undefined;
     const r = await this.db.kysely.selectFrom('events').selectAll().where('seq', '=', seq).executeTakeFirst();
     return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: r.owner_key_id, event: eventRecord(r) };
+  }
+
+  /** The score, confirmation and retraction events of these games, in order: a live game's current score in a tier. */
+  async scoringFacts(gameIds: readonly string[]): Promise<{ game_id: string; id: string; type: string; tier: string; team: string; points: number; provisional_id: string | null; retracted_id: string | null; ts: string }[]> {
+    if (gameIds.length === 0) return [];
+    const rows = await this.db.kysely
+      .selectFrom('events')
+      .select(['seq', 'game_id', 'type', 'tier', 'team', 'points', 'provisional_id', 'retracted_id', 'ts'])
+      .where('game_id', 'in', [...gameIds])
+      .where('owner_key_id', 'is', null)
+      .orderBy('seq')
+      .execute();
+    return rows.map((r) => ({ game_id: r.game_id, id: eventId(Number(r.seq)), type: r.type, tier: r.tier, team: r.team, points: r.points, provisional_id: r.provisional_id, retracted_id: r.retracted_id, ts: r.ts }));
   }
 }
 

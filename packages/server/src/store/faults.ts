@@ -18,6 +18,8 @@ const PG_CONNECTION_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
+  // No answer within the query timeout (store/pg-primary.ts): the server stalled or went silent.
+  'Query read timeout',
 ];
 
 function codeOf(err: unknown): string | undefined {
@@ -29,8 +31,10 @@ function codeOf(err: unknown): string | undefined {
 /** PostgreSQL SQLSTATE classes and codes that say the server cannot serve now. */
 function pgUnavailable(code: string): boolean {
   // 08 connection exception, 53 insufficient resources, 58 system error (I/O);
-  // 57P01..57P03 the server is shutting down, crashed or still starting.
-  return code.startsWith('08') || code.startsWith('53') || code.startsWith('58') || code === '57P01' || code === '57P02' || code === '57P03';
+  // 57P01..57P03 the server is shutting down, crashed or still starting; 25006 a write reached a
+  // server that is (now) read only: a standby, or the old primary after a failover, until svc
+  // follows the new primary (store/pg-primary.ts).
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('58') || code === '57P01' || code === '57P02' || code === '57P03' || code === '25006';
 }
 
 function sqliteUnavailable(code: string): boolean {

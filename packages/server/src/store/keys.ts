@@ -115,6 +115,12 @@ export class KeyRepo {
     return row && { key: summary(row), hash: row.hash };
   }
 
+  /** A key by its id, revoked or not (a stream token names its key by id). */
+  async findById(id: string): Promise<KeySummary | undefined> {
+    const row = await this.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && summary(row);
+  }
+
   /** Which of these key ids still exist unrevoked: one query per 500 ids (open streams re-check theirs). */
   async activeIds(ids: readonly string[]): Promise<Set<string>> {
     const active = new Set<string>();

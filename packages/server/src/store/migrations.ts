@@ -3,6 +3,7 @@ import type { SecretBox } from '../domain/secrets/sealed.js';
 import { consensusStateMigration } from './migrations-consensus.js';
 import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
+import { groupsMigration } from './migrations-groups.js';
 import { replaysMigration } from './migrations-replays.js';
 import { scheduleMigration } from './migrations-schedule.js';
 import { reportIndexesMigration } from './migrations-report-indexes.js';
@@ -208,7 +209,8 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0008_webhook_due_by_event': webhookDueByEventMigration(),
         '0009_report_indexes': reportIndexesMigration(),
         '0010_replays': replaysMigration(),
-        '0011_schedule_changes': scheduleMigration(engine),
+        '0011_groups': groupsMigration(engine),
+        '0012_schedule_changes': scheduleMigration(engine),
       };
     },
   };

@@ -95,7 +95,7 @@ class CopyOut implements pg.Submittable {
  * Runs `sql`, a `COPY (...) TO STDOUT`, on a connection of the pool and returns every byte it
  * sent. The connection is destroyed rather than returned when the statement failed.
  */
-export async function copyOut(pool: pg.Pool, sql: string, maxBytes: number): Promise<Buffer> {
+export async function copyOut(pool: { connect(): Promise<pg.PoolClient> }, sql: string, maxBytes: number): Promise<Buffer> {
   const client = await pool.connect();
   let failure: Error | undefined;
   try {

@@ -319,6 +319,13 @@ export class ReferenceRepo {
     return rows.map((r) => r.id);
   }
 
+  /** A league's current season: the latest to start on or before `today`, else its first; undefined without seasons. */
+  async currentSeasonId(league: string, today: string): Promise<string | undefined> {
+    const started = await this.db.kysely.selectFrom('seasons').select('id').where('league', '=', league).where('start_date', '<=', today).orderBy('start_date', 'desc').limit(1).executeTakeFirst();
+    if (started) return started.id;
+    return (await this.db.kysely.selectFrom('seasons').select('id').where('league', '=', league).orderBy('start_date').limit(1).executeTakeFirst())?.id;
+  }
+
   async leagues(): Promise<{ id: string; sport: string; name: string; synthetic: number }[]> {
     return this.db.kysely.selectFrom('leagues').selectAll().orderBy('id').execute();
   }

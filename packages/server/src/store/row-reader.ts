@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import type { PrimaryPool } from './pg-primary.js';
 import { StatementLru } from './statement-cache.js';
 
 /** A value bound to a hot read's parameter; lists bind as one array parameter on PostgreSQL. */
@@ -122,7 +122,7 @@ const isRow = (r: unknown): r is unknown[] => Array.isArray(r);
 export class PgRowReader implements RowReader {
   private readonly names = new Map<string, string>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: PrimaryPool) {}
 
   async rows(q: SqlQuery): Promise<unknown[][]> {
     let name = this.names.get(q.text);

@@ -84,6 +84,8 @@ export interface CompetitionTable {
   status: string;
   venue_id: string | null;
   name: string | null;
+  /** The tournament group of a group-stage game (`Group A`), else null or absent: docs/standings.md. */
+  group_name?: string | null;
   synthetic: number;
   source_key: string | null;
   /** The key that owns this game (a sandbox replay's), null or absent for a real game: docs/replays.md. */

@@ -1,12 +1,10 @@
-import type { Duplex } from 'node:stream';
-import type { WebSocket } from 'ws';
 import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/scopes.js';
 import type { StoredEvent } from '../store/events.js';
 import type { StreamFilter } from './filter.js';
-import { eventFrame } from './frames.js';
 import type { HubMember } from './hub.js';
-import { CLOSE, controlFrame, HEARTBEAT_FRAME, type ControlFrame } from './protocol.js';
+import type { ControlFrame } from './protocol.js';
+import type { Transport } from './transport.js';
 
 /** Subscribers flushed per event-loop turn: HTTP requests get a turn between slices of a big fan-out. */
 const FLUSH_SLICE = 1000;
@@ -23,42 +21,43 @@ export const PING_SLOTS = 16;
 const MAX_INBOX = 32;
 
 /**
- * One client socket: its outbox, its liveness, its messages and the replay-then-live handoff.
- * Frames (events and control frames alike) queue in the outbox and leave through the Writer, so
- * a client sees every frame in the order they were produced.
+ * One client connection, whichever its transport (transport.ts): its outbox, its liveness, its
+ * messages, the replay-then-live handoff and the broadcast delay. Frames (events and control
+ * frames alike) queue in the outbox and leave through the Writer, so a client sees every frame in
+ * the order they were produced.
  */
 export class Connection implements HubMember {
   /** Complete frames waiting for the next flush, in order. */
   outbox: Buffer[] = [];
   /** Live events queued while the resume replay is read and sent; null once live. */
   private pending: StoredEvent[] | null;
-  /** Seq of the last event queued to this socket: frames only ever go up (see deliver). */
+  /** Seq of the last event queued to this connection: frames only ever go up (see deliver). */
   private lastSeq: number;
   private inbox: Promise<void> = Promise.resolve();
   private inboxLength = 0;
+  /** With a delay: events in order, waiting for their `ts` + delay (docs/stream.md "Broadcast delay"). */
+  private held: StoredEvent[] = [];
+  private heldHead = 0;
+  private delayTimer: NodeJS.Timeout | null = null;
+  private expiryTimer: NodeJS.Timeout | null = null;
   lastSentAt: number;
-  alive = true;
   mark = 0;
 
   constructor(
-    readonly socket: WebSocket,
-    /**
-     * The TCP socket under `socket`. Queued frames are written to it directly: they are complete,
-     * pre-built frames (frames.ts), and `ws` writes its own frames (ping, pong, close) straight to
-     * the same socket without queueing (no permessage-deflate), so frames never interleave.
-     */
-    readonly raw: Duplex,
+    readonly transport: Transport,
     readonly principal: Principal,
     readonly filter: StreamFilter,
     /** Which tick of the ping round pings this connection (see PING_SLOTS). */
     readonly pingSlot: number,
     private readonly writer: Writer,
     since: number | null,
-    now: number,
+    private readonly clock: Clock,
+    /** `delay=` in ms: every event is held until its `ts` plus this; heartbeats are not. */
+    private readonly delayMs = 0,
   ) {
     this.pending = since === null ? null : [];
     this.lastSeq = since ?? 0;
-    this.lastSentAt = now;
+    this.lastSentAt = clock.now();
   }
 
   /** A live event from the broadcast: queued behind the replay while one is being sent. */
@@ -68,18 +67,80 @@ export class Connection implements HubMember {
   }
 
   /**
-   * Events reach a socket in increasing seq: the bus is put in order by the Sequencer, and an
+   * Events reach a connection in increasing seq: the bus is put in order by the Sequencer, and an
    * event the replay already covered (its broadcast can arrive after the handoff) is skipped. So
-   * the last id a client saw is a safe `since`.
+   * the last id a client saw is always a safe `since`, delayed or not.
    */
   private deliver(e: StoredEvent): void {
     if (e.seq <= this.lastSeq) return;
     this.lastSeq = e.seq;
-    this.writer.queue(this, eventFrame(e));
+    if (this.delayMs > 0) this.hold(e);
+    else this.writer.queue(this, this.transport.event(e));
+  }
+
+  /**
+   * Delayed delivery keeps the order: an event leaves once its own `ts` + delay has passed and
+   * every event before it has left, so nothing reaches the client earlier than `delay` after its
+   * `ts`. What waits is bounded like a replay (STREAM_LIMITS.replayMaxEvents); past it the
+   * connection is a slow consumer and resumes with `since`.
+   */
+  private hold(e: StoredEvent): void {
+    this.held.push(e);
+    if (this.held.length - this.heldHead > this.writer.maxHeldEvents) {
+      this.writer.slowConsumer(this);
+      return;
+    }
+    if (this.held.length - this.heldHead === 1) this.releaseDue();
+  }
+
+  private releaseDue(): void {
+    if (this.delayTimer) clearTimeout(this.delayTimer);
+    this.delayTimer = null;
+    const now = this.clock.now();
+    while (this.heldHead < this.held.length) {
+      const e = this.held[this.heldHead];
+      const due = Date.parse(e.event.ts) + this.delayMs;
+      if (due > now) {
+        this.delayTimer = setTimeout(() => this.releaseDue(), due - now);
+        this.delayTimer.unref();
+        break;
+      }
+      this.heldHead++;
+      this.writer.queue(this, this.transport.event(e));
+    }
+    if (this.heldHead === this.held.length) {
+      this.held = [];
+      this.heldHead = 0;
+    } else if (this.heldHead > 1024 && this.heldHead * 2 > this.held.length) {
+      this.held = this.held.slice(this.heldHead);
+      this.heldHead = 0;
+    }
+  }
+
+  /** When the stream token that opened it expires; null for a key. */
+  expiresAt: number | null = null;
+
+  /**
+   * A token's connection ends when the token expires (docs/stream.md "Stream tokens"): a timer
+   * for the moment itself, and the gateway's periodic key check for a clock that moved otherwise.
+   */
+  expireAt(at: number, expire: () => void): void {
+    this.expiresAt = at;
+    this.expiryTimer = setTimeout(expire, Math.max(0, at - this.clock.now()));
+    this.expiryTimer.unref();
+  }
+
+  /** The connection is gone: its timers go with it. */
+  dispose(): void {
+    if (this.delayTimer) clearTimeout(this.delayTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.delayTimer = this.expiryTimer = null;
+    this.held = [];
+    this.heldHead = 0;
   }
 
   control(frame: ControlFrame): void {
-    this.writer.queue(this, controlFrame(frame));
+    this.writer.queue(this, this.transport.control(frame));
   }
 
   /**
@@ -95,9 +156,9 @@ export class Connection implements HubMember {
     for (const e of queued) this.deliver(e);
   }
 
-  /** Heartbeat due: live, nothing queued, silent for heartbeatMs. */
-  silentSince(now: number, heartbeatMs: number): boolean {
-    return this.pending === null && this.outbox.length === 0 && now - this.lastSentAt >= heartbeatMs;
+  /** Heartbeat due: live, nothing queued, silent for the transport's heartbeat interval. */
+  silentSince(now: number): boolean {
+    return this.pending === null && this.outbox.length === 0 && now - this.lastSentAt >= this.transport.heartbeatMs;
   }
 
   /**
@@ -108,13 +169,13 @@ export class Connection implements HubMember {
    */
   receive(text: string, handle: (text: string) => Promise<void>): void {
     this.inboxLength++;
-    if (this.inboxLength === MAX_INBOX) this.socket.pause();
+    if (this.inboxLength === MAX_INBOX) this.transport.pauseReading();
     this.inbox = this.inbox
       .then(() => handle(text))
       .catch(() => undefined)
       .finally(() => {
         this.inboxLength--;
-        if (this.inboxLength === MAX_INBOX - 1) this.socket.resume();
+        if (this.inboxLength === MAX_INBOX - 1) this.transport.resumeReading();
       });
   }
 }
@@ -139,7 +200,15 @@ export class Writer {
     private readonly maxBufferedBytes: number,
     /** The connection is gone (broken socket, slow consumer): forget it. */
     private readonly drop: (c: Connection) => void,
+    /** Events a delayed connection may hold back before it counts as a slow consumer. */
+    readonly maxHeldEvents = 10_000,
   ) {}
+
+  /** Resumable: the client reconnects with since=<last id it saw> (Last-Event-ID on an event stream). */
+  slowConsumer(c: Connection): void {
+    c.transport.close('slowConsumer');
+    this.drop(c);
+  }
 
   queue(c: Connection, bytes: Buffer): void {
     if (c.outbox.length === 0) this.dirty.push(c);
@@ -190,7 +259,7 @@ export class Writer {
     try {
       this.write(c, now);
     } catch {
-      c.socket.terminate();
+      c.transport.terminate();
       this.drop(c);
     }
   }
@@ -198,31 +267,23 @@ export class Writer {
   private write(c: Connection, now: number): void {
     const frames = c.outbox;
     c.outbox = [];
-    if (c.socket.readyState !== c.socket.OPEN) return;
-    if (c.socket.bufferedAmount > this.maxBufferedBytes) {
-      // Resumable: the client reconnects with since=<last id it saw>.
-      c.socket.close(CLOSE.slowConsumer.code, CLOSE.slowConsumer.reason);
-      this.drop(c);
+    if (!c.transport.open) return;
+    if (c.transport.buffered > this.maxBufferedBytes) {
+      this.slowConsumer(c);
       return;
     }
-    if (frames.length === 1) c.raw.write(frames[0]);
-    else {
-      c.raw.cork();
-      for (const frame of frames) c.raw.write(frame);
-      c.raw.uncork();
-    }
+    c.transport.write(frames);
     c.lastSentAt = now;
   }
 }
 
-/** Heartbeats after silence and WebSocket pings spread over PING_SLOTS ticks of a round. */
+/** Heartbeats after silence (each transport's own) and WebSocket pings spread over PING_SLOTS ticks of a round. */
 export class Liveness {
   private nextSlot = 0;
   private tick = 0;
 
   constructor(
     private readonly writer: Writer,
-    private readonly heartbeatMs: number,
     private readonly drop: (c: Connection) => void,
   ) {}
 
@@ -232,7 +293,7 @@ export class Liveness {
   }
 
   heartbeat(connections: Iterable<Connection>, now: number): void {
-    for (const c of connections) if (c.silentSince(now, this.heartbeatMs)) this.writer.queue(c, HEARTBEAT_FRAME);
+    for (const c of connections) if (c.silentSince(now)) this.writer.queue(c, c.transport.heartbeat);
   }
 
   /** One tick of the round: pings its connections; one that did not answer the last ping is dropped. */
@@ -240,13 +301,10 @@ export class Liveness {
     const slot = this.tick++ % PING_SLOTS;
     for (const c of connections) {
       if (c.pingSlot !== slot) continue;
-      if (!c.alive) {
-        c.socket.terminate();
+      if (!c.transport.ping()) {
+        c.transport.terminate();
         this.drop(c);
-        continue;
       }
-      c.alive = false;
-      c.socket.ping();
     }
   }
 }

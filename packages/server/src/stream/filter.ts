@@ -16,6 +16,8 @@ export interface StreamFilter {
   types: readonly string[] | null;
   scopeSports: readonly string[] | null;
   scopeLeagues: readonly string[] | null;
+  /** A stream token's games (docs/stream.md "Stream tokens"); null: not limited to games. */
+  scopeGames: readonly string[] | null;
   /** The socket's key: a sandbox replay's events reach their owner key only (docs/replays.md). */
   viewerKeyId: string;
 }
@@ -27,6 +29,7 @@ export function matches(f: StreamFilter, s: StoredEvent): boolean {
   if (f.types && !f.types.includes(e.type)) return false;
   if (f.scopeSports && !f.scopeSports.includes(s.sport)) return false;
   if (f.scopeLeagues && !f.scopeLeagues.includes(s.league)) return false;
+  if (f.scopeGames && !f.scopeGames.includes(e.game_id)) return false;
   if (f.everything) return true;
   return f.sports.has(s.sport) || f.leagues.has(s.league) || f.games.has(e.game_id);
 }

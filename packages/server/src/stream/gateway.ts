@@ -1,7 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { STREAM_PATH } from '@svc/schema';
+import { EVENT_STREAM_TYPE, STREAM_PATH } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../http/auth.js';
@@ -17,6 +18,9 @@ import { SvcError } from '../domain/errors.js';
 import { asSvcError, CLOSE, errorFrame, isErrorFrame, parseClientMessage, validateSubscriptions, type Subscriptions } from './protocol.js';
 import { readReplay } from './replay.js';
 import { Sequencer } from './sequencer.js';
+import { SSE_RETRY_MS } from './frames.js';
+import type { StreamTokens } from './tokens.js';
+import { EventStreamTransport, WebSocketTransport } from './transport.js';
 
 export { STREAM_LIMITS } from './limits.js';
 export { CLOSE } from './protocol.js';
@@ -32,22 +36,35 @@ export interface GatewayDeps {
   counter: SlotCounter;
   clock: Clock;
   leagueSport: (league: string) => Promise<string | undefined>;
+  /** The node got SIGTERM: from that moment no new stream is taken (docs/operations.md, "Drain"). */
+  draining?: () => boolean;
+  /** Opens the stream tokens presented as `?token=` (tokens.ts). */
+  tokens: StreamTokens;
   limits?: Partial<StreamLimits>;
 }
 
+/** Whether a request's Accept header asks for an event stream. */
+export function acceptsEventStream(accept: string | undefined): boolean {
+  return (accept ?? '')
+    .split(',')
+    .some((part) => part.split(';')[0].trim().toLowerCase() === EVENT_STREAM_TYPE);
+}
+
 /**
- * The WebSocket stream, in the parts centrifuge has: the handshake (handshake.ts: key, rate
- * limit, product and parameters checked before the upgrade), the protocol (protocol.ts: client
- * messages, control frames, close codes), the hub (hub.ts: subscribers indexed by game, league
- * and sport) and the connection (connection.ts: outbox, corked writes, heartbeats and pings, the
- * replay-then-live handoff). This class wires them to the HTTP server and the bus.
+ * The stream, in the parts centrifuge has: the handshake (handshake.ts: key or stream token, rate
+ * limit, product and parameters checked before anything is upgraded or streamed), the protocol
+ * (protocol.ts: client messages, control frames, close codes), the hub (hub.ts: subscribers
+ * indexed by game, league and sport), the connection (connection.ts: outbox, corked writes,
+ * heartbeats and pings, the replay-then-live handoff, the broadcast delay) and the transport
+ * (transport.ts: a WebSocket, or a server-sent event stream). This class wires them to the HTTP
+ * server and the bus: one gateway, one hub and one sequencer for both transports.
  *
- * Each event is serialised and framed once per broadcast (frames.ts: eventFrame), and those bytes
- * are written as they are to every matching socket: per subscriber a broadcast costs one socket
- * write, with no WebSocket framing or copying of its own.
+ * Each event is serialised once per broadcast and framed once per transport (frames.ts), and those
+ * bytes are written as they are to every matching connection: per subscriber a broadcast costs one
+ * socket write, with no framing or copying of its own.
  */
 export class StreamGateway {
-  // No permessage-deflate: the pre-built frames are written to the sockets as they are (see Connection.raw).
+  // No permessage-deflate: the pre-built frames are written to the sockets as they are (see WebSocketTransport).
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   private readonly limits: StreamLimits;
   private readonly hub: Hub<Connection>;
@@ -59,14 +76,14 @@ export class StreamGateway {
   /** Set by close(): upgrades still arriving are refused, or closed as soon as they open. */
   private closing = false;
   /** Gives each connection's slot back to the connection counter when it goes. */
-  private readonly tokens = new WeakMap<Connection, () => void>();
+  private readonly slots = new WeakMap<Connection, () => void>();
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
     this.hub = new Hub(this.limits);
     const drop = (c: Connection) => this.drop(c);
-    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop);
-    this.liveness = new Liveness(this.writer, this.limits.heartbeatMs, drop);
+    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop, this.limits.replayMaxEvents);
+    this.liveness = new Liveness(this.writer, drop);
   }
 
   attach(server: Server): void {
@@ -76,7 +93,7 @@ export class StreamGateway {
         socket.destroy();
         return;
       }
-      if (this.closing) {
+      if (this.closing || this.deps.draining?.()) {
         refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
         return;
       }
@@ -130,96 +147,185 @@ export class StreamGateway {
     // What was queued before the shutdown still goes out, ahead of the close frame.
     this.writer.flushAll();
     const open = [...this.hub];
-    const gone = open.map((c) => new Promise<void>((resolve) => (c.socket.readyState === c.socket.CLOSED ? resolve() : c.socket.once('close', () => resolve()))));
-    for (const c of open) c.socket.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
+    const gone = open.map((c) => c.transport.closed);
+    for (const c of open) c.transport.close('shuttingDown');
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(gone), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const c of open) {
-      c.socket.terminate();
+      c.transport.terminate();
       this.drop(c);
     }
     this.wss.close();
+  }
+
+  /**
+   * The checks both transports share (handshake.ts), then the request's subscriptions admitted to
+   * the hub's caps. No await between the admission and the caller's next step: the key's share is
+   * held from here, and the caller gives it back if the connection never opens.
+   */
+  private async prepare(req: IncomingMessage, url: URL, eventStream: boolean): Promise<{ hs: Handshake; filter: StreamFilter }> {
+    const lastEventId = eventStream ? req.headers['last-event-id'] : undefined;
+    const hs = await readHandshake(
+      req,
+      url,
+      {
+        auth: this.deps.auth,
+        limiter: this.deps.limiter,
+        leagueSport: this.deps.leagueSport,
+        maxSubscriptionsPerSocket: this.limits.maxSubscriptionsPerSocket,
+        tokens: this.deps.tokens,
+        now: () => this.deps.clock.now(),
+      },
+      typeof lastEventId === 'string' ? lastEventId : undefined,
+    );
+    if (eventStream && !acceptsEventStream(req.headers.accept)) {
+      throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket (Connection: Upgrade) or an event stream (Accept: text/event-stream).');
+    }
+    const filter: StreamFilter = {
+      everything: true,
+      sports: new Set(),
+      leagues: new Set(),
+      games: new Set(),
+      tier: hs.tier,
+      types: hs.types,
+      scopeSports: hs.principal.sports,
+      scopeLeagues: hs.principal.leagues,
+      scopeGames: hs.scopeGames,
+      viewerKeyId: hs.principal.keyId,
+    };
+    this.hub.admit(hs.principal.keyId, filter, hs.requested);
+    return { hs, filter };
+  }
+
+  /** A connection that opened: into the hub, its slot given back when it goes, its token's expiry armed, then its replay and live events. */
+  private open(c: Connection, hs: Handshake, slot: string): void {
+    this.hub.add(c);
+    let released = false;
+    this.slots.set(c, () => {
+      if (released) return;
+      released = true;
+      void this.deps.counter.release(c.principal.keyId, slot);
+    });
+    if (hs.expiresAt !== null) c.expireAt(hs.expiresAt, () => this.expire(c));
+    void this.start(c, hs.since);
   }
 
   private async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     let hs: Handshake;
     let filter: StreamFilter;
     try {
-      hs = await readHandshake(req, url, {
-        auth: this.deps.auth,
-        limiter: this.deps.limiter,
-        leagueSport: this.deps.leagueSport,
-        maxSubscriptionsPerSocket: this.limits.maxSubscriptionsPerSocket,
-      });
-      filter = {
-        everything: true,
-        sports: new Set(),
-        leagues: new Set(),
-        games: new Set(),
-        tier: hs.tier,
-        types: hs.types,
-        scopeSports: hs.principal.sports,
-        scopeLeagues: hs.principal.leagues,
-        viewerKeyId: hs.principal.keyId,
-      };
-      // No await between this and the upgrade's end: the key's share is held from here.
-      this.hub.admit(hs.principal.keyId, filter, hs.requested);
+      ({ hs, filter } = await this.prepare(req, url, false));
     } catch (err) {
       refuse(socket, asSvcError(err));
       return;
     }
-    const { principal, since } = hs;
+    const { principal } = hs;
 
-    const token = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
     // ws calls back only for a completed handshake; one it refuses (bad version, key, method) or a
     // peer gone meanwhile just ends the socket. The slot then goes back with the socket, not never.
     let upgraded = false;
     const giveBack = () => {
       if (upgraded) return;
       this.hub.release(principal.keyId, filter);
-      if (token) void this.deps.counter.release(principal.keyId, token);
+      if (slot) void this.deps.counter.release(principal.keyId, slot);
     };
     if (socket.destroyed) {
       giveBack();
+      return;
+    }
+    // SIGTERM came while the key was checked: still refused before the upgrade.
+    if (this.closing || this.deps.draining?.()) {
+      giveBack();
+      refuse(socket, new SvcError('draining', 'This node is shutting down; connect again to reach another node.'));
       return;
     }
     socket.once('close', giveBack);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       upgraded = true;
       socket.off('close', giveBack);
-      if (!token) {
+      if (!slot) {
         this.hub.release(principal.keyId, filter);
         ws.close(CLOSE.connectionLimit.code, CLOSE.connectionLimit.reason);
         return;
       }
       if (this.closing) {
         this.hub.release(principal.keyId, filter);
-        void this.deps.counter.release(principal.keyId, token);
+        void this.deps.counter.release(principal.keyId, slot);
         ws.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
         return;
       }
-      const c = new Connection(ws, socket, principal, filter, this.liveness.slot(), this.writer, since, this.deps.clock.now());
-      this.hub.add(c);
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        void this.deps.counter.release(principal.keyId, token);
-      };
-      this.tokens.set(c, release);
-      ws.on('pong', () => {
-        c.alive = true;
-      });
+      const c = new Connection(new WebSocketTransport(ws, socket, this.limits.heartbeatMs), principal, filter, this.liveness.slot(), this.writer, hs.since, this.deps.clock, hs.delayMs);
       ws.on('message', (data, isBinary) => c.receive(isBinary ? '' : data.toString(), (text) => this.onMessage(c, text)));
       ws.on('close', () => this.drop(c));
       ws.on('error', () => this.drop(c));
-      void this.start(c, since);
+      this.open(c, hs, slot);
     });
   }
 
+  /**
+   * An event-stream request (`Accept: text/event-stream`, docs/stream.md "Server-sent events"):
+   * checked like an upgrade (same handshake, same caps, same connection slot), and refused with
+   * the JSON error body when it cannot be served: over the plan's connections it is a 429
+   * `connection_limit` rather than a stream that ends at once, which EventSource would reopen in a
+   * loop. Resolves to what starts the stream once the caller has taken the socket from the HTTP
+   * framework (nothing is written before).
+   */
+  async openEventStream(req: IncomingMessage, requestId: string): Promise<() => void> {
+    if (this.closing || this.deps.draining?.()) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
+    const url = new URL(req.url ?? '/', 'http://x');
+    const { hs, filter } = await this.prepare(req, url, true);
+    const { principal } = hs;
+    const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    const draining = this.closing || this.deps.draining?.() === true;
+    if (!slot || draining) {
+      this.hub.release(principal.keyId, filter);
+      if (slot) void this.deps.counter.release(principal.keyId, slot);
+      if (draining) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
+      throw new SvcError('connection_limit', `The plan's ${principal.plan.streamConnections} stream connections are all open; close one before opening another.`);
+    }
+    return () => {
+      const socket: Socket = req.socket;
+      if (socket.destroyed || !socket.writable) {
+        this.hub.release(principal.keyId, filter);
+        void this.deps.counter.release(principal.keyId, slot);
+        return;
+      }
+      // The stream is long-lived: the HTTP server's idle timeout must not cut it (heartbeats keep it busy anyway).
+      socket.setTimeout(0);
+      socket.setNoDelay(true);
+      socket.write(
+        'HTTP/1.1 200 OK\r\n' +
+          `Content-Type: ${EVENT_STREAM_TYPE}; charset=utf-8\r\n` +
+          'Cache-Control: no-cache, no-store, no-transform\r\n' +
+          'X-Accel-Buffering: no\r\n' +
+          // Credentials travel in the URL (a stream token) or a header, never in cookies, so any page may read it.
+          'Access-Control-Allow-Origin: *\r\n' +
+          'X-Content-Type-Options: nosniff\r\n' +
+          `X-Request-Id: ${requestId}\r\n` +
+          // The body ends with the connection: no length, no chunk framing around each message.
+          'Connection: close\r\n\r\n' +
+          `retry: ${SSE_RETRY_MS}\n\n`,
+      );
+      const c = new Connection(new EventStreamTransport(socket, this.limits.sseHeartbeatMs), principal, filter, this.liveness.slot(), this.writer, hs.since, this.deps.clock, hs.delayMs);
+      socket.on('close', () => this.drop(c));
+      socket.on('error', () => this.drop(c));
+      this.open(c, hs, slot);
+    };
+  }
+
+  /** The connection's stream token expired: what is queued goes out, then the close (4403). */
+  private expire(c: Connection): void {
+    if (!this.hub.has(c)) return;
+    this.writer.flushNow(c);
+    c.transport.close('tokenExpired');
+    this.drop(c);
+  }
+
   private drop(c: Connection): void {
-    if (this.hub.remove(c)) this.tokens.get(c)?.();
+    c.dispose();
+    if (this.hub.remove(c)) this.slots.get(c)?.();
   }
 
   private async start(c: Connection, since: number | null): Promise<void> {
@@ -242,8 +348,7 @@ export class StreamGateway {
         const retryAfter = Number(e.headers['Retry-After']);
         c.control({ type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
         this.writer.flushNow(c);
-        const close = e.code === 'rate_limited' ? CLOSE.rateLimited : CLOSE.replayFailed;
-        c.socket.close(close.code, close.reason);
+        c.transport.close(e.code === 'rate_limited' ? 'rateLimited' : 'replayFailed');
         this.drop(c);
         return;
       }
@@ -264,6 +369,8 @@ export class StreamGateway {
    */
   private async checkKeys(): Promise<void> {
     if (this.checkingKeys || this.hub.size === 0) return;
+    const now = this.deps.clock.now();
+    for (const c of [...this.hub]) if (c.expiresAt !== null && c.expiresAt <= now) this.expire(c);
     this.checkingKeys = true;
     try {
       const ids = [...new Set([...this.hub].map((c) => c.principal.keyId))];
@@ -273,7 +380,7 @@ export class StreamGateway {
       for (const id of revoked) this.deps.auth.forgetKey(id);
       for (const c of [...this.hub]) {
         if (!revoked.has(c.principal.keyId)) continue;
-        c.socket.close(CLOSE.keyRevoked.code, CLOSE.keyRevoked.reason);
+        c.transport.close('keyRevoked');
         this.drop(c);
       }
     } catch {
@@ -297,7 +404,7 @@ export class StreamGateway {
       const listed: Subscriptions = { sports: msg.sports, leagues: msg.leagues, games: msg.games };
       let changed: Subscriptions;
       if (msg.op === 'subscribe') {
-        const valid = await validateSubscriptions(c.principal, listed, this.deps.leagueSport, this.limits.maxSubscriptionsPerSocket);
+        const valid = await validateSubscriptions(c.principal, listed, this.deps.leagueSport, this.limits.maxSubscriptionsPerSocket, c.filter.scopeGames);
         if (!this.hub.has(c)) return;
         changed = this.hub.admit(c.principal.keyId, c.filter, valid, c);
       } else changed = this.hub.withdraw(c, listed);

@@ -1,15 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { SvcError } from '../domain/errors.js';
-import { invalid } from '../domain/errors.js';
+import { SvcError, invalid } from '../domain/errors.js';
 import { parseEventTypes } from '../domain/event-types.js';
 import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
 import { bearerToken, meter, refuseSeveralAuthorizations, type Authenticator } from '../http/auth.js';
 import { errorBody } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { eventSeq, type Tier } from '@svc/schema';
+import { eventSeq, STREAM_MAX_DELAY_S, type Tier } from '@svc/schema';
 import { validateSubscriptions, type Subscriptions } from './protocol.js';
+import { isStreamToken, type StreamTokens } from './tokens.js';
 
 /** What an upgrade request asks for, once its key, product, rate limit and parameters are checked. */
 export interface Handshake {
@@ -20,6 +20,12 @@ export interface Handshake {
   types: string[] | null;
   /** Resume after this seq; null for live only. */
   since: number | null;
+  /** `delay=` in ms (docs/stream.md "Broadcast delay"). */
+  delayMs: number;
+  /** A stream token's games; null when not limited to games (or opened with a key). */
+  scopeGames: readonly string[] | null;
+  /** When the stream token that opened it expires; null for a key. */
+  expiresAt: number | null;
 }
 
 export interface HandshakeDeps {
@@ -27,19 +33,34 @@ export interface HandshakeDeps {
   limiter: RateLimiter;
   leagueSport: (league: string) => Promise<string | undefined>;
   maxSubscriptionsPerSocket: number;
+  tokens: StreamTokens;
+  now: () => number;
 }
 
-const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'types', 'since', 'access_token']);
+const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'types', 'since', 'access_token', 'token', 'delay']);
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
 /**
- * Checks an upgrade before anything is upgraded, in the REST boundary's order (http/auth.ts):
- * key (header, or `access_token` for browsers), rate limit, product, then parameters. Throws the
- * SvcError that `refuse` answers with.
+ * Checks a stream request before anything is upgraded or streamed, for both transports, in the
+ * REST boundary's order (http/auth.ts): key (header, `access_token`) or stream token (`token`),
+ * rate limit, product, then parameters. `lastEventId` is an event stream's `Last-Event-ID`
+ * header, which resumes like `since` and wins over it (EventSource reconnects with the URL it
+ * was opened with). Throws the SvcError the request is refused with.
  */
-export async function readHandshake(req: IncomingMessage, url: URL, deps: HandshakeDeps): Promise<Handshake> {
+export async function readHandshake(req: IncomingMessage, url: URL, deps: HandshakeDeps, lastEventId?: string): Promise<Handshake> {
   refuseSeveralAuthorizations(req.rawHeaders);
-  const principal = await deps.auth.authenticate(bearerToken(req.headers.authorization) ?? url.searchParams.get('access_token') ?? undefined);
+  const key = bearerToken(req.headers.authorization) ?? url.searchParams.get('access_token') ?? undefined;
+  const tokenParam = url.searchParams.get('token');
+  if (tokenParam !== null && key !== undefined) throw new SvcError('invalid_request', 'Send an API key or a stream token, not both.', 'token');
+  const token = tokenParam ?? (key !== undefined && isStreamToken(key) ? key : null);
+  let principal: Principal;
+  let scopeGames: readonly string[] | null = null;
+  let expiresAt: number | null = null;
+  if (token !== null) {
+    const grant = await deps.tokens.authenticate(token, deps.now());
+    ({ principal, expiresAt } = grant);
+    scopeGames = grant.games;
+  } else principal = await deps.auth.authenticate(key);
   await meter(deps.limiter, principal);
   requireProduct(principal, 'live');
   for (const name of url.searchParams.keys()) {
@@ -50,6 +71,7 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     { sports: csv(url.searchParams.get('sport')), leagues: csv(url.searchParams.get('league')), games: csv(url.searchParams.get('game')) },
     deps.leagueSport,
     deps.maxSubscriptionsPerSocket,
+    scopeGames,
   );
   const tierRaw = url.searchParams.get('tier');
   let tier: Tier | null = null;
@@ -58,10 +80,22 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     tier = tierRaw;
   }
   const types = parseEventTypes(url.searchParams.get('types'));
-  const sinceRaw = url.searchParams.get('since');
+  const resumeHeader = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId.trim() : null;
+  const sinceRaw = resumeHeader ?? url.searchParams.get('since');
   const since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
-  if (sinceRaw !== null && since === null) throw invalid('invalid_parameter', "'since' must be an event id (evt_…).", 'since');
-  return { principal, requested, tier, types, since };
+  if (sinceRaw !== null && since === null) {
+    const param = resumeHeader !== null ? 'Last-Event-ID' : 'since';
+    throw invalid('invalid_parameter', `'${param}' must be an event id (evt_…).`, param);
+  }
+  const delayRaw = url.searchParams.get('delay');
+  let delayMs = 0;
+  if (delayRaw !== null) {
+    if (!/^\d{1,3}$/.test(delayRaw) || Number(delayRaw) > STREAM_MAX_DELAY_S) {
+      throw invalid('invalid_parameter', `'delay' must be a whole number of seconds from 0 to ${STREAM_MAX_DELAY_S}.`, 'delay');
+    }
+    delayMs = Number(delayRaw) * 1000;
+  }
+  return { principal, requested, tier, types, since, delayMs, scopeGames, expiresAt };
 }
 
 /** Answers a refused upgrade with the documented JSON error body (and the error's headers, e.g. Retry-After). */

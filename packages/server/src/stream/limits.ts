@@ -1,6 +1,8 @@
 /** The stream's limits (README, "Live: reports, consensus, stream"); tests shorten the timers. */
 export const STREAM_LIMITS = {
   heartbeatMs: 5_000,
+  /** An event stream's keep-alive comment after this much silence (docs/stream.md "Server-sent events"). */
+  sseHeartbeatMs: 15_000,
   pingMs: 15_000,
   maxBufferedBytes: 1024 * 1024,
   replayMaxEvents: 10_000,

@@ -31,6 +31,7 @@ export const CLOSE = {
   connectionLimit: { code: STREAM_CLOSE_CODES.connection_limit, reason: 'connection limit of the plan reached' },
   keyRevoked: { code: STREAM_CLOSE_CODES.key_revoked, reason: 'key_revoked' },
   rateLimited: { code: STREAM_CLOSE_CODES.rate_limited, reason: 'rate_limited' },
+  tokenExpired: { code: STREAM_CLOSE_CODES.token_expired, reason: 'token_expired' },
 } as const;
 
 /** A control frame as complete WebSocket frame bytes, ready for the outbox. */
@@ -87,6 +88,8 @@ export async function validateSubscriptions(
   req: Subscriptions,
   leagueSport: (league: string) => Promise<string | undefined>,
   maxPerSocket: number,
+  /** A stream token's games: a game outside them is refused like one outside the key's scope. */
+  scopeGames: readonly string[] | null = null,
 ): Promise<Subscriptions> {
   const out = { sports: [...new Set(req.sports)], leagues: [...new Set(req.leagues)], games: [...new Set(req.games)] };
   if (countOf(out) > maxPerSocket) throw subscriptionLimit(`A socket holds at most ${maxPerSocket} subscriptions; this asks for ${countOf(out)}.`);
@@ -103,6 +106,7 @@ export async function validateSubscriptions(
     const game = parseGameId(g);
     if (!game) throw invalid('invalid_parameter', `'${g}' is not a game id (<sport>_<n>).`, 'game');
     requireScope(p, game.sport, undefined, 'game');
+    if (scopeGames && !scopeGames.includes(g)) throw new SvcError('sport_not_in_scope', `This stream token is not scoped to game '${g}'.`, 'game');
   }
   return out;
 }

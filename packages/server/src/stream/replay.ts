@@ -24,6 +24,7 @@ export async function readReplay(
   const query = {
     sports: f.scopeSports,
     leagues: f.scopeLeagues,
+    games: f.scopeGames,
     tier: f.tier,
     types: f.types,
     viewerKeyId: f.viewerKeyId,

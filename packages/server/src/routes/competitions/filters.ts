@@ -1,4 +1,5 @@
 import { resolveDate } from '../../domain/access.js';
+import { checkZone, zoneDay } from '../../domain/zones.js';
 import { requireScope, type Principal, type ScopeFilter } from '../../domain/scopes.js';
 import type { CompetitionDeps } from '../types.js';
 import type { CompetitionFilter } from '../../store/competitions.js';
@@ -8,6 +9,7 @@ export interface CompetitionQuery {
   league?: string;
   season?: string;
   date?: string;
+  tz?: string;
   team?: string;
   player?: string;
   status?: string;
@@ -21,7 +23,11 @@ export async function resolveCompetitionQuery(
 ): Promise<{ scope: ScopeFilter; filter: CompetitionFilter }> {
   const scope = await s.leagues.scope(p, q.sport, q.league);
   const filter: CompetitionFilter = { league: q.league, status: q.status, team: q.team, player: q.player };
-  if (q.date !== undefined) filter.date = resolveDate(q.date, s.today());
+  // With `tz` the day is the zone's, matched on start_time (docs/decisions.md "Time zones");
+  // without it, the competition's `date` as before. `tz` alone is checked and changes nothing.
+  const zone = q.tz !== undefined ? checkZone(q.tz) : undefined;
+  if (q.date !== undefined && zone !== undefined) filter.zoneDay = zoneDay(q.date === 'today' ? 'today' : resolveDate(q.date, s.today()), zone, s.now());
+  else if (q.date !== undefined) filter.date = resolveDate(q.date, s.today());
   if (q.season !== undefined) filter.seasonIds = await s.reference.resolveSeasonIds(q.season, q.league);
   if (q.team !== undefined) {
     const t = await s.reference.team(q.team);

@@ -6,6 +6,7 @@ import { Competition, EVENT_SCHEMA, Event, Play } from '@svc/schema';
 import type { ExportCacheKey } from '../../export/cache.js';
 import type { Exports } from '../../export/index.js';
 import { acceptsGzip } from '../../export/encoding.js';
+import { FORMATS } from '../../export/formats.js';
 import { competitionSource, eventSource, playSource, type Serialize } from '../../export/sources.js';
 import { NdjsonStream, type PageSource } from '../../export/stream.js';
 import type { SlotCounter } from '../../bus/slots.js';
@@ -106,17 +107,19 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exp
       body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
       if (key) reply.header('x-svc-export-cache', 'miss');
     }
+    const format = FORMATS[plan.format];
+    const failed = (err: NodeJS.ErrnoException | null) => {
+      if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'export stream failed');
+    };
+    // CSV and Parquet are made from the NDJSON lines, cached or read (docs/decisions.md "Export formats").
+    // pipeline() destroys the export when a later stage is destroyed (client gone), and back.
+    if (format.encoder) body = pipeline(body, format.encoder(plan.entity), failed);
     reply
-      .type('application/x-ndjson')
+      .type(format.contentType)
       .header('content-disposition', `attachment; filename="${plan.filename}"`)
       .header('vary', 'Accept-Encoding');
-    if (!acceptsGzip(request.headers['accept-encoding'])) return reply.send(body);
+    if (!format.gzip || !acceptsGzip(request.headers['accept-encoding'])) return reply.send(body);
     reply.header('content-encoding', 'gzip');
-    // pipeline() destroys the export when the gzip stream is destroyed (client gone), and back.
-    return reply.send(
-      pipeline(body, createGzip(), (err) => {
-        if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'export stream failed');
-      }),
-    );
+    return reply.send(pipeline(body, createGzip(), failed));
   }
 };

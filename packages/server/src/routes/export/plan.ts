@@ -6,11 +6,13 @@ import { badAfter, checkRange, parseAfter, parseBound, type After, type Entity }
 import type { ExportRepo, ExportSlice } from '../../store/export.js';
 import type { PlayStart } from '../../export/sources.js';
 import type { CompetitionDeps } from '../types.js';
-import type { ExportQuery } from '@svc/schema';
+import type { ExportFormat, ExportQuery } from '@svc/schema';
+import { FORMATS } from '../../export/formats.js';
 
 /** Everything an export needs, validated and resolved before the first byte is sent. */
 export interface ExportPlan {
   entity: Entity;
+  format: ExportFormat;
   scope: ScopeFilter;
   slice: ExportSlice;
   /** Keyset start position: after this event seq, play or competition. */
@@ -27,6 +29,7 @@ export interface ExportPlan {
  */
 export async function planExport(s: CompetitionDeps, repo: ExportRepo, p: Principal, q: Static<typeof ExportQuery>): Promise<ExportPlan> {
   const entity: Entity = q.entity ?? 'events';
+  const format: ExportFormat = q.format ?? 'ndjson';
   const from = q.from !== undefined ? parseBound(q.from, 'from') : undefined;
   const to = q.to !== undefined ? parseBound(q.to, 'to') : undefined;
   checkRange(from, to);
@@ -52,7 +55,7 @@ export async function planExport(s: CompetitionDeps, repo: ExportRepo, p: Princi
     slice.types = parseEventTypes(q.types) ?? undefined;
   }
   const label = q.season.startsWith(`${q.league}_`) ? q.season.slice(q.league.length + 1) : q.season;
-  const plan: ExportPlan = { entity, scope, slice, afterSeq: 0, filename: `${q.league}_${label}_${entity}.ndjson` };
+  const plan: ExportPlan = { entity, format, scope, slice, afterSeq: 0, filename: `${q.league}_${label}_${entity}.${FORMATS[format].extension}` };
   if (after) await resolveAfter(plan, repo, after);
   return plan;
 }

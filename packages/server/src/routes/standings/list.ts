@@ -1,0 +1,11 @@
+import { requireViewProduct } from '../../standings/service.js';
+import { principal, type App, type ViewDeps } from '../types.js';
+import { listStandings } from './schema.js';
+
+export const listStandingsRoute = (app: App, { views }: ViewDeps): void => {
+  app.get('/standings', { schema: listStandings, config: { cache: true, etag: true } }, async (request) => {
+    const p = principal(request);
+    requireViewProduct(p);
+    return views.standings(p, request.query);
+  });
+};
