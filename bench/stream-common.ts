@@ -148,7 +148,7 @@ export function syntheticEvent(seq: number, tsMs: number): StoredEvent {
     confidence: { agreement: 1, reporters: 1, latency_ms: 0 },
     schema: EVENT_SCHEMA,
   };
-  return { seq, competitionId: 'soccer_wc_900001', seasonId: 'wc-2026', ownerKeyId: null, event };
+  return { seq, competitionId: 'soccer_wc_900001', seasonId: 'wc-2026', sport: 'soccer', league: 'wc', ownerKeyId: null, event };
 }
 
 /** Open-files limit of this process (children inherit it), from /proc; null where unavailable. */

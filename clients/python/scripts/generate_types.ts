@@ -73,13 +73,24 @@ const RECORDS: Record_[] = [
   { name: 'Confidence', schema: S.Confidence, doc: 'How sure svc is: share of agreeing reporters, their number, and time to confirmation.' },
   {
     name: 'Event',
-    schema: S.Event,
+    schema: S.ScoreEvent,
     doc: 'A scoring event in its REST and export form: every field of ``svc.event.v1``.\n\nA confirmed event names its provisional one in ``provisional_id``; a retraction names the\nretracted provisional in ``retracted_id``.',
   },
   {
     name: 'StreamEvent',
-    schema: S.WireEvent,
+    schema: S.WireScoreEvent,
     doc: 'An event as the stream and webhooks carry it (a subset of :class:`Event` plus ``id``).\n\nA REST :class:`Event` has every one of these fields, so a handler written for\n``StreamEvent`` reads both: that is what makes a backtest replay the live feed.',
+  },
+  {
+    name: 'StatusEvent',
+    schema: S.StatusEvent,
+    doc: 'A competition\'s status changed (``type`` ``status``): the same form in REST, the export, the stream\nand webhooks. ``previous_status`` is where it was; ``reason`` why, when the source said.',
+  },
+  { name: 'StatusChangeInput', schema: S.StatusChangeInput, doc: 'A status change for ``svc.competitions.change_status``; ``start_time`` when a postponed game is scheduled again.' },
+  {
+    name: 'Change',
+    schema: S.Change,
+    doc: 'One entry of the change feed (``GET /v1/changes``): a competition created or updated, or an event\ncreated, with the object as REST returns it now.',
   },
   { name: 'WebhookTestEvent', schema: S.WebhookTestEvent, doc: 'The body of a test send (``POST /v1/webhooks/{id}/test``): ``type`` ``test``, no score.' },
   { name: 'Me', schema: S.Me, doc: 'The calling key: its plan, products and sport/league allow-lists (``None`` = all).' },
@@ -275,6 +286,8 @@ const names = [
   'PLAY_SCHEMA',
   ...ALIASES.map(([n]) => n),
   ...[...written.keys()],
+  'AnyEvent',
+  'AnyStreamEvent',
   'WebhookEvent',
   'ExportRecord',
 ];
@@ -307,10 +320,14 @@ const header = [
 ];
 
 const footer = [
+  '#: Any event of a REST list or an export: a scoring :class:`Event` or a :class:`StatusEvent`; tell them apart by ``type``.',
+  'AnyEvent = Union[Event, StatusEvent]',
+  '#: Any event of the stream: a scoring :class:`StreamEvent` or a :class:`StatusEvent`; tell them apart by ``type``.',
+  'AnyStreamEvent = Union[StreamEvent, StatusEvent]',
   '#: A webhook body: the stream form of an event (``type`` ``test`` for a test send, see :class:`WebhookTestEvent`).',
-  'WebhookEvent = StreamEvent',
+  'WebhookEvent = Union[StreamEvent, StatusEvent]',
   '#: One line of an export: an event, a play or a competition depending on ``entity``.',
-  'ExportRecord = Union[Event, Play, Competition]',
+  'ExportRecord = Union[Event, StatusEvent, Play, Competition]',
 ];
 
 const text = [...header, ...out, ...footer].join('\n') + '\n';

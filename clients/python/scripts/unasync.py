@@ -30,6 +30,8 @@ RENAMES = {
     "AsyncSvcWithRawResponse": "SvcWithRawResponse",
     "AsyncStream": "Stream",
     "AsyncPageRequest": "SyncPage",
+    "AsyncChangeFollower": "ChangeFollower",
+    "__aiter__": "__iter__",
     "AsyncPage": "SyncPage",
     "async_first_page": "first_page",
     "async_to_raw_response_wrapper": "to_raw_response_wrapper",

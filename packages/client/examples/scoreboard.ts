@@ -29,7 +29,12 @@ process.once('SIGINT', () => stream.close());
 
 let n = 0;
 for await (const ev of stream) {
-  const what = ev.type === 'score_retracted' ? `retracted ${ev.retracted_id}` : `${ev.team} +${ev.points} (${ev.tier}, ${ev.confidence.reporters} reporters)`;
+  const what =
+    ev.type === 'status'
+      ? `now ${ev.status} (was ${ev.previous_status})${ev.reason ? `: ${ev.reason}` : ''}`
+      : ev.type === 'score_retracted'
+        ? `retracted ${ev.retracted_id}`
+        : `${ev.team} +${ev.points} (${ev.tier}, ${ev.confidence.reporters} reporters)`;
   console.log(`${ev.ts}  ${ev.game_id}  ${what}  |  ${apply(ev)}`);
   if (++n >= maxEvents) break;
 }

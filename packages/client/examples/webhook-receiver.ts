@@ -30,7 +30,8 @@ const server = http.createServer((req, res) => {
         console.log(`verified test event ${ev.id}`);
         return;
       }
-      console.log(`verified ${ev.id}: ${ev.game_id} ${ev.team} +${ev.points} (${ev.tier})`);
+      if (ev.type === 'status') console.log(`verified ${ev.id}: ${ev.game_id} is now ${ev.status} (was ${ev.previous_status})`);
+      else console.log(`verified ${ev.id}: ${ev.game_id} ${ev.team} +${ev.points} (${ev.tier})`);
       // MAX_EVENTS counts scoring events; test sends only prove the path works.
       if (++received >= maxEvents) {
         server.close();

@@ -1,7 +1,7 @@
 import type { APIPromise } from './api-promise.js';
 import { APIClient, type ClientOptions, type FinalRequest, type Query, type RequestOptions } from './core.js';
 import { PermissionDeniedError } from './errors.js';
-import { exportBytes, exportRecords, type ExportRecord } from './export.js';
+import { ExportIterable, exportBytes, exportRecords, type ExportRecord } from './export.js';
 import { PagePromise, type ListEnvelope } from './pagination.js';
 import type {
   BoxScore,
@@ -21,6 +21,7 @@ import type {
   ExportEntity,
   ExportQuery,
   Game,
+  GameEventsQuery,
   ListCompetitionsQuery,
   ListDeliveriesQuery,
   ListGamesQuery,
@@ -42,6 +43,7 @@ import type {
   RosterEntry,
   RosterQuery,
   Season,
+  StatusChangeInput,
   Team,
   UpdateWebhookInput,
   Venue,
@@ -52,6 +54,7 @@ import type {
   WebhookTestResult,
 } from './schema.js';
 import { EventStream, type StreamOptions, type StreamParams, type StreamTokenSource } from './stream.js';
+import { Changes } from './changes.js';
 
 const seg = (id: string): string => encodeURIComponent(id);
 
@@ -124,6 +127,13 @@ export class Competitions extends Resource {
   plays(id: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Play> {
     return this.paged(`/v1/competitions/${seg(id)}/plays`, params, options);
   }
+  /**
+   * Moves a competition through the schedule lifecycle (product `source`): postpone, suspend,
+   * cancel, resume, schedule again with a new `start_time`. The same status again changes nothing.
+   */
+  changeStatus(id: string, body: StatusChangeInput, options?: RequestOptions): APIPromise<Competition> {
+    return this.one({ method: 'POST', path: `/v1/competitions/${seg(id)}/status`, body, options });
+  }
   /** The box score: line score by period, shoot-out, players by type, winner (docs/standings.md). */
   boxscore(id: string, options?: RequestOptions): APIPromise<BoxScore> {
     return this.one({ method: 'GET', path: `/v1/competitions/${seg(id)}/boxscore`, options });
@@ -151,8 +161,8 @@ export class Games extends Resource {
   get(id: string, options?: RequestOptions): APIPromise<Game> {
     return this.one({ method: 'GET', path: `/v1/games/${seg(id)}`, options });
   }
-  /** Confirmed scoring events (svc.event.v1) of a game. */
-  events(gameId: string, params: PageQuery = {}, options?: RequestOptions): PagePromise<Event> {
+  /** Confirmed events (svc.event.v1) of a game: scoring events and `status` changes; `types` narrows. */
+  events(gameId: string, params: GameEventsQuery = {}, options?: RequestOptions): PagePromise<Event> {
     return this.paged(`/v1/games/${seg(gameId)}/events`, params, options);
   }
 }
@@ -297,6 +307,8 @@ export class Svc extends APIClient {
   readonly webhooks = new Webhooks(this);
   readonly notifications = new Notifications(this);
   readonly replays = new Replays(this);
+  /** The change feed (docs/changes.md): `list()` and `follow()`. */
+  readonly changes = new Changes(this);
 
   constructor(opts: ClientOptions = {}) {
     super(opts);
@@ -311,16 +323,16 @@ export class Svc extends APIClient {
    * A season's records as NDJSON, one typed record at a time (product `archive`); resumes with
    * `after=<last id>` by itself when the connection drops.
    */
-  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E; format?: 'ndjson' }, options?: RequestOptions): AsyncIterable<ExportRecord[E]>;
+  export<E extends ExportEntity = 'events'>(params: ExportQuery & { entity?: E; format?: 'ndjson' }, options?: RequestOptions): ExportIterable<ExportRecord[E]>;
   /**
    * `format: 'csv' | 'parquet'`: the file's bytes, chunk by chunk, to write to a file pandas,
    * polars or DuckDB open; the same rows and values as the records. A file is not resumed
    * part-way: a dropped connection throws `APIConnectionError`.
    */
   export(params: ExportQuery & { format: 'csv' | 'parquet' }, options?: RequestOptions): AsyncIterable<Uint8Array>;
-  export(params: ExportQuery, options?: RequestOptions): AsyncIterable<ExportRecord[ExportEntity]> | AsyncIterable<Uint8Array> {
+  export(params: ExportQuery, options?: RequestOptions): ExportIterable<ExportRecord[ExportEntity]> | AsyncIterable<Uint8Array> {
     if (params.format === 'csv' || params.format === 'parquet') return exportBytes(this, params, options);
-    return exportRecords(this, params, options);
+    return new ExportIterable((onCursor) => exportRecords(this, params, options, onCursor));
   }
 
   /**

@@ -28,6 +28,7 @@ export async function* exportRecords<E extends ExportEntity>(
   client: APIClient,
   params: ExportQuery & { entity?: E },
   options: RequestOptions = {},
+  onChangesCursor: (cursor: string) => void = () => undefined,
 ): AsyncGenerator<ExportRecord[E], void, undefined> {
   const entity: ExportEntity = params.entity ?? 'events';
   const maxRetries = options.maxRetries ?? client.maxRetries;
@@ -36,6 +37,8 @@ export async function* exportRecords<E extends ExportEntity>(
   let failures = 0;
   for (;;) {
     const res = await client.send({ method: 'GET', path: '/v1/export', query: { ...params, after }, options }, true);
+    const cursor = res.headers.get('x-changes-cursor');
+    if (cursor !== null) onChangesCursor(cursor);
     const body = res.body;
     if (!body) return;
     const reader = body.getReader();
@@ -125,5 +128,23 @@ async function readWithin(
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * What `svc.export()` returns: the records as an async iterable, and once the first answer came
+ * in, `changesCursor`: the change feed's position for this export (`X-Changes-Cursor`). Follow
+ * `svc.changes.follow({ since: changesCursor })` after the last record and the copy stays exact
+ * (docs/changes.md).
+ */
+export class ExportIterable<T> implements AsyncIterable<T> {
+  changesCursor: string | undefined;
+  readonly #start: (onCursor: (cursor: string) => void) => AsyncGenerator<T, void, undefined>;
+  constructor(start: (onCursor: (cursor: string) => void) => AsyncGenerator<T, void, undefined>) {
+    this.#start = start;
+  }
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    // The first answer's cursor: a resumed export must not move it past records it never sent.
+    return this.#start((cursor) => (this.changesCursor ??= cursor));
   }
 }

@@ -3,6 +3,8 @@ export { VERSION, USER_AGENT, type ClientOptions, type RequestOptions, type Fetc
 export { APIPromise, type WithResponse } from './api-promise.js';
 export type { Logger, LogLevel } from './log.js';
 export { Page, PagePromise, type ListEnvelope } from './pagination.js';
+export { Changes, ChangeFollower, type FollowParams } from './changes.js';
+export { ExportIterable } from './export.js';
 export {
   EventStream,
   type StreamOptions,

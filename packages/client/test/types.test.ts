@@ -32,7 +32,7 @@ describe('types: a wrong field does not compile', () => {
       expect(errors).toHaveLength(expected);
       expect(errors.join('\n')).toMatch(/'leauge' does not exist/);
       expect(errors.join('\n')).toMatch(/Property 'score' does not exist on type/);
-      expect(errors.join('\n')).toMatch(/'"postponed"' is not assignable/);
+      expect(errors.join('\n')).toMatch(/'"delayed"' is not assignable/);
     } finally {
       fs.rmSync(bad, { force: true });
     }

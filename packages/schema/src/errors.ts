@@ -25,12 +25,13 @@ export const ERROR_TYPES = Object.keys(ERROR_TYPE_STATUS) as readonly ErrorType[
  * One catalogue entry; the status must be the one of its type (a mismatch does not compile).
  * Refusals of a request that never reached a route (it came too slowly, its headers or a path
  * segment were too long) keep the `invalid_request` type but answer with HTTP's own status
- * (408, 414, 431), which proxies and HTTP clients understand.
+ * (408, 414, 431), which proxies and HTTP clients understand; so does a change-feed cursor past
+ * the feed's retention (410: it will never be served again).
  */
 export type ErrorCodeSpec = {
   [T in ErrorType]: {
     readonly type: T;
-    readonly status: (typeof ERROR_TYPE_STATUS)[T] | (T extends 'invalid_request' ? 408 | 414 | 431 : never);
+    readonly status: (typeof ERROR_TYPE_STATUS)[T] | (T extends 'invalid_request' ? 408 | 410 | 414 | 431 : never);
     readonly description: string;
   };
 }[ErrorType];
@@ -69,6 +70,7 @@ export const ERROR_CODES = spec({
   request_timeout: { type: 'invalid_request', status: 408, description: 'The headers or body did not arrive within the server’s timeouts.' },
   uri_too_long: { type: 'invalid_request', status: 414, description: 'A path segment is longer than any id.' },
   headers_too_large: { type: 'invalid_request', status: 431, description: 'The request line and headers exceed 16 kB.' },
+  cursor_expired: { type: 'invalid_request', status: 410, description: 'The change-feed cursor points before the oldest change kept (the retention); start again from an export and its X-Changes-Cursor.' },
   // 401 authentication_error
   missing_api_key: { type: 'authentication_error', status: 401, description: 'No API key was sent.' },
   invalid_api_key: { type: 'authentication_error', status: 401, description: 'The key is malformed, unknown, revoked or of another environment; or a stream token was sent to an endpoint other than GET /v1/stream, or its key was revoked.' },
@@ -84,7 +86,8 @@ export const ERROR_CODES = spec({
   // 409 conflict
   competition_final: { type: 'conflict', status: 409, description: 'The competition is final; it takes no more plays.' },
   game_final: { type: 'conflict', status: 409, description: 'The game is final; it takes no more reports.' },
-  game_not_live: { type: 'conflict', status: 409, description: 'Reports are taken on game day only.' },
+  game_not_live: { type: 'conflict', status: 409, description: 'Reports are taken on game day only, and never for a postponed or cancelled game.' },
+  invalid_transition: { type: 'conflict', status: 409, description: 'The competition cannot move from its status to the one asked for (docs/schedule.md lists the transitions), or a play would make it.' },
   test_in_progress: { type: 'conflict', status: 409, description: 'A test event to this webhook endpoint is still on its way; wait for its answer.' },
   endpoint_disabled: { type: 'conflict', status: 409, description: 'The webhook endpoint is disabled; enable it first.' },
   idempotency_key_reused: { type: 'conflict', status: 409, description: 'The Idempotency-Key was used with another request body.' },

@@ -3,7 +3,7 @@
  * webhook bodies) and the webhook test event.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { EVENT_SCHEMA } from './records.js';
+import { Competition, CompetitionStatusSchema, EVENT_SCHEMA } from './records.js';
 
 export const Confidence = Type.Object(
   {
@@ -15,15 +15,22 @@ export const Confidence = Type.Object(
 );
 export type Confidence = Static<typeof Confidence>;
 
-export const EVENT_TYPES = ['score', 'score_retracted'] as const;
+/** The kinds of a scoring event. */
+export const SCORE_EVENT_TYPES = ['score', 'score_retracted'] as const;
+/**
+ * Every event `type` svc emits: scoring events and `status` (a competition's status changed,
+ * docs/schedule.md). Consumers ignore kinds they do not know.
+ */
+export const EVENT_TYPES = ['score', 'score_retracted', 'status'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 export const TIERS = ['provisional', 'confirmed'] as const;
 export type Tier = (typeof TIERS)[number];
 
-/** An event as REST lists and the export return it: every field of svc.event.v1. */
-export const Event = Type.Object(
+/** A scoring event as REST lists and the export return it: every field of svc.event.v1. */
+export const ScoreEvent = Type.Object(
   {
     id: Type.String({ description: 'evt_<sortable id>' }),
-    type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
+    type: Type.Union(SCORE_EVENT_TYPES.map((t) => Type.Literal(t))),
     tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
     game_id: Type.String(),
     sport: Type.String(),
@@ -38,34 +45,68 @@ export const Event = Type.Object(
     retracted_id: Type.Optional(Type.String()),
     schema: Type.Literal(EVENT_SCHEMA),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ScoreEvent' },
 );
-export type Event = Static<typeof Event>;
+export type ScoreEvent = Static<typeof ScoreEvent>;
 
 /**
- * The stream and webhook form of an event: the spec's fields plus `id` (for resume and dedup)
- * and the additive links. Keys go on the wire in this order.
+ * A competition's status changed (docs/schedule.md): the same form in REST lists, the export,
+ * stream frames and webhook bodies. Always `confirmed`: an official source made the change.
  */
-export const WireEvent = Type.Object(
+export const StatusEvent = Type.Object(
   {
-    id: Event.properties.id,
-    type: Event.properties.type,
-    tier: Event.properties.tier,
-    game_id: Event.properties.game_id,
-    team: Event.properties.team,
-    points: Event.properties.points,
-    ts: Event.properties.ts,
+    id: Type.String({ description: 'evt_<sortable id>' }),
+    type: Type.Literal('status'),
+    tier: Type.Literal('confirmed'),
+    game_id: Type.String({ description: 'The game id (`<sport>_<n>`) of the competition.' }),
+    sport: Type.String(),
+    status: CompetitionStatusSchema,
+    previous_status: CompetitionStatusSchema,
+    start_time: Type.Union([Type.String(), Type.Null()], { description: 'The competition’s start time after the change (ISO 8601 UTC), null when unknown.' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as the source gave it; null when it gave none.' }),
+    ts: Type.String({ description: 'When the change was made, ISO 8601 UTC.' }),
+    schema: Type.Literal(EVENT_SCHEMA),
+  },
+  { additionalProperties: false, title: 'StatusEvent' },
+);
+export type StatusEvent = Static<typeof StatusEvent>;
+
+/** An event as REST lists and the export return it: a scoring event or a status change, told apart by `type`. */
+export const Event = Type.Union([ScoreEvent, StatusEvent]);
+export type Event = Static<typeof Event>;
+
+/** Whether an event is a scoring event (`score` or `score_retracted`). */
+export const isScoreEvent = (e: Event): e is ScoreEvent => e.type !== 'status';
+
+/**
+ * The stream and webhook form of a scoring event: the spec's fields plus `id` (for resume and
+ * dedup) and the additive links. Keys go on the wire in this order.
+ */
+export const WireScoreEvent = Type.Object(
+  {
+    id: ScoreEvent.properties.id,
+    type: ScoreEvent.properties.type,
+    tier: ScoreEvent.properties.tier,
+    game_id: ScoreEvent.properties.game_id,
+    team: ScoreEvent.properties.team,
+    points: ScoreEvent.properties.points,
+    ts: ScoreEvent.properties.ts,
     confidence: Confidence,
     provisional_id: Type.Optional(Type.String({ description: 'On a confirmed event: the provisional event it confirms.' })),
     retracted_id: Type.Optional(Type.String({ description: 'On `score_retracted`: the provisional event withdrawn.' })),
     schema: Type.Literal(EVENT_SCHEMA),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'WireScoreEvent' },
 );
+export type WireScoreEvent = Static<typeof WireScoreEvent>;
+
+/** What the stream and webhooks carry: a scoring event's wire form, or a status event whole. */
+export const WireEvent = Type.Union([WireScoreEvent, StatusEvent]);
 export type WireEvent = Static<typeof WireEvent>;
 
 /** The stream and webhook form of an event (`WireEvent`), keys in wire order. */
 export function wireEvent(e: Event): WireEvent {
+  if (e.type === 'status') return e;
   return {
     id: e.id,
     type: e.type,
@@ -102,3 +143,29 @@ export type WebhookPayload = Static<typeof WebhookPayload>;
 
 /** The `X-SVC-Topic` header of a webhook request: `event.<type>`. */
 export const webhookTopic = (type: WebhookPayload['type']): string => `event.${type}`;
+
+/**
+ * One entry of the change feed `GET /v1/changes` (docs/changes.md): a competition created or
+ * updated, or an event created, with the object as REST returns it now.
+ */
+export const Change = Type.Object(
+  {
+    id: Type.String({ description: 'chg_<sortable id>: the feed’s order, shared by every node.' }),
+    type: Type.Union([Type.Literal('competition.created'), Type.Literal('competition.updated'), Type.Literal('event.created')]),
+    object_id: Type.String({ description: 'The competition id or the event id.' }),
+    object: Type.Union([Competition, ScoreEvent, StatusEvent], { description: 'The record as `GET /v1/competitions/{id}` or an event list returns it now.' }),
+    at: Type.String({ description: 'When the change was made, ISO 8601 UTC.' }),
+  },
+  { additionalProperties: false, title: 'Change' },
+);
+export type Change = Static<typeof Change>;
+
+/** The answer of `GET /v1/changes`: `next_cursor` is always present, even on an empty page. */
+export const ChangePage = Type.Object(
+  {
+    data: Type.Array(Change),
+    next_cursor: Type.String({ description: 'Pass back as `since`; present even on an empty page.' }),
+  },
+  { additionalProperties: false },
+);
+export type ChangePage = Static<typeof ChangePage>;

@@ -4,7 +4,7 @@
  * params with them.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { TIERS } from './events.js';
+import { EVENT_TYPES, TIERS } from './events.js';
 import { COMPETITION_STATUSES, SPORTS } from './records.js';
 import { DeliveryStatus } from './webhooks.js';
 
@@ -24,12 +24,48 @@ export const StatusParam = Type.Union(COMPETITION_STATUSES.map((s) => Type.Liter
 export const TeamIdParam = Type.String({ pattern: '^team:[a-z0-9]{1,16}:[A-Za-z0-9-]{1,64}$', description: 'Team id.' });
 export const PlayerIdParam = Type.String({ pattern: '^player:[a-z0-9]{1,16}:[a-z0-9-]{1,128}$', description: 'Player id.' });
 
+/**
+ * `types`: a comma list of event types (`score,status`); default all. A name svc does not know is
+ * a 400, like any bad value, so a typo never silently empties a read.
+ */
+export const TypesParam = Type.String({
+  pattern: `^(${EVENT_TYPES.join('|')})(,(${EVENT_TYPES.join('|')}))*$`,
+  maxLength: 100,
+  description: `Comma list of event types: ${EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}. Default: all.`,
+});
+
 /** `limit` and `cursor`, taken by every list. */
 export const pageQuery = { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) };
 const closed = { additionalProperties: false } as const;
 
 export const PageQuery = Type.Object({ ...pageQuery }, closed);
 export type PageQuery = Static<typeof PageQuery>;
+
+/** `GET /v1/games/{id}/events`: a page, and the event types wanted. */
+export const GameEventsQuery = Type.Object({ types: Type.Optional(TypesParam), ...pageQuery }, closed);
+export type GameEventsQuery = Static<typeof GameEventsQuery>;
+
+export const CHANGE_TYPES = ['competition.created', 'competition.updated', 'event.created'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+export const MAX_CHANGES_WAIT_S = 30;
+
+/** `GET /v1/changes` (docs/changes.md). */
+export const ChangesQuery = Type.Object(
+  {
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The `next_cursor` of the previous answer, or an export’s `X-Changes-Cursor`. Without it: the oldest change kept.' })),
+    limit: Type.Optional(Limit),
+    types: Type.Optional(
+      Type.String({
+        pattern: `^(${CHANGE_TYPES.join('|').replace(/\./g, '\\.')})(,(${CHANGE_TYPES.join('|').replace(/\./g, '\\.')}))*$`,
+        maxLength: 100,
+        description: `Comma list of change types: ${CHANGE_TYPES.map((t) => `\`${t}\``).join(', ')}. Default: all.`,
+      }),
+    ),
+    wait: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CHANGES_WAIT_S, description: 'Seconds (0..30) to hold an empty answer until a change arrives. Default 0.' })),
+  },
+  closed,
+);
+export type ChangesQuery = Static<typeof ChangesQuery>;
 
 export const ListTeamsQuery = Type.Object({ sport: Type.Optional(SportParam), league: Type.Optional(LeagueParam), ...pageQuery }, closed);
 export type ListTeamsQuery = Static<typeof ListTeamsQuery>;
@@ -98,6 +134,7 @@ export const ExportQuery = Type.Object(
     season: SeasonParam,
     // An enum (not a union of literals) so a wrong value reads "must be equal to one of the allowed values".
     entity: Type.Optional(Type.Unsafe<ExportEntity>({ type: 'string', enum: [...EXPORT_ENTITIES], description: '`events` (default), `plays` or `competitions`.' })),
+    types: Type.Optional(Type.String({ ...TypesParam, description: `${TypesParam.description} Events only.` })),
     format: Type.Optional(
       Type.Unsafe<ExportFormat>({
         type: 'string',
@@ -127,6 +164,7 @@ export const StreamQuery = Type.Object(
     league: Type.Optional(Type.String({ description: 'Comma list of leagues.' })),
     game: Type.Optional(Type.String({ description: 'Comma list of game ids.' })),
     tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)), { description: 'Default: both tiers.' })),
+    types: Type.Optional(TypesParam),
     since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…).' })),
     delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its ts (heartbeats are not held).' })),
     token: Type.Optional(Type.String({ description: 'A stream token (sst_…, POST /v1/stream/tokens): how a browser page authenticates.' })),

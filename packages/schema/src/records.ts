@@ -11,8 +11,14 @@ export const TEAM_SPORTS: readonly Sport[] = ['soccer', 'basketball'];
 export const PRODUCTS = ['live', 'archive', 'report', 'source', 'admin'] as const;
 export type Product = (typeof PRODUCTS)[number];
 
-export const COMPETITION_STATUSES = ['scheduled', 'live', 'final'] as const;
+/**
+ * A competition's statuses. The transitions between them are the schedule lifecycle's
+ * (docs/schedule.md): scheduled → live | postponed | cancelled; live → final | suspended;
+ * suspended → live | final | cancelled; postponed → scheduled | cancelled.
+ */
+export const COMPETITION_STATUSES = ['scheduled', 'live', 'final', 'postponed', 'suspended', 'cancelled'] as const;
 export type CompetitionStatus = (typeof COMPETITION_STATUSES)[number];
+export const CompetitionStatusSchema = Type.Union(COMPETITION_STATUSES.map((s) => Type.Literal(s)));
 
 export const ExternalIds = Type.Record(Type.String(), Type.String(), {
   description: 'Map of source name to that source’s identifier, so a record resolves across sources.',
@@ -115,7 +121,9 @@ export const Competition = Type.Object(
     season_id: Type.String(),
     date: Type.String({ description: 'YYYY-MM-DD' }),
     start_time: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 UTC when known.' }),
-    status: Type.Union(COMPETITION_STATUSES.map((s) => Type.Literal(s))),
+    status: CompetitionStatusSchema,
+    original_start_time: Type.Union([Type.String(), Type.Null()], { description: 'The first announced start once the start has moved (a postponement), else null.' }),
+    status_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the last status change was made (e.g. `Heavy rain`), null when none was given.' }),
     venue: Type.Union([Type.String(), Type.Null()]),
     name: Type.Union([Type.String(), Type.Null()], { description: 'Tournament and round, where known.' }),
     group: Type.Union([Type.String(), Type.Null()], {
@@ -146,7 +154,9 @@ export const Game = Type.Object(
     season: Type.String(),
     date: Type.String(),
     start_time: Type.Union([Type.String(), Type.Null()]),
-    status: Type.Union(COMPETITION_STATUSES.map((s) => Type.Literal(s))),
+    status: CompetitionStatusSchema,
+    original_start_time: Competition.properties.original_start_time,
+    status_reason: Competition.properties.status_reason,
     venue: Type.Union([Type.String(), Type.Null()]),
     competitors: Type.Array(Competitor),
     eligibility: Eligibility,
@@ -260,3 +270,18 @@ export type PlayInput = Static<typeof PlayInput>;
 export const MAX_PLAY_BATCH = 500;
 export const PlayBatch = Type.Object({ plays: Type.Array(PlayInput, { minItems: 1, maxItems: MAX_PLAY_BATCH }) }, { additionalProperties: false });
 export type PlayBatch = Static<typeof PlayBatch>;
+
+export const MAX_STATUS_REASON = 500;
+
+/** `POST /v1/competitions/{id}/status`: an official source moves a competition (docs/schedule.md). */
+export const StatusChangeInput = Type.Object(
+  {
+    status: CompetitionStatusSchema,
+    start_time: Type.Optional(
+      Type.String({ format: 'date-time', maxLength: 40, description: 'The new start: required when a postponed competition is scheduled again; also taken with `scheduled` and `postponed`.' }),
+    ),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_STATUS_REASON, description: 'Why, for people (`Heavy rain`); kept as `status_reason`.' })),
+  },
+  { additionalProperties: false },
+);
+export type StatusChangeInput = Static<typeof StatusChangeInput>;

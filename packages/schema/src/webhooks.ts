@@ -1,5 +1,6 @@
 /** Webhook endpoints, their deliveries and attempts, notifications, and the inputs that manage them. */
 import { Type, type Static } from '@sinclair/typebox';
+import { EVENT_TYPES } from './events.js';
 
 const Iso = Type.String({ description: 'ISO 8601 UTC timestamp.' });
 const NullableIso = Type.Union([Iso, Type.Null()]);
@@ -19,6 +20,7 @@ export const WebhookEndpoint = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     sports: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Sports delivered; null for every sport the key may see.' }),
     tier: Type.Literal('confirmed'),
+    types: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Event types delivered (`score`, `score_retracted`, `status`); null for every type.' }),
     status: Type.Union(ENDPOINT_STATUSES.map((s) => Type.Literal(s))),
     disabled_reason: Type.Union([Type.String(), Type.Null()], { description: '`failing` (24 h without a 2xx) or `gone` (the receiver answered 410).' }),
     disabled_at: NullableIso,
@@ -90,11 +92,18 @@ export type Notification = Static<typeof Notification>;
 
 const Sports = Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { minItems: 1, maxItems: 16 });
 const Description = Type.String({ maxLength: 500 });
+/** The event types an endpoint wants: a list, or the same as a comma string (`score,status`). */
+const EventTypeName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
+const Types = Type.Union([
+  Type.Array(EventTypeName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
+  Type.String({ pattern: `^(${EVENT_TYPES.join('|')})(,(${EVENT_TYPES.join('|')}))*$`, maxLength: 100 }),
+], { description: 'Event types to deliver, as a list or a comma string; absent: every type.' });
 
 export const CreateWebhookInput = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute https URL (http only where private targets are allowed).' }),
     sports: Type.Optional(Sports),
+    types: Type.Optional(Types),
     tier: Type.String({ description: 'Must be `confirmed`.' }),
     description: Type.Optional(Description),
   },
@@ -107,6 +116,7 @@ export const UpdateWebhookInput = Type.Object(
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     // Null first: with type coercion on, ajv would otherwise turn null into "" for the string branch.
     sports: Type.Optional(Type.Union([Type.Null(), Sports])),
+    types: Type.Optional(Type.Union([Type.Null(), Types])),
     description: Type.Optional(Type.Union([Type.Null(), Description])),
   },
   { additionalProperties: false },

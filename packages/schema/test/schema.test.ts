@@ -37,7 +37,7 @@ const event: Event = {
 
 describe('error catalogue', () => {
   it('gives every code the status of its type (protocol-level refusals: their HTTP status)', () => {
-    const protocol: number[] = [408, 414, 431];
+    const protocol: number[] = [408, 410, 414, 431];
     for (const [code, spec] of Object.entries(ERROR_CODES)) {
       if (spec.status !== ERROR_TYPE_STATUS[spec.type]) {
         expect(spec.type, code).toBe('invalid_request');

@@ -29,6 +29,8 @@ import { teamRoutes } from './routes/teams/index.js';
 import { venueRoutes } from './routes/venues/index.js';
 import { reportRoutes } from './routes/reports/index.js';
 import { postPlayRoutes } from './routes/competitions/post-plays.js';
+import { postStatusRoutes } from './routes/competitions/post-status.js';
+import { changeRoutes } from './routes/changes/index.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import { replayRoutes } from './routes/replays/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
@@ -165,10 +167,12 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(playerStatsRoutes, { prefix: '/v1', ...views });
   await app.register(reportRoutes, { prefix: '/v1', ingest: s.live.ingest });
   await app.register(postPlayRoutes, { prefix: '/v1', official: s.live.official });
+  await app.register(postStatusRoutes, { prefix: '/v1', schedule: s.live.schedule });
+  await app.register(changeRoutes, { prefix: '/v1', changes: s.changes });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });
   await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
-  await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots });
+  await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots, changes: s.changes });
   // The stream shares the HTTP server: upgrades go to the gateway straight from it, event-stream
   // requests through the stream's route (docs/stream.md).
   const gateway = new StreamGateway({

@@ -12,6 +12,10 @@ export interface Config {
   redisUrl: string | null;
   role: 'all' | 'api' | 'worker';
   simulator: boolean;
+  /** SVC_SIMULATOR_DISRUPTIONS: the simulator postpones and suspends games now and then (docs/schedule.md). */
+  simulatorDisruptions: boolean;
+  /** SVC_CHANGES_RETENTION_DAYS: how long the change feed keeps a change (docs/changes.md); at least 30. */
+  changesRetentionDays: number;
   bootstrapKey: string | null;
   webhookRetryDelaysS: number[];
   webhookTimeoutMs: number;
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl,
     role: oneOf(env, 'SVC_ROLE', ['all', 'api', 'worker'] as const, 'all'),
     simulator: flag(env, 'SVC_SIMULATOR', true),
+    simulatorDisruptions: flag(env, 'SVC_SIMULATOR_DISRUPTIONS', true),
+    changesRetentionDays: int(env, 'SVC_CHANGES_RETENTION_DAYS', 30, 30, 36_500),
     bootstrapKey,
     webhookRetryDelaysS: delays,
     webhookTimeoutMs: int(env, 'SVC_WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),

@@ -30,6 +30,8 @@ import { Metrics } from './metrics/index.js';
 import { countPending } from './store/webhook-deliveries.js';
 import { createExports, type Exports } from './export/index.js';
 import { createReplays, type Replays } from './replays/index.js';
+import { ChangeFeed } from './changes/feed.js';
+import { ChangeLog } from './store/changes.js';
 import { StreamTokens } from './stream/tokens.js';
 import { principalOf } from './store/keys.js';
 
@@ -81,6 +83,8 @@ export interface Services {
   exports: Exports;
   /** Sandbox replays: their rules and the driver that plays them (docs/replays.md). */
   replays: Replays;
+  /** The change feed (docs/changes.md). */
+  changes: ChangeFeed;
   /** Stream tokens: minted for browser pages, opened by the stream (docs/stream.md "Stream tokens"). */
   streamTokens: StreamTokens;
   /** Today's date (UTC) by the service's clock: what "today's games" and "before today" mean. */
@@ -101,8 +105,10 @@ export function createServices(deps: AppDeps): Services {
   const today = () => isoDate(clock.now());
   const settledDays = new SettledDays(competitions, clock, today, config.settledDaysBytes);
   const metrics = new Metrics();
+  const changes = new ChangeFeed(db, new ChangeLog(db), competitions, clock, config.changesRetentionDays);
   events.afterAppend((stored) => {
     cache.invalidate();
+    changes.watcher.poke();
     metrics.observeEvents(stored);
   });
   metrics.readFrom({ webhookPending: () => countPending(db), settledDaysBytes: () => settledDays.size });
@@ -133,7 +139,10 @@ export function createServices(deps: AppDeps): Services {
       router,
       consensus: { retractAfterMs: config.consensusRetractMs },
     },
-    () => cache.invalidate(),
+    () => {
+      cache.invalidate();
+      changes.watcher.poke();
+    },
   );
   return {
     health,
@@ -162,6 +171,7 @@ export function createServices(deps: AppDeps): Services {
     limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),
+    changes,
     streamTokens: new StreamTokens(secretBoxOf(config), async (id) => {
       const k = await keys.findById(id);
       return k && !k.revoked_at ? principalOf(k) : undefined;

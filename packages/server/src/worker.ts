@@ -32,8 +32,14 @@ export function startBackground(role: Config['role'], s: Services, log: FastifyB
   // Any node may drive a replay; claims in the database give each to one (docs/replays.md).
   s.replays.driver.start((line) => log.warn({ replays: true }, line));
   const stopSampler = startStatusSampler(s.status, log);
+  // The change feed's retention (docs/changes.md): any node may prune; deleting twice is harmless.
+  const prune = () => void s.changes.prune().catch((err: unknown) => log.warn({ err }, 'change feed prune failed'));
+  const pruner = setInterval(prune, 3_600_000);
+  pruner.unref();
+  prune();
   return async (graceMs) => {
     clearInterval(timer);
+    clearInterval(pruner);
     await s.replays.driver.stop();
     await stopSampler();
     if (delivers) await s.webhooks.dispatcher.stop(graceMs);

@@ -58,7 +58,7 @@ describe('svc CLI', () => {
 // Concurrent: each case is a few process starts (describe.concurrent), all at once on two vCPUs,
 // so each gets more than the default 30 s.
 describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
-  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['replay'], ['standings'], ['simulate'], ['export'], ['help']];
+  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['replay'], ['standings'], ['changes'], ['simulate'], ['export'], ['help']];
 
   for (const cmd of COMMANDS) {
     it(`svc ${[...cmd, '--help'].join(' ')} prints usage and exits 0 without touching the data dir`, async () => {

@@ -24,6 +24,7 @@ describe('dashboard', () => {
   let browser: Browser | null;
   let owner: string;
   let other: string;
+  let source: string;
   const reporters: string[] = [];
   const requestedUrls: string[] = [];
 
@@ -36,6 +37,7 @@ describe('dashboard', () => {
     const now = new Date();
     owner = (await keys.create({ name: 'acme', plan: 'pro', products: ['live', 'archive'], sports: null, leagues: null }, now)).key;
     other = (await keys.create({ name: 'rival', plan: 'pro', products: ['live'], sports: null, leagues: null }, now)).key;
+    source = (await keys.create({ name: 'official', plan: 'pro', products: ['source'], sports: null, leagues: null }, now)).key;
     for (let i = 0; i < 3; i++) reporters.push((await keys.create({ name: `reporter ${i}`, plan: 'pro', products: ['report'], sports: null, leagues: null }, now)).key);
     await db.close();
 
@@ -372,6 +374,36 @@ describe('dashboard', () => {
     await second.getByRole('button', { name: 'Cancel' }).click();
     await second.locator('[data-status="cancelled"]').waitFor();
     await screenshot(page, 'dashboard-replays');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a competition's status history: each change with its reason, the status now and the first announced start", { timeout: 60_000 }, async () => {
+    if (!browser) return;
+    const games = dataOf(Type.Array(Game), await call('GET', '/v1/games?sport=soccer&status=scheduled&limit=100', owner));
+    const today = new Date().toISOString().slice(0, 10);
+    const g = games.find((x) => x.date > today);
+    if (!g) throw new Error('no upcoming game');
+    const when = new Date(Date.parse(`${g.date}T00:00:00Z`) + 3 * 86_400_000).toISOString();
+    expect((await call('POST', `/v1/competitions/${g.competition_id}/status`, source, { status: 'postponed', reason: 'Waterlogged pitch' })).status).toBe(200);
+    expect((await call('POST', `/v1/competitions/${g.competition_id}/status`, source, { status: 'scheduled', start_time: when })).status).toBe(200);
+    const { context, page, errors } = await newPage(DESKTOP);
+    await signIn(page, owner);
+    const section = page.locator('#history-section');
+    await page.getByLabel('Competition or game id').fill(g.competition_id);
+    await page.getByRole('button', { name: 'Show history' }).click();
+    await section.locator('li[data-status="scheduled"]').waitFor();
+    const items = section.locator('li[data-event]');
+    expect(await items.count()).toBe(2);
+    expect(await items.nth(0).getAttribute('data-status')).toBe('postponed');
+    expect(await items.nth(0).textContent()).toContain('Waterlogged pitch');
+    expect(await section.locator('[data-status-now]').getAttribute('data-status-now')).toBe('scheduled');
+    expect(await section.locator('[data-original-start]').getAttribute('data-original-start')).toBe(g.start_time);
+    // A bad id is a clear message, not a request.
+    await page.getByLabel('Competition or game id').fill('nope');
+    await page.getByRole('button', { name: 'Show history' }).click();
+    await section.locator('#history-error').waitFor({ state: 'visible' });
+    await screenshot(page, 'dashboard-status-history');
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -55,7 +55,7 @@ describe('GET /docs/stream: the AsyncAPI document as a page, offline', () => {
     expect(operations.length).toBeGreaterThanOrEqual(4);
     for (const name of operations) expect(html).toContain(`id="operation-${name}"`);
     const messages = Object.keys(doc.components.messages);
-    expect(messages.sort()).toEqual(['error', 'event', 'heartbeat', 'ping', 'pong', 'subscribe', 'subscribed']);
+    expect(messages.sort()).toEqual(['error', 'event', 'heartbeat', 'ping', 'pong', 'status', 'subscribe', 'subscribed']);
     for (const name of messages) {
       expect(html).toContain(`id="message-${name}"`);
       expect(html).toContain(`href="#message-${name}"`);

@@ -52,7 +52,7 @@ export async function freshDb(
 export const TEST_SECRET_KEY = crypto.randomBytes(32).toString('hex');
 
 export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
-  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: TEST_SECRET_KEY }, overrides);
+  return loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_SIMULATOR_DISRUPTIONS: 'off', SVC_LOG_LEVEL: 'silent', SVC_SECRET_KEY: TEST_SECRET_KEY }, overrides);
 }
 
 export interface TestApp extends BuiltApp {
@@ -125,6 +125,8 @@ export const storedEvent = (seq: number): StoredEvent => ({
   ownerKeyId: null,
   competitionId: 'c',
   seasonId: 's',
+  sport: 'golf',
+  league: 'sgt',
   event: {
     id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'golf_1', sport: 'golf', league: 'sgt', team: 'A', event_type: 'x', points: 1,
     clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',

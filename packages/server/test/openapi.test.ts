@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ClientMessage, ControlFrame, WireEvent } from '@svc/schema';
+import { ClientMessage, ControlFrame, StatusEvent, WireScoreEvent } from '@svc/schema';
 import { ARCHIVE_EXAMPLES } from '../src/openapi/examples.js';
 import { auth, testApp, tmpDir, type TestApp } from './helpers.js';
 
@@ -60,7 +60,7 @@ describe('OpenAPI', () => {
     const schemas = Object.keys(doc.components.schemas);
     for (const name of ['Team', 'Player', 'Venue', 'Season', 'Competition', 'Game', 'Play', 'Event', 'WireEvent', 'WebhookTestEvent', 'WebhookEndpoint', 'WebhookDelivery', 'Notification', 'Error', 'Me']) expect(schemas).toContain(name);
     expect(schemas.filter((s) => /^def-\d+$/.test(s))).toEqual([]);
-    expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Idempotent-Replayed', 'Original-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'].sort());
+    expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Idempotent-Replayed', 'Original-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Changes-Cursor', 'X-Request-Id'].sort());
     expect(Object.keys(doc.components.responses.TooManyRequests.headers)).toContain('Retry-After');
     for (const [method, p, op] of operations()) {
       const ok = Object.entries<Json>(op.responses).filter(([s]) => s.startsWith('2'));
@@ -199,9 +199,10 @@ describe('AsyncAPI', () => {
     expect(doc.asyncapi).toBe('3.0.0');
     expect(doc.channels.stream.address).toBe('/v1/stream');
     const messages = doc.components.messages;
-    expect(Object.keys(messages).sort()).toEqual(['error', 'event', 'heartbeat', 'ping', 'pong', 'subscribe', 'subscribed']);
+    expect(Object.keys(messages).sort()).toEqual(['error', 'event', 'heartbeat', 'ping', 'pong', 'status', 'subscribe', 'subscribed']);
     const plain = (s: unknown) => JSON.parse(JSON.stringify(s));
-    expect(messages.event.payload.properties.id).toEqual(plain(WireEvent.properties.id));
+    expect(messages.event.payload.properties.id).toEqual(plain(WireScoreEvent.properties.id));
+    expect(messages.status.payload.properties.type).toEqual(plain(StatusEvent.properties.type));
     expect(messages.subscribed.payload).toEqual(plain(ControlFrame.anyOf[0]));
     expect([messages.subscribe.payload, messages.ping.payload]).toEqual(plain(ClientMessage.anyOf));
     for (const op of Object.values(doc.operations) as Json[]) {

@@ -346,3 +346,39 @@ describe('sandbox replays in production', () => {
     }
   });
 });
+
+describe('a sandbox replay carries its source game’s status changes (docs/schedule.md)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp();
+  });
+  afterAll(async () => t.close());
+
+  it('a suspension and the resumption of the source come in the replay’s game events, between the same plays', async () => {
+    const owner = await t.key({ products: ['live'] });
+    const source = await t.key({ products: ['source'] });
+    const post = (url: string, key: string, body: unknown) => t.app.inject({ method: 'POST', url, headers: auth(key), payload: body as Json });
+    const [c] = (await t.app.inject({ url: '/v1/competitions?sport=soccer&date=today&status=scheduled', headers: auth(owner) })).json().data as { id: string; competitors: { entity_id: string }[] }[];
+    const gameId = `soccer_${c.id.split('_').pop()}`;
+    const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
+    // A source game that started a minute ago, was suspended between two goals (the second
+    // stamped 40 s ahead, well clear of the suspension on the source's clock) and finished.
+    expect((await post(`/v1/competitions/${c.id}/status`, source, { status: 'postponed' })).statusCode).toBe(200);
+    expect((await post(`/v1/competitions/${c.id}/status`, source, { status: 'scheduled', start_time: at(0) })).statusCode).toBe(200);
+    const play = (s: number, points: number, event_type: string) =>
+      post(`/v1/competitions/${c.id}/plays`, source, { period: { unit: 'half', num: 1, label: '1st half' }, competitor_id: c.competitors[0].entity_id, event_type, points, ts: at(s) });
+    expect((await play(10, 1, 'goal')).statusCode).toBe(201);
+    expect((await post(`/v1/competitions/${c.id}/status`, source, { status: 'suspended', reason: 'Thunderstorm' })).statusCode).toBe(200);
+    expect((await post(`/v1/competitions/${c.id}/status`, source, { status: 'live', reason: 'Play resumed' })).statusCode).toBe(200);
+    expect((await play(100, 1, 'goal')).statusCode).toBe(201);
+    expect((await play(101, 0, 'final')).statusCode).toBe(201);
+    const res = await post('/v1/replays', owner, { game_id: gameId, speed: 60 });
+    expect(res.statusCode, res.body).toBe(201);
+    const replay = res.json().data as { id: string; game_id: string };
+    await until(async () => (await t.app.inject({ url: `/v1/replays/${replay.id}`, headers: auth(owner) })).json().data.status === 'finished', 30_000, 'the replay to finish');
+    const events = (await t.app.inject({ url: `/v1/games/${replay.game_id}/events`, headers: auth(owner) })).json().data as { type: string; status?: string; reason?: string | null; tier: string }[];
+    const kinds = events.map((e) => (e.type === 'status' ? `${e.status}` : e.type));
+    expect(kinds).toEqual(['score', 'suspended', 'live', 'score']);
+    expect(events.find((e) => e.status === 'suspended')?.reason).toBe('Thunderstorm');
+  }, 60_000);
+});

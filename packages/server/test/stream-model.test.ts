@@ -147,7 +147,7 @@ describe('stream model: subscribe, unsubscribe and resume against a reference fi
         provisional_id: null, retracted_id: null,
       })),
     );
-  const ids = (events: StoredEvent[], ref: Reference) => events.filter((e) => ref.matches(e.event)).map((e) => e.event.id);
+  const ids = (events: StoredEvent[], ref: Reference) => events.filter((e) => ref.matches({ sport: e.sport, league: e.league, game_id: e.event.game_id, tier: e.event.tier })).map((e) => e.event.id);
 
   it('matches the reference on every seeded run', async () => {
     await fc.assert(

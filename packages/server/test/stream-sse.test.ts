@@ -179,7 +179,7 @@ describe('event stream', () => {
       expect(slow.gateway.connections).toBe(1);
       const big = (seq: number) => {
         const e = storedEvent(seq);
-        return { ...e, event: { ...e.event, id: `evt_${seq}`, sport: 'mma', league: 'smma', game_id: 'mma_1', provisional_id: 'x'.repeat(2000) } };
+        return { ...e, sport: 'mma', league: 'smma', event: { ...e.event, id: `evt_${seq}`, sport: 'mma', league: 'smma', game_id: 'mma_1', provisional_id: 'x'.repeat(2000) } };
       };
       for (let i = 0; i < 40 && slow.gateway.connections > 0; i++) {
         await slow.services.bus.publish(Array.from({ length: 1000 }, (_, j) => big(10_000_000 + i * 1000 + j)));

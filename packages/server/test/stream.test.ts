@@ -153,6 +153,8 @@ describe('WebSocket stream', () => {
       ownerKeyId: null,
       competitionId: 'mma_smma_1',
       seasonId: 'smma_2026',
+      sport: 'mma',
+      league: 'smma',
       event: {
         id: `evt_${String(seq).padStart(12, '0')}`, type: 'score', tier, game_id: 'mma_1', sport: 'mma', league: 'smma', team: 'X', event_type: 'strike', points: 1, clock: null,
         ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
@@ -197,6 +199,8 @@ describe('WebSocket stream', () => {
       ownerKeyId: null,
       competitionId: 'mma_smma_1',
       seasonId: 'smma_2026',
+      sport: 'mma',
+      league: 'smma',
       event: {
         id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'mma_1', sport: 'mma', league: 'smma', team: 'X', event_type: 'strike', points: 1, clock: null,
         ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',

@@ -23,9 +23,9 @@ Webhooks::
     from svc_client import verify_webhook
     event = verify_webhook(raw_body, request.headers["X-SVC-Signature"], secret)
 """
-from ._async_client import AsyncSvc
+from ._async_client import AsyncChangeFollower, AsyncSvc
 from ._base import NOT_GIVEN, NotGiven
-from ._client import Svc
+from ._client import ChangeFollower, Svc
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -54,6 +54,8 @@ __all__ = [
     "AsyncSvc",
     "Stream",
     "AsyncStream",
+    "ChangeFollower",
+    "AsyncChangeFollower",
     "APIResponse",
     "SyncPage",
     "AsyncPage",

@@ -40,6 +40,8 @@ from ._response import APIResponse, async_to_raw_response_wrapper
 from ._stream import AsyncStream, make_stream_core
 from .pagination import AsyncPage, AsyncPageRequest, async_first_page
 from .types import (
+    AnyEvent,
+    Change,
     BoxScore,
     Leader,
     PlayerSeasonStats,
@@ -246,6 +248,31 @@ class Competitions(_Resource):
         path = f"/v1/competitions/{path_segment(competition_id)}/plays"
         return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Play, request_options(timeout, max_retries, extra_headers))
 
+    async def change_status(
+        self,
+        competition_id: str,
+        status: CompetitionStatus,
+        *,
+        start_time: Optional[str] = None,
+        reason: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Competition:
+        """Moves the competition through the schedule lifecycle (product ``source``): postpone, suspend,
+        cancel, resume, or schedule a postponed game again with its new ``start_time``. The status it
+        already has changes nothing; any other move raises :class:`ConflictError` (``invalid_transition``).
+        """
+        body: Dict[str, str] = {"status": status}
+        if start_time is not None:
+            body["start_time"] = start_time
+        if reason is not None:
+            body["reason"] = reason
+        path = f"/v1/competitions/{path_segment(competition_id)}/status"
+        options = request_options(timeout, max_retries, extra_headers, idempotency_key)
+        return await self._client._request("POST", path, one(Competition), options, body=body)
+
     async def boxscore(self, competition_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> BoxScore:
         """The box score: line score by period, shoot-out, players by type, winner (live while the game is)."""
         path = f"/v1/competitions/{path_segment(competition_id)}/boxscore"
@@ -321,15 +348,17 @@ class Games(_Resource):
         self,
         game_id: str,
         *,
+        types: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> AsyncPageRequest[Event]:
-        """The game's confirmed events, in order."""
+    ) -> AsyncPageRequest[AnyEvent]:
+        """The game's confirmed events, in order: scoring events and ``status`` changes (``types="status"`` narrows)."""
         path = f"/v1/games/{path_segment(game_id)}/events"
-        return self._client._get_page(path, {"limit": limit, "cursor": cursor}, Event, request_options(timeout, max_retries, extra_headers))
+        params = {"types": types, "limit": limit, "cursor": cursor}
+        return self._client._get_events_page(path, params, request_options(timeout, max_retries, extra_headers))
 
 
 class Reports(_Resource):
@@ -558,6 +587,74 @@ class Replays(_Resource):
         return await self._client._request("DELETE", path, one(Replay), request_options(timeout, max_retries, extra_headers))
 
 
+class Changes(_Resource):
+    """The change feed, ``GET /v1/changes``: competitions created or updated and events created."""
+
+    def list(
+        self,
+        *,
+        since: Optional[str] = None,
+        types: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Change]:
+        """Every change from ``since`` (a ``next_cursor`` or an export's ``X-Changes-Cursor``; default the
+        oldest kept) to the feed's present end, page by page; a page's ``next_cursor`` is where the next
+        one starts.
+        """
+        params: Params = {"since": since, "types": types, "limit": limit}
+        return self._client._get_changes_page(params, request_options(timeout, max_retries, extra_headers))
+
+    def follow(
+        self,
+        *,
+        since: Optional[str] = None,
+        types: Optional[str] = None,
+        limit: Optional[int] = None,
+        wait: int = 25,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> "AsyncChangeFollower":
+        """Long-polls the feed for ever from ``since``, yielding each change; keep the follower's
+        ``cursor`` and pass it as ``since`` to resume."""
+        if not 1 <= wait <= 30:
+            raise ValueError("wait must be 1 to 30 seconds")
+        return AsyncChangeFollower(self._client, {"since": since, "types": types, "limit": limit}, wait, request_options(float(wait + 15), max_retries, extra_headers))
+
+
+class AsyncChangeFollower:
+    """The change feed followed for ever: ``async for change in follower`` long-polls
+    ``GET /v1/changes`` and yields each change in the feed's order. ``cursor`` is the position after
+    the last whole page yielded: keep it and pass it as ``since`` to resume (a loop left in the middle
+    of a page sees that page's rest again: at least once, never a gap). :meth:`close` ends the loop
+    after the poll in flight.
+    """
+
+    def __init__(self, client: "AsyncSvc", params: Params, wait: int, options: RequestOptions) -> None:
+        self._client = client
+        self._params = params
+        self._wait = wait
+        self._options = options
+        since = params.get("since")
+        self.cursor: Optional[str] = since if isinstance(since, str) else None
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+    async def __aiter__(self) -> AsyncIterator[Change]:
+        while not self.closed:
+            params: Params = {**self._params, "since": self.cursor, "wait": str(self._wait)}
+            data, next_cursor = await self._client._request("GET", "/v1/changes", page_of, self._options, params=params)
+            for change in cast(List[Change], data):
+                yield change
+            if isinstance(next_cursor, str):
+                self.cursor = next_cursor
+            if not data:
+                # An empty answer before its wait (a proxy cut it short): do not spin.
+                await asyncio.sleep(0.1)
 
 class StreamTokens:
     """Stream tokens: what a back end mints so a public page opens the stream without a key."""
@@ -687,6 +784,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
         self.replays = Replays(self)
+        self.changes = Changes(self)
         self.stream = StreamAccess(self)
         self.with_raw_response = AsyncSvcWithRawResponse(self)
 
@@ -841,6 +939,32 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
             return await self._request("GET", path, parse, options, params={**params, "cursor": cursor})
 
         first = params.get("cursor")
+        return async_first_page(lambda: fetch(first if isinstance(first, str) else None, options))
+
+    def _get_events_page(self, path: str, params: Params, options: RequestOptions) -> AsyncPageRequest[AnyEvent]:
+        """A list of events of either kind (:data:`AnyEvent`): ``_get_page`` takes one record class."""
+
+        async def fetch(cursor: Optional[str], options: RequestOptions) -> AsyncPage[AnyEvent]:
+            def parse(response: httpx.Response) -> AsyncPage[AnyEvent]:
+                data, next_cursor = page_of(response)
+                return AsyncPage(cast(List[AnyEvent], data), next_cursor, lambda cursor: fetch(cursor, options.without_raw()))
+
+            return await self._request("GET", path, parse, options, params={**params, "cursor": cursor})
+
+        first = params.get("cursor")
+        return async_first_page(lambda: fetch(first if isinstance(first, str) else None, options))
+
+    def _get_changes_page(self, params: Params, options: RequestOptions) -> AsyncPageRequest[Change]:
+        async def fetch(since: Optional[str], options: RequestOptions) -> AsyncPage[Change]:
+            def parse(response: httpx.Response) -> AsyncPage[Change]:
+                data, next_cursor = page_of(response)
+                # The feed always answers a cursor; a list ends at the first empty page.
+                following = next_cursor if data else None
+                return AsyncPage(cast(List[Change], data), following, lambda cursor: fetch(cursor, options.without_raw()))
+
+            return await self._request("GET", "/v1/changes", parse, options, params={**params, "since": since})
+
+        first = params.get("since")
         return async_first_page(lambda: fetch(first if isinstance(first, str) else None, options))
 
     async def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions) -> AsyncIterator[Any]:

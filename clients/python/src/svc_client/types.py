@@ -46,6 +46,9 @@ __all__ = [
     "Confidence",
     "Event",
     "StreamEvent",
+    "StatusEvent",
+    "StatusChangeInput",
+    "Change",
     "WebhookTestEvent",
     "RateLimitInfo",
     "StreamConnections",
@@ -63,6 +66,8 @@ __all__ = [
     "Notification",
     "StreamToken",
     "Replay",
+    "AnyEvent",
+    "AnyStreamEvent",
     "WebhookEvent",
     "ExportRecord",
 ]
@@ -75,7 +80,7 @@ PLAY_SCHEMA = "svc.play.v1"
 #: How sure an event is: a first report (provisional) or the consensus (confirmed).
 Tier = Literal["provisional", "confirmed"]
 #: Where a competition or game stands.
-CompetitionStatus = Literal["scheduled", "live", "final"]
+CompetitionStatus = Literal["scheduled", "live", "final", "postponed", "suspended", "cancelled"]
 #: Where a webhook delivery stands.
 DeliveryStatus = Literal["pending", "delivered", "failed", "disabled"]
 #: Whether a webhook endpoint receives deliveries.
@@ -214,6 +219,10 @@ class Competition(TypedDict):
     #: ISO 8601 UTC when known.
     start_time: Optional[str]
     status: CompetitionStatus
+    #: The first announced start once the start has moved (a postponement), else null.
+    original_start_time: Optional[str]
+    #: Why the last status change was made (e.g. `Heavy rain`), null when none was given.
+    status_reason: Optional[str]
     venue: Optional[str]
     #: Tournament and round, where known.
     name: Optional[str]
@@ -246,6 +255,10 @@ class Game(TypedDict):
     date: str
     start_time: Optional[str]
     status: CompetitionStatus
+    #: The first announced start once the start has moved (a postponement), else null.
+    original_start_time: Optional[str]
+    #: Why the last status change was made (e.g. `Heavy rain`), null when none was given.
+    status_reason: Optional[str]
     venue: Optional[str]
     competitors: List[Competitor]
     eligibility: Eligibility
@@ -483,6 +496,58 @@ class StreamEvent(_StreamEventOptional):
     schema: Literal["svc.event.v1"]
 
 
+class StatusEvent(TypedDict):
+    """A competition's status changed (``type`` ``status``): the same form in REST, the export, the stream
+    and webhooks. ``previous_status`` is where it was; ``reason`` why, when the source said.
+    """
+
+    #: evt_<sortable id>
+    id: str
+    type: Literal["status"]
+    tier: Literal["confirmed"]
+    #: The game id (`<sport>_<n>`) of the competition.
+    game_id: str
+    sport: str
+    status: CompetitionStatus
+    previous_status: CompetitionStatus
+    #: The competition’s start time after the change (ISO 8601 UTC), null when unknown.
+    start_time: Optional[str]
+    #: Why, as the source gave it; null when it gave none.
+    reason: Optional[str]
+    #: When the change was made, ISO 8601 UTC.
+    ts: str
+    schema: Literal["svc.event.v1"]
+
+
+class _StatusChangeInputOptional(TypedDict, total=False):
+    #: The new start: required when a postponed competition is scheduled again; also taken with `scheduled` and `postponed`.
+    start_time: str
+    #: Why, for people (`Heavy rain`); kept as `status_reason`.
+    reason: str
+
+
+class StatusChangeInput(_StatusChangeInputOptional):
+    """A status change for ``svc.competitions.change_status``; ``start_time`` when a postponed game is scheduled again."""
+
+    status: CompetitionStatus
+
+
+class Change(TypedDict):
+    """One entry of the change feed (``GET /v1/changes``): a competition created or updated, or an event
+    created, with the object as REST returns it now.
+    """
+
+    #: chg_<sortable id>: the feed’s order, shared by every node.
+    id: str
+    type: Literal["competition.created", "competition.updated", "event.created"]
+    #: The competition id or the event id.
+    object_id: str
+    #: The record as `GET /v1/competitions/{id}` or an event list returns it now.
+    object: Union[Competition, Event, StatusEvent]
+    #: When the change was made, ISO 8601 UTC.
+    at: str
+
+
 class WebhookTestEvent(TypedDict):
     """The body of a test send (``POST /v1/webhooks/{id}/test``): ``type`` ``test``, no score."""
 
@@ -556,6 +621,8 @@ class WebhookEndpoint(TypedDict):
     #: Sports delivered; null for every sport the key may see.
     sports: Optional[List[str]]
     tier: Literal["confirmed"]
+    #: Event types delivered (`score`, `score_retracted`, `status`); null for every type.
+    types: Optional[List[str]]
     status: EndpointStatus
     #: `failing` (24 h without a 2xx) or `gone` (the receiver answered 410).
     disabled_reason: Optional[str]
@@ -704,7 +771,11 @@ class Replay(TypedDict):
     finished_at: Optional[str]
 
 
+#: Any event of a REST list or an export: a scoring :class:`Event` or a :class:`StatusEvent`; tell them apart by ``type``.
+AnyEvent = Union[Event, StatusEvent]
+#: Any event of the stream: a scoring :class:`StreamEvent` or a :class:`StatusEvent`; tell them apart by ``type``.
+AnyStreamEvent = Union[StreamEvent, StatusEvent]
 #: A webhook body: the stream form of an event (``type`` ``test`` for a test send, see :class:`WebhookTestEvent`).
-WebhookEvent = StreamEvent
+WebhookEvent = Union[StreamEvent, StatusEvent]
 #: One line of an export: an event, a play or a competition depending on ``entity``.
-ExportRecord = Union[Event, Play, Competition]
+ExportRecord = Union[Event, StatusEvent, Play, Competition]

@@ -10,6 +10,7 @@ import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from '../sim/cli.
 import { exportCommand, EXPORT_USAGE } from './export.js';
 import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';
 import { parseReplayArgs, replayCommand, REPLAY_USAGE } from './replay.js';
+import { changesCommand, CHANGES_USAGE, parseChangesArgs } from './changes.js';
 import { parseStandingsArgs, standingsCommand, STANDINGS_USAGE } from './standings.js';
 import { parseOptions, UsageError, wantsHelp } from './usage.js';
 
@@ -20,6 +21,7 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   keys create|list|revoke  manage API keys
   tail                     print live events from the stream
   replay <game_id>         replay a final game for your key and print its events
+  changes [--follow]       print the change feed (competitions and events as they change)
   standings --league L     print a season's standings as tables
   simulate                 run the live simulator against a running service
   export                   write an NDJSON export to a file
@@ -39,6 +41,7 @@ changes nothing.`,
   keys: KEYS_USAGE.keys,
   tail: TAIL_USAGE,
   replay: REPLAY_USAGE,
+  changes: CHANGES_USAGE,
   standings: STANDINGS_USAGE,
   simulate: SIMULATE_USAGE,
   export: EXPORT_USAGE,
@@ -113,6 +116,17 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
         return await tailCommand(parseTailArgs(rest, config, process.env), stdout, stderr);
       case 'replay':
         return await replayCommand(parseReplayArgs(rest, config, process.env), stdout, stderr);
+      case 'changes': {
+        const args = parseChangesArgs(rest, config, process.env);
+        const stop = new AbortController();
+        const onSigint = () => stop.abort();
+        process.once('SIGINT', onSigint);
+        try {
+          return await changesCommand(args, stdout, stderr, stop.signal);
+        } finally {
+          process.off('SIGINT', onSigint);
+        }
+      }
       case 'standings':
         return await standingsCommand(parseStandingsArgs(rest, config, process.env), stdout, stderr);
       case 'simulate':

@@ -1,12 +1,16 @@
 import WebSocket from 'ws';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { Event, STREAM_PATH } from '@svc/schema';
+import { ScoreEvent, StatusEvent, STREAM_PATH } from '@svc/schema';
 
-/** An event as the stream sends it (docs/stream.md): the record's spec fields; later additions pass. */
-export const StreamEvent = Type.Object(
-  Type.Pick(Event, ['id', 'type', 'tier', 'game_id', 'team', 'points', 'ts', 'confidence', 'provisional_id', 'retracted_id', 'schema']).properties,
-);
+/**
+ * An event as the stream sends it (docs/stream.md): a scoring event's spec fields, or a status
+ * change (docs/schedule.md); later additions pass.
+ */
+export const StreamEvent = Type.Union([
+  Type.Object(Type.Pick(ScoreEvent, ['id', 'type', 'tier', 'game_id', 'team', 'points', 'ts', 'confidence', 'provisional_id', 'retracted_id', 'schema']).properties),
+  Type.Object(StatusEvent.properties),
+]);
 export type StreamEvent = Static<typeof StreamEvent>;
 
 /**

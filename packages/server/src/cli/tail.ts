@@ -5,10 +5,11 @@ import { openEventStream, StreamRefusedError, type EventStream, type StreamEvent
 import { parseOptions, UsageError } from './usage.js';
 
 export const TAIL_USAGE = `usage: svc tail [--sport soccer,basketball] [--league wc] [--game soccer_1] [--tier provisional|confirmed]
-                [--since evt_…] [--url http://127.0.0.1:8080] [--key KEY] [--json]
+                [--types score,status] [--since evt_…] [--url http://127.0.0.1:8080] [--key KEY] [--json]
 Prints live events from the stream as they happen, until Ctrl-C.
   --sport, --league, --game   comma lists; a union (default: every sport the key may read)
   --tier      only provisional or only confirmed events
+  --types     only these event types (score, score_retracted, status)
   --since     replay from after this event id, then live
   --url       the service (default from SVC_HOST and SVC_PORT)
   --key       API key with the live product (default $SVC_API_KEY, else the sandbox demo key of SVC_DATA_DIR)
@@ -27,6 +28,7 @@ export function parseTailArgs(argv: string[], config: Config, env: Record<string
     league: { type: 'string' },
     game: { type: 'string' },
     tier: { type: 'string' },
+    types: { type: 'string' },
     since: { type: 'string' },
     url: { type: 'string' },
     key: { type: 'string' },
@@ -39,7 +41,7 @@ export function parseTailArgs(argv: string[], config: Config, env: Record<string
   const key = values.key ?? env.SVC_API_KEY ?? readDemoKey(config);
   if (!key) throw new UsageError('no key: pass --key, set SVC_API_KEY, or start the sandbox once (npm start) to create its demo key');
   const query: Record<string, string> = {};
-  for (const name of ['sport', 'league', 'game', 'tier', 'since'] as const) {
+  for (const name of ['sport', 'league', 'game', 'tier', 'types', 'since'] as const) {
     const v = values[name];
     if (v !== undefined) query[name] = v;
   }
@@ -50,6 +52,10 @@ export function parseTailArgs(argv: string[], config: Config, env: Record<string
 export function formatEvent(e: StreamEvent): string {
   const time = e.ts.slice(11, 19);
   const tier = e.tier === 'confirmed' ? 'CONFIRMED  ' : 'provisional';
+  if (e.type === 'status') {
+    const start = e.start_time ? `, starts ${e.start_time}` : '';
+    return `${time}  ${e.game_id.padEnd(14)} STATUS       ${e.previous_status} → ${e.status}${e.reason ? ` (${e.reason})` : ''}${start}  (${e.id})`;
+  }
   if (e.type === 'score_retracted') return `${time}  ${e.game_id.padEnd(14)} ${tier}  retracted ${e.retracted_id ?? ''}`;
   const c = e.confidence;
   return `${time}  ${e.game_id.padEnd(14)} ${tier}  ${e.team} +${e.points}  (agreement ${c.agreement.toFixed(2)}, ${c.reporters} reporter${c.reporters === 1 ? '' : 's'}, ${e.id})`;

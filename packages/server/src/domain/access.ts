@@ -11,14 +11,15 @@ export interface EligibilityInput {
 
 /**
  * Which products serve a competition's events and plays today:
- * `live` covers today's and live competitions, `archive` those final before today.
+ * `live` covers today's and live competitions, `archive` those settled (final, or cancelled:
+ * docs/schedule.md) before today.
  * Future competitions are part of the live schedule; reports are taken for today's games that
  * are not final.
  */
 export function eligibility(c: EligibilityInput, today: string): { live: boolean; archive: boolean; reports: boolean } {
-  const archive = c.status === 'final' && c.date < today;
+  const archive = (c.status === 'final' || c.status === 'cancelled') && c.date < today;
   const live = !archive;
-  const reports = TEAM_SPORTS.some((s) => s === c.sport) && c.status !== 'final' && (c.date === today || c.status === 'live');
+  const reports = TEAM_SPORTS.some((s) => s === c.sport) && c.status !== 'final' && c.status !== 'cancelled' && c.status !== 'postponed' && (c.date === today || c.status === 'live' || c.status === 'suspended');
   return { live, archive, reports };
 }
 

@@ -1,5 +1,5 @@
 import { parseGameId } from '@svc/schema';
-import type { Clock } from '../domain/clock.js';
+import { isoTime, type Clock } from '../domain/clock.js';
 import type { CompetitionRepo } from '../store/competitions.js';
 
 /** What ingestion needs to know about a game, cached so a report costs no extra query. */
@@ -58,7 +58,13 @@ export class GameDirectory {
 
   /** Scheduled competitions among `ids` become live in the store (callers then setStatus). */
   markLive(ids: readonly string[]): Promise<void> {
-    return this.competitions.markLive(ids);
+    return this.competitions.markLive(ids, isoTime(this.clock.now()));
+  }
+
+  /** Drops what is known of a game (its status or start moved, maybe on another node): the next use reads it again. */
+  forget(gameId: string): void {
+    this.cache.delete(gameId);
+    this.unknown.delete(gameId);
   }
 
   /** Ingestion changes status; keep the cache in step without a re-read. */

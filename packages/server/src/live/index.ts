@@ -12,6 +12,7 @@ import { GameDirectory } from './games.js';
 import { LiveIngest } from './ingest.js';
 import { GameLeases } from '../store/leases.js';
 import { OfficialFeed } from './official.js';
+import { ScheduleFeed } from './schedule.js';
 import type { OwnerRouter } from './router.js';
 
 export interface Live {
@@ -19,6 +20,8 @@ export interface Live {
   engine: ConsensusEngine;
   ingest: LiveIngest;
   official: OfficialFeed;
+  /** Status changes by an official source (docs/schedule.md). */
+  schedule: ScheduleFeed;
   leases: GameLeases;
 }
 
@@ -52,5 +55,17 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const state = new ConsensusStore(db);
   const writer = new ConsensusWriter(games, log, state, leases, bus);
   const ingest = new LiveIngest(games, state, writer, engine, clock, leases, router, onWrite, opts.routeWaitMs);
-  return { games, engine, ingest, leases, official: new OfficialFeed(competitions, games, ingest, clock, onWrite) };
+  // A status change made on any node reaches this one as a `status` event: what this node knew
+  // of the game (status, date) is read again on its next use.
+  bus.subscribe((batch) => {
+    for (const s of batch) if (s.event.type === 'status') games.forget(s.event.game_id);
+  });
+  return {
+    games,
+    engine,
+    ingest,
+    leases,
+    official: new OfficialFeed(competitions, games, ingest, clock, onWrite),
+    schedule: new ScheduleFeed(competitions, log, bus, games, ingest, clock, onWrite),
+  };
 }

@@ -278,11 +278,13 @@ export class LiveIngest {
   }
 
   private async markLive(games: GameInfo[]): Promise<void> {
-    const ids = [...new Set(games.filter((g) => g.status === 'scheduled').map((g) => g.competitionId))];
+    const scheduled = games.filter((g) => g.status === 'scheduled');
+    const ids = [...new Set(scheduled.map((g) => g.competitionId))];
     if (ids.length === 0) return;
     await this.games.markLive(ids);
     this.onWrite();
-    for (const g of games) {
+    // Only those that were scheduled: a suspended game stays suspended (docs/schedule.md).
+    for (const g of scheduled) {
       g.status = 'live';
       this.games.setStatus(g.gameId, 'live');
     }

@@ -1,11 +1,16 @@
 import { PLAY_SCHEMA, TEAM_SPORTS, type Play, type PlayInput } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
+import { NOT_PLAYED } from '../domain/schedule/lifecycle.js';
 import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
 import { playRecord, type CompetitionRepo } from '../store/competitions.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import type { LiveIngest } from './ingest.js';
 import { pointsAllowed } from './sport-rules.js';
+
+/** A play would move a postponed or cancelled competition to live, which the lifecycle does not allow (docs/schedule.md). */
+const notPlayed = (id: string, status: string) =>
+  conflict('invalid_transition', `Competition '${id}' is ${status}: it takes no plays until its source schedules it again.`);
 
 /** `record` was told which play comes last and another came first: the caller's plays are stale. */
 export class PlaysMovedOn extends Error {}
@@ -41,12 +46,14 @@ export class OfficialFeed {
   async record(game: GameInfo, inputs: PlayInput[], batched: boolean, opts: { afterSeq?: number } = {}): Promise<Play[]> {
     const competitionId = game.competitionId;
     if (game.status === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
+    if (NOT_PLAYED.includes(game.status)) throw notPlayed(competitionId, game.status);
     const teamSport = TEAM_SPORTS.some((s) => s === game.sport);
     const now = this.clock.now();
 
     const inserted = await this.competitions.appendPlays(competitionId, (current, competitors, last) => {
       // Checked again here: a batch racing this one may have ended the competition since.
       if (current === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
+      if (NOT_PLAYED.includes(current)) throw notPlayed(competitionId, current);
       if (opts.afterSeq !== undefined && (last?.seq ?? 0) !== opts.afterSeq) throw new PlaysMovedOn(`${competitionId} is past play ${opts.afterSeq}`);
       const state: Record<string, number> = last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
       let seq = last?.seq ?? 0;
@@ -80,7 +87,8 @@ export class OfficialFeed {
         };
       });
       const scores = competitors.filter((c) => (state[c.role] ?? c.score) !== c.score).map((c) => ({ idx: c.idx, score: state[c.role] ?? c.score }));
-      const status: 'live' | 'final' = final ? 'final' : 'live';
+      // A suspended game stays suspended until its source says otherwise (docs/schedule.md).
+      const status = final ? 'final' : current === 'suspended' ? 'suspended' : 'live';
       return { rows, scores, status };
     });
     this.onWrite();

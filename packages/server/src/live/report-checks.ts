@@ -1,6 +1,7 @@
 import type { ReportInput } from '@svc/schema';
 import { isoDate } from '../domain/clock.js';
 import { conflict, invalid } from '../domain/errors.js';
+import { NOT_PLAYED } from '../domain/schedule/lifecycle.js';
 import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
 import type { GameInfo } from './games.js';
 import { pointsAllowed } from './sport-rules.js';
@@ -22,7 +23,11 @@ export function checkReport(p: Principal, r: ReportInput, game: GameInfo | undef
   if (!game || !visibleTo(game.ownerKeyId, p.keyId)) throw invalid('unknown_game', `No game '${r.game_id}'.`, at('game_id'));
   requireScope(p, game.sport, game.league, at('game_id'));
   if (game.status === 'final') throw conflict('game_final', `Game '${r.game_id}' is final; it takes no more reports.`, at('game_id'));
-  if (game.date !== isoDate(now) && game.status !== 'live') {
+  // A postponed or cancelled game is not being played (docs/schedule.md).
+  if (NOT_PLAYED.includes(game.status)) {
+    throw conflict('game_not_live', `Game '${r.game_id}' is ${game.status}; it takes no reports.`, at('game_id'));
+  }
+  if (game.date !== isoDate(now) && game.status !== 'live' && game.status !== 'suspended') {
     throw conflict('game_not_live', `Game '${r.game_id}' is on ${game.date}; reports are taken on game day.`, at('game_id'));
   }
   if (!game.teams.has(r.team)) throw invalid('team_not_in_game', `Team '${r.team}' does not play in ${r.game_id}.`, at('team'));

@@ -14,9 +14,10 @@ import {
   STREAM_MESSAGE_ERRORS,
   SubscribeMessage,
   SubscribedFrame,
-  WireEvent,
+  WireScoreEvent,
+  StatusEvent,
 } from '@svc/schema';
-import { WIRE_EVENT_EXAMPLE } from './examples.js';
+import { STATUS_EVENT_EXAMPLE, WIRE_EVENT_EXAMPLE } from './examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -58,7 +59,7 @@ export function asyncApiDocument(): Json {
       description: [
         'Live scoring events over one WebSocket: `GET /v1/stream` with `Authorization: Bearer <API_KEY>`, product `live`. A browser page passes a stream token instead (`?token=sst_…`, minted by its back end with `POST /v1/stream/tokens`), never a key.',
         'The same frames are served as server-sent events to `GET /v1/stream` with `Accept: text/event-stream`: one message per frame, `id:` the event id, `event:` its `type` (control frames: `subscribed`, `error`, and `close` before the server ends the response), `data:` the frame’s JSON; `Last-Event-ID` resumes like `since`; a comment line after 15 s of silence instead of `heartbeat`.',
-        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `since=<event id>` to resume, `delay=<0..300>` to hold every event until that many seconds after its `ts` (heartbeats are not held).',
+        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `types` (comma list of event types: `score`, `score_retracted`, `status`; default all), `since=<event id>` to resume, `delay=<0..300>` to hold every event until that many seconds after its `ts` (heartbeats are not held).',
         'Authentication and scope failures are refused before the upgrade with the JSON error body of the REST API (401/403).',
         'The server first sends `subscribed` (with `recovered: true` when every event after `since` was replayed, in order, before live ones: window 24 h and 10,000 events),',
         'then events and control frames, told apart by `type`. After 5 s without a frame it sends `heartbeat`; treat two heartbeat periods of silence as a dead link and reconnect with `since=<last id>`.',
@@ -85,6 +86,7 @@ export function asyncApiDocument(): Json {
         servers: [{ $ref: '#/servers/local' }],
         messages: {
           event: { $ref: '#/components/messages/event' },
+          status: { $ref: '#/components/messages/status' },
           subscribed: { $ref: '#/components/messages/subscribed' },
           heartbeat: { $ref: '#/components/messages/heartbeat' },
           pong: { $ref: '#/components/messages/pong' },
@@ -103,6 +105,7 @@ export function asyncApiDocument(): Json {
                 league: { type: 'string', description: 'Comma list of leagues.' },
                 game: { type: 'string', description: 'Comma list of game ids (`<sport>_<n>`).' },
                 tier: { type: 'string', enum: ['provisional', 'confirmed'] },
+                types: { type: 'string', description: 'Comma list of event types (`score`, `score_retracted`, `status`); default all.' },
                 since: { type: 'string', description: 'Resume after this event id (`evt_…`).' },
                 delay: { type: 'integer', minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its `ts` (a broadcast delay; heartbeats are not held).' },
                 token: { type: 'string', description: 'A stream token (`sst_…`, POST /v1/stream/tokens): how a browser page authenticates without an API key.' },
@@ -117,8 +120,8 @@ export function asyncApiDocument(): Json {
       receiveEvents: {
         action: 'receive',
         channel: { $ref: '#/channels/stream' },
-        summary: 'Scoring events (provisional and confirmed, and `score_retracted`) matching the filter, each serialised once per broadcast.',
-        messages: [{ $ref: '#/channels/stream/messages/event' }],
+        summary: 'Events matching the filter (scoring events, provisional and confirmed, `score_retracted`, and `status` changes), each serialised once per broadcast.',
+        messages: [{ $ref: '#/channels/stream/messages/event' }, { $ref: '#/channels/stream/messages/status' }],
       },
       receiveControl: {
         action: 'receive',
@@ -148,7 +151,8 @@ export function asyncApiDocument(): Json {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key; a browser page passes a stream token as `?token=` instead.' } },
       schemas: { Confidence: schema(Confidence) },
       messages: {
-        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireEvent, [WIRE_EVENT_EXAMPLE]),
+        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireScoreEvent, [WIRE_EVENT_EXAMPLE]),
+        status: message('status', 'Status', 'A competition’s status changed (postponed, suspended, cancelled, …): `type` `status`, as webhook bodies carry it. Ignore event types you do not know.', StatusEvent, [STATUS_EVENT_EXAMPLE]),
         subscribed: message('subscribed', 'Subscribed', 'The connection’s whole filter, after setup and after each subscribe/unsubscribe.', SubscribedFrame, [
           { type: 'subscribed', recovered: true, sports: ['soccer'], leagues: [], games: [], tier: null },
         ]),

@@ -192,6 +192,7 @@ const HEADERS: Json = {
   'RateLimit-Remaining': { description: 'Requests the key may still make now: the limit less what it spent in the last 60 s (a sliding window).', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the oldest request still counted leaves the 60 s window, so `RateLimit-Remaining` grows; on a 429, the same as `Retry-After`.', schema: { type: 'integer', minimum: 0 } },
   ETag: { description: 'A weak validator of the body’s bytes: send it back as `If-None-Match` and an unchanged answer is a 304 without a body (docs/standings.md).', schema: { type: 'string', examples: ['W/"q0lC8o1mGyhDwh8TGKXtx1P7hzE"'] } },
+  'X-Changes-Cursor': { description: 'The change feed’s position for this export: follow `GET /v1/changes?since=<it>` and export plus changes mirror svc exactly.', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds after which this request would be admitted (if nothing else is spent meanwhile).', schema: { type: 'integer', minimum: 0 } },
   [REPLAYED_HEADER]: {
     description: `\`true\` when this is the recorded answer of an earlier request with the same ${IDEMPOTENCY_HEADER}; absent otherwise.`,
@@ -210,6 +211,7 @@ const ERROR_RESPONSES: Record<number, { name: string; text: string; headers: str
   409: { name: 'Conflict', text: 'The request conflicts with the state of the record, or with an earlier request under the same Idempotency-Key.', headers: ['X-Request-Id', ...RATE] },
   413: { name: 'PayloadTooLarge', text: 'The request body is over the size limit.', headers: ['X-Request-Id', ...RATE] },
   415: { name: 'UnsupportedMediaType', text: 'The body is not `application/json`.', headers: ['X-Request-Id', ...RATE] },
+  410: { name: 'Gone', text: 'The change-feed cursor is older than the changes kept; start again from an export and its `X-Changes-Cursor`.', headers: ['X-Request-Id', ...RATE] },
   429: { name: 'TooManyRequests', text: 'The plan’s requests per minute, or its exports running at once, are used up; retry after `Retry-After` seconds.', headers: ['X-Request-Id', ...RATE, 'Retry-After'] },
 };
 
@@ -261,6 +263,7 @@ const TAGS = [
   { name: 'stream', description: 'Tokens for GET /v1/stream from a browser page (the stream itself is described by the AsyncAPI document).' },
   { name: 'replays', description: 'Sandbox replays of finished games through the live pipeline, for the calling key alone.' },
   { name: 'archive', description: 'Bulk export of past seasons.' },
+  { name: 'changes', description: 'The change feed: competitions and events as they change, for mirrors.' },
   { name: 'status', description: 'Public service health.' },
 ];
 
@@ -308,8 +311,13 @@ export function describeApi(doc: Json): Json {
           responses[status] = ref('responses', ERROR_RESPONSES[code].name);
           continue;
         }
+        if (code === 304) {
+          responses[status] = { description: 'Not modified: the answer’s `ETag` matches `If-None-Match`; no body.', headers: headerRefs(['X-Request-Id', 'ETag']) };
+          continue;
+        }
         response.description = d?.ok ?? response.description;
-        response.headers = headerRefs(['X-Request-Id', ...(open ? [] : RATE), ...(post ? [REPLAYED_HEADER, ORIGINAL_REQUEST_HEADER] : [])]);
+        const extra = key === 'GET /v1/export' ? ['X-Changes-Cursor'] : key === 'GET /v1/changes' ? ['ETag'] : [];
+        response.headers = headerRefs(['X-Request-Id', ...(open ? [] : RATE), ...(post ? [REPLAYED_HEADER, ORIGINAL_REQUEST_HEADER] : []), ...extra]);
         const content = (response.content ?? {}) as Record<string, Json>;
         for (const [type, media] of Object.entries(content)) {
           if (type === 'application/x-ndjson') media.schema = ref('schemas', 'ExportLine');

@@ -20,6 +20,7 @@ import type {
   ReportInput,
   ReportResult,
   RosterEntry,
+  StatusEvent,
   Season,
   Team,
   UpdateWebhookInput,
@@ -89,6 +90,8 @@ export const ARCHIVE_EXAMPLES = {
     date: '2022-12-18',
     start_time: '2022-12-18T15:00:00.000Z',
     status: 'final',
+    original_start_time: null,
+    status_reason: null,
     venue: 'lusail-stadium',
     name: 'FIFA World Cup 2022 · Final',
     group: null,
@@ -107,6 +110,8 @@ export const ARCHIVE_EXAMPLES = {
     date: '2022-12-18',
     start_time: '2022-12-18T15:00:00.000Z',
     status: 'final',
+    original_start_time: null,
+    status_reason: null,
     venue: 'lusail-stadium',
     competitors: [
       { entity_type: 'team', entity_id: 'team:wc:ARG', role: 'home', score: 3 },
@@ -174,6 +179,38 @@ export const WIRE_EVENT_EXAMPLE: WireEvent = {
   schema: 'svc.event.v1',
 };
 
+/** A postponement as a `status` event (docs/schedule.md). */
+export const STATUS_EVENT_EXAMPLE: StatusEvent = {
+  id: 'evt_000000051377',
+  type: 'status',
+  tier: 'confirmed',
+  game_id: 'soccer_30117',
+  sport: 'soccer',
+  status: 'postponed',
+  previous_status: 'scheduled',
+  start_time: '2026-06-11T19:00:00.000Z',
+  reason: 'Waterlogged pitch',
+  ts: '2026-06-11T17:42:08.512Z',
+  schema: 'svc.event.v1',
+};
+
+/** The competition of that event after the postponement. */
+export const POSTPONED_COMPETITION: Competition = {
+  ...ARCHIVE_EXAMPLES.competition,
+  id: 'soccer_intl_30117',
+  league: 'intl',
+  season: '2026',
+  season_id: 'intl_2026',
+  date: '2026-06-11',
+  start_time: '2026-06-11T19:00:00.000Z',
+  status: 'postponed',
+  status_reason: 'Waterlogged pitch',
+  venue: null,
+  name: null,
+  competitors: ARCHIVE_EXAMPLES.competition.competitors.map((c) => ({ ...c, score: 0 })),
+  synthetic: true,
+};
+
 export const TEST_EVENT_EXAMPLE: WebhookTestEvent = { id: 'evt_test_5mQ2c8VxT1aK9pLr', type: 'test', ts: '2026-06-11T12:00:00.000Z', schema: 'svc.event.v1' };
 
 export const WEBHOOK_EXAMPLES = {
@@ -183,6 +220,7 @@ export const WEBHOOK_EXAMPLES = {
     description: 'production scoreboard',
     sports: ['soccer'],
     tier: 'confirmed',
+    types: null,
     status: 'enabled',
     disabled_reason: null,
     disabled_at: null,
@@ -409,6 +447,22 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'GET /v1/games': { response: page(ARCHIVE_EXAMPLES.game) },
   'GET /v1/games/{id}': { response: one(ARCHIVE_EXAMPLES.game) },
   'GET /v1/games/{id}/events': { response: page(ARCHIVE_EXAMPLES.event) },
+  'POST /v1/competitions/{id}/status': {
+    response: one(POSTPONED_COMPETITION),
+    request: {
+      postpone: { summary: 'Postpone, with a reason', value: { status: 'postponed', reason: 'Waterlogged pitch' } },
+      reschedule: { summary: 'Schedule a postponed game again', value: { status: 'scheduled', start_time: '2026-06-14T19:00:00Z' } },
+    },
+  },
+  'GET /v1/changes': {
+    response: {
+      data: [
+        { id: 'chg_000000001204', type: 'event.created', object_id: STATUS_EVENT_EXAMPLE.id, object: STATUS_EVENT_EXAMPLE, at: STATUS_EVENT_EXAMPLE.ts },
+        { id: 'chg_000000001205', type: 'competition.updated', object_id: POSTPONED_COMPETITION.id, object: POSTPONED_COMPETITION, at: STATUS_EVENT_EXAMPLE.ts },
+      ],
+      next_cursor: 'WyJjaGciLDEyMDVd',
+    },
+  },
   'POST /v1/reports': {
     response: { data: [REPORT_RESULT_EXAMPLE] },
     request: {

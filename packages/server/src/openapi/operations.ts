@@ -25,7 +25,9 @@ export const PARAMETER_WORDS: Record<string, string> = {
   player: 'Only records of this player, by id: `player:<league>:<slug>` (e.g. `player:wc:lionel-messi`).',
 };
 
-const COMPETITION_STATUS = 'Only competitions of this status: `scheduled` (not started), `live` (started, not over) or `final`.';
+const COMPETITION_STATUS =
+  'Only competitions of this status: `scheduled` (not started), `live` (started, not over), `final`, `postponed` (moved to a date not known yet), `suspended` (stopped while live) or `cancelled`.';
+const TYPES = 'Comma list of event types: `score`, `score_retracted`, `status` (a competition’s status changed). Default: every type.';
 
 const VIEWS = ' Any of the `live` or `archive` products; answers carry an `ETag`, and a request with `If-None-Match` naming it gets a 304 without a body.';
 
@@ -120,17 +122,36 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Appends official plays (product `source`), one or `{"plays": [...]}` up to 500. The first play moves the competition from scheduled to live, a play of `event_type` `final` ends it; an official scoring play confirms the matching crowd candidate at once.',
     ok: 'The plays as stored, with their `seq` and running `state`.',
   },
+  'POST /v1/competitions/{id}/status': {
+    operationId: 'changeCompetitionStatus',
+    description:
+      'Moves a competition through the schedule lifecycle (product `source`): scheduled → live | postponed | cancelled; live → final | suspended; suspended → live | final | cancelled; postponed → scheduled (with its new `start_time`) | cancelled. Any other move is 409 `invalid_transition`; the status it already has is a 200 that changes and emits nothing. `original_start_time` keeps the first announced start once it moves, `status_reason` the `reason`. Each change is a `status` event on the stream, to webhooks, in the game’s events, the export and the change feed. Reports to a postponed or cancelled game are 409 `game_not_live`.',
+    ok: 'The competition after the change.',
+  },
+  'GET /v1/changes': {
+    operationId: 'listChanges',
+    description:
+      'The change feed: `competition.created`, `competition.updated` (status, score, start time) and `event.created`, each with its object as REST returns it now, in one order shared by every node (`chg_…` ids). `next_cursor` is always present: poll with it as `since`, or start from an export’s `X-Changes-Cursor` to keep a mirror exact. `wait` (0–30 s) holds an empty answer until a change arrives. Without `since` the feed starts at the oldest change kept (30 days by default); an older cursor is 410 `cursor_expired`. Products: `live` or `archive`; scoped to the key’s sports and leagues.',
+    ok: 'A page of changes and the cursor to poll with next.',
+    params: {
+      since: 'The `next_cursor` of the previous answer or an export’s `X-Changes-Cursor`; without it the feed starts at the oldest change kept.',
+      limit: 'Most changes per answer, 1..1000 (default 100).',
+      types: 'Comma list of change types: `competition.created`, `competition.updated`, `event.created`. Default: all.',
+      wait: 'Seconds (0–30, default 0) to hold an empty answer until a change arrives.',
+    },
+  },
   'GET /v1/games': {
     operationId: 'listGames',
     description: `Team-sport competitions as games (id \`<sport>_<n>\`), with status and which products serve their events.${PAGE}`,
     ok: 'A page of games.',
-    params: { sport: 'Only games of this sport: `soccer` or `basketball` (the team sports).', status: 'Only games of this status: `scheduled` (not started), `live` (started, not over) or `final`.' },
+    params: { sport: 'Only games of this sport: `soccer` or `basketball` (the team sports).', status: COMPETITION_STATUS.replace('competitions', 'games') },
   },
   'GET /v1/games/{id}': { operationId: 'getGame', description: 'One game by game id (`<sport>_<n>`).', ok: 'The game.' },
   'GET /v1/games/{id}/events': {
     operationId: 'listGameEvents',
-    description: `Confirmed scoring events (svc.event.v1) of a game in order. Past games need the \`archive\` product, today’s and live ones \`live\`.${PAGE}`,
+    description: `Confirmed events (svc.event.v1) of a game in order: scoring events and \`status\` changes (\`types\` narrows). Past games need the \`archive\` product, today’s and live ones \`live\`.${PAGE}`,
     ok: 'A page of events.',
+    params: { types: TYPES },
   },
   'POST /v1/reports': {
     operationId: 'createReports',
@@ -141,14 +162,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/webhooks': {
     operationId: 'createWebhook',
     description:
-      'Registers an https endpoint for confirmed events (optionally of some sports). The answer carries the signing secret (`whsec_…`); it is never shown again. Deliveries are signed with `X-SVC-Signature` (see the `webhooks` section).',
+      'Registers an https endpoint for confirmed events (optionally of some sports, and of some `types`: `score`, `status`). The answer carries the signing secret (`whsec_…`); it is never shown again. Deliveries are signed with `X-SVC-Signature` (see the `webhooks` section).',
     ok: 'The endpoint with its signing secret.',
   },
   'GET /v1/webhooks': { operationId: 'listWebhooks', description: `Webhook endpoints of the calling key, oldest first; secrets are never listed.${PAGE}`, ok: 'A page of endpoints.' },
   'GET /v1/webhooks/{id}': { operationId: 'getWebhook', description: 'One webhook endpoint of the calling key.', ok: 'The endpoint.' },
   'PATCH /v1/webhooks/{id}': {
     operationId: 'updateWebhook',
-    description: 'Changes the url, sports (null: every sport in scope) or description of an endpoint.',
+    description: 'Changes the url, sports (null: every sport in scope), event types (`types`, null: all) or description of an endpoint.',
     ok: 'The endpoint as changed.',
   },
   'DELETE /v1/webhooks/{id}': { operationId: 'deleteWebhook', description: 'Deletes an endpoint and its deliveries; pending deliveries are not sent.', ok: 'The id of the deleted endpoint.' },
@@ -213,5 +234,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'Streams a season as newline-delimited JSON (product `archive`): events (default), plays or competitions, each line byte for byte the JSON of the matching REST list. `from` (inclusive) and `to` (exclusive) bound the records’ time; after an interruption pass the last id received as `after`. Gzip when asked with `Accept-Encoding: gzip`. `format=csv` (RFC 4180, a header row, nested fields as dotted columns) or `format=parquet` (typed columns, UTC timestamps, row groups) writes the same rows for pandas, polars and DuckDB.',
     ok: 'One JSON record per line (or the CSV or Parquet file), streamed.',
+    params: { types: TYPES },
   },
 };

@@ -11,7 +11,8 @@ import type { ReplayRepo } from '../store/replays.js';
 import type { ReplayTable } from '../store/types.js';
 import { closeReplayGame } from './close.js';
 import { replayCrowd } from './crowd.js';
-import { onSourceClock, planSteps, ReplayClock, stepStart, type ReplayStep } from './plan.js';
+import { onSourceClock, planSteps, ReplayClock, sourceOrigin, statusSteps, stepStart, type ReplayStep } from './plan.js';
+import type { ScheduleFeed } from '../live/schedule.js';
 
 export interface ReplayDriverDeps {
   db: Db;
@@ -24,6 +25,8 @@ export interface ReplayDriverDeps {
   games: GameDirectory;
   ingest: LiveIngest;
   official: OfficialFeed;
+  /** Status changes (docs/schedule.md): a replay carries its source's suspensions. */
+  schedule: ScheduleFeed;
 }
 
 /** How long a driver's claim on a replay holds without renewal: a dead node's replays move on after it. */
@@ -138,7 +141,10 @@ export class ReplayDriver {
       return;
     }
     const sourceGame = await competitions.get(row.source_competition_id);
-    const source = onSourceClock(await loadReplay(this.deps.db, target, row.source_competition_id), sourceGame?.start_time ?? null);
+    const loaded = await loadReplay(this.deps.db, target, row.source_competition_id);
+    const source = onSourceClock(loaded, sourceGame?.start_time ?? null);
+    const sourceEvents = (await competitions.confirmedEvents(row.source_game_id, { limit: 1000 }, ['status'])).data.flatMap((e) => (e.type === 'status' ? [e] : []));
+    const statuses = statusSteps(sourceEvents, sourceOrigin(loaded, sourceGame?.start_time ?? null));
     const crowd = await this.crowdIds();
     // Where the replay is: the plays its game holds (the kick-off is the first); a step's reports are resent by ref.
     const stored = (await competitions.allPlays(row.competition_id)).length;
@@ -152,7 +158,22 @@ export class ReplayDriver {
     const timing = row.started_at === null ? planned : new ReplayClock(startedAtMs, row.speed, source.duration, clock.now() - (resumeFrom * 1000) / row.speed);
     // Stopped between its kick-off and recording it as running: it runs.
     if (stored > 0 && row.started_at === null) await replays.markRunning(row.id, isoTime(startedAtMs));
+    // The source's suspensions still ahead (a resumed replay does not apply the ones behind it again).
+    const statusesAhead = statuses.filter((s) => s.at > resumeFrom);
+    const applyStatusesUntil = async (at: number) => {
+      while (statusesAhead.length > 0 && statusesAhead[0].at <= at) {
+        const s = statusesAhead[0];
+        await this.until(timing.due(s.at), halt);
+        // A move the game cannot make now (it is final) is skipped, not retried.
+        await this.attempt(halt, () => this.deps.schedule.apply(row.competition_id, { status: s.status, ...(s.reason !== null ? { reason: s.reason } : {}) }).catch((err: unknown) => {
+          if (err instanceof SvcError && err.code === 'invalid_transition') return false;
+          throw err;
+        }));
+        statusesAhead.shift();
+      }
+    };
     for (const step of pending) {
+      await applyStatusesUntil(step.at);
       // Cancelled meanwhile (its game closed, maybe on another node): no report goes to a final game.
       if (step.reports.length && (await this.gameOver(row))) break;
       for (const r of step.reports) {

@@ -25,6 +25,7 @@ export function createReplays(deps: { db: Db; config: Config; clock: Clock; node
     games: deps.live.games,
     ingest: deps.live.ingest,
     official: deps.live.official,
+    schedule: deps.live.schedule,
   });
   const service = new ReplayService({ clock: deps.clock, replays, competitions: deps.competitions, games: deps.live.games, official: deps.live.official, driver });
   return { service, driver };

@@ -68,10 +68,39 @@ export class ReplayClock {
  * Consecutive plays stay at least MIN_GAP_S apart: two plays stamped alike (free throws) would
  * otherwise fall in one reporter's consensus duplicate window (sim/timeline.ts).
  */
-export function onSourceClock(replay: Replay, sourceStart: string | null): Replay {
+/** The source game's second 0 on the world's clock: its start time, else its first play's place. */
+export function sourceOrigin(replay: Replay, sourceStart: string | null): number {
   const first = replay.plays[0];
   const start = sourceStart === null ? Number.NaN : Date.parse(sourceStart);
-  const origin = !Number.isNaN(start) ? start : first ? Date.parse(first.ts) - first.at * 1000 : 0;
+  return !Number.isNaN(start) ? start : first ? Date.parse(first.ts) - first.at * 1000 : 0;
+}
+
+/** A status change of the source game during play (docs/schedule.md): a suspension, or the resumption after one. */
+export interface ReplayStatusStep {
+  /** Game seconds after the start, on the source's clock. */
+  at: number;
+  status: 'suspended' | 'live';
+  reason: string | null;
+}
+
+/**
+ * The source game's suspensions and resumptions, timed like its plays, so a replay carries them
+ * (docs/replays.md). Changes before kick-off (a postponement) are not replayed: the replay's game
+ * starts when it is created.
+ */
+export function statusSteps(events: readonly { status: string; previous_status: string; reason: string | null; ts: string }[], origin: number): ReplayStatusStep[] {
+  const out: ReplayStatusStep[] = [];
+  for (const e of events) {
+    const at = (Date.parse(e.ts) - origin) / 1000;
+    if (Number.isNaN(at) || at < 0) continue;
+    if (e.status === 'suspended') out.push({ at, status: 'suspended', reason: e.reason });
+    else if (e.status === 'live' && e.previous_status === 'suspended') out.push({ at, status: 'live', reason: e.reason });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+export function onSourceClock(replay: Replay, sourceStart: string | null): Replay {
+  const origin = sourceOrigin(replay, sourceStart);
   let prev = 0;
   const plays = replay.plays.map((p) => {
     const t = Date.parse(p.ts);

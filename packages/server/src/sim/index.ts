@@ -8,6 +8,7 @@ import { DEFAULT_CROWD, DEFAULT_OFFICIAL, DEFAULT_SPEED, GameClock, planCrowd, p
 import type { Random } from './random.js';
 import { loadReplay, loadTarget, pickSource, sourcePool } from './replay.js';
 import { GameRunner, type FakeReport, type RunnerState } from './runner.js';
+import { startDisruptions } from './disruptions.js';
 import type { SimSport } from './timeline.js';
 
 export { seededRandom } from './random.js';
@@ -31,6 +32,11 @@ export interface SimulatorOptions {
   intervalMs?: number;
   /** At most this many games run at once (default 4). */
   maxRunning?: number;
+  /**
+   * Postponements and suspensions now and then (sim/disruptions.ts); default on when
+   * `config.simulatorDisruptions` is (SVC_SIMULATOR_DISRUPTIONS), with its default timing.
+   */
+  disruptions?: false | { everyMs?: number; firstMs?: number; holdMs?: number };
 }
 
 export interface SimGame {
@@ -187,6 +193,21 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     });
   }
 
+  const disruptionTiming = opts.disruptions ?? (opts.config.simulatorDisruptions ? {} : false);
+  const disruptions =
+    disruptionTiming === false
+      ? null
+      : startDisruptions({
+          client,
+          db,
+          clock,
+          random,
+          officialKey: () => keys.official?.key,
+          playing: () => [...running].filter((r) => r.state === 'running').map((r) => r.replay.target.competitionId),
+          log,
+          ...disruptionTiming,
+        });
+
   let idleDay = '';
   const timer = setInterval(() => {
     void serially(async () => {
@@ -222,6 +243,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      disruptions?.stop();
       intervalSet = false;
       await busy;
       const interrupted = [...running];

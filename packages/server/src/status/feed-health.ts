@@ -40,7 +40,7 @@ export class FeedHealth {
       times.push(now);
       this.recent.set(event.sport, times);
       this.last.set(event.sport, now);
-      if (event.tier === 'confirmed' && event.confidence.reporters > 0) {
+      if (event.type !== 'status' && event.tier === 'confirmed' && event.confidence.reporters > 0) {
         const l = this.latencies.get(event.sport) ?? [];
         l.push(event.confidence.latency_ms);
         if (l.length > 200) l.shift();

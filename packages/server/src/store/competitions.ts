@@ -6,7 +6,10 @@ import { coverSeason } from './reference.js';
 import type { Db, Engine } from './db.js';
 import { chunks } from './batches.js';
 import { bool } from './columns.js';
-import { eventRecord } from './event-rows.js';
+import { competitionStatus, eventRecord } from './event-rows.js';
+import { eventJson } from './event-json.js';
+import { insertChanges, insertChangesTx, type NewChange } from './changes.js';
+import type { EventLog, StoredEvent } from './events.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
 import { scopeClause, visibleClause } from './scope-sql.js';
 import { SqlBuilder, rowNumber, rowText, rowTextOrNull } from './row-reader.js';
@@ -101,11 +104,16 @@ export interface SeasonGame {
   competitors: { entity_id: string; role: string; score: number }[];
 }
 
-type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id'> & { season_label: string; owner_key_id: string | null };
+type CompetitionRow = Omit<CompetitionTable, 'source_key' | 'owner_key_id' | 'original_start_time' | 'status_reason'> & {
+  season_label: string;
+  owner_key_id: string | null;
+  original_start_time: string | null;
+  status_reason: string | null;
+};
 
 /** The columns of a competition record, in the order competitionRow reads them. */
 const COMPETITION_SELECT =
-  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id, c.group_name ' +
+  'select c.id, c.sport, c.league, s.label, c.season_id, c.date, c.start_time, c.status, c.venue_id, c.name, c.synthetic, c.n, c.owner_key_id, c.group_name, c.original_start_time, c.status_reason ' +
   'from competitions c join seasons s on s.id = c.season_id';
 
 function competitionRow(r: unknown[]): CompetitionRow {
@@ -114,6 +122,7 @@ function competitionRow(r: unknown[]): CompetitionRow {
     date: rowText(r[5]), start_time: rowTextOrNull(r[6]), status: rowText(r[7]), venue_id: rowTextOrNull(r[8]),
     name: rowTextOrNull(r[9]), synthetic: rowNumber(r[10]), n: rowNumber(r[11]), owner_key_id: rowTextOrNull(r[12]),
     group_name: rowTextOrNull(r[13]),
+    original_start_time: rowTextOrNull(r[14]), status_reason: rowTextOrNull(r[15]),
   };
 }
 
@@ -134,6 +143,16 @@ export const playRecord = (r: PlayTable): Play => ({
 
 
 
+
+/** A competition's row of the change feed (docs/changes.md). */
+const competitionChange = (type: 'competition.created' | 'competition.updated', c: { id: string; sport: string; league: string; owner_key_id?: string | null }, at: string): NewChange => ({
+  type,
+  object_id: c.id,
+  sport: c.sport,
+  league: c.league,
+  owner_key_id: c.owner_key_id ?? null,
+  at,
+});
 
 export class CompetitionRepo {
   constructor(private readonly db: Db) {}
@@ -184,6 +203,17 @@ export class CompetitionRepo {
     return row ? this.get(row.id) : undefined;
   }
 
+  /** Competitions by id (those that exist), with their owner keys: the change feed's objects. */
+  async getMany(ids: readonly string[]): Promise<Map<string, Competition & { ownerKeyId: string | null }>> {
+    const out = new Map<string, Competition & { ownerKeyId: string | null }>();
+    if (ids.length === 0) return out;
+    const b = new SqlBuilder(this.db.engine);
+    const rows = (await this.db.reader.rows(b.query(`${COMPETITION_SELECT} where ${b.oneOf('c.id', ids)}`))).map(competitionRow);
+    const competitors = await this.competitorsOf(rows.map((r) => r.id));
+    for (const r of rows) out.set(r.id, { ...this.record(r, competitors.get(r.id) ?? []), ownerKeyId: r.owner_key_id });
+    return out;
+  }
+
   private record(r: CompetitionRow, competitors: Competitor[]): Competition {
     return {
       id: r.id,
@@ -193,7 +223,9 @@ export class CompetitionRepo {
       season_id: r.season_id,
       date: r.date,
       start_time: r.start_time,
-      status: r.status === 'live' ? 'live' : r.status === 'final' ? 'final' : 'scheduled',
+      status: competitionStatus(r.status),
+      original_start_time: r.original_start_time,
+      status_reason: r.status_reason,
       venue: r.venue_id,
       name: r.name,
       group: r.group_name ?? null,
@@ -226,9 +258,66 @@ export class CompetitionRepo {
   }
 
   /** Scheduled competitions among `ids` become live (the first report or play of a game). */
-  async markLive(ids: readonly string[]): Promise<void> {
+  async markLive(ids: readonly string[], nowIso: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.kysely.updateTable('competitions').set({ status: 'live' }).where('id', 'in', [...ids]).where('status', '=', 'scheduled').execute();
+    await this.db.kysely.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('competitions')
+        .set({ status: 'live' })
+        .where('id', 'in', [...ids])
+        .where('status', '=', 'scheduled')
+        .returning(['id', 'sport', 'league', 'owner_key_id'])
+        .execute();
+      await insertChanges(trx, this.db.engine, moved.map((c) => competitionChange('competition.updated', c, nowIso)));
+    });
+  }
+
+  /**
+   * An official source moves the competition's status (docs/schedule.md), in one transaction of
+   * the event log: `plan` sees the row as the transaction reads it (locked on PostgreSQL) and
+   * returns the change, or null for none (the same status again: nothing is written). The
+   * competition's row, its `status` event (with outbox rows and the event's change) and the
+   * competition's own change commit together.
+   */
+  async changeStatus<C extends { status: string; start_time: string | null; original_start_time: string | null; date: string; status_reason: string | null; previous_status: string }>(
+    log: EventLog,
+    competitionId: string,
+    plan: (row: { status: string; start_time: string | null; original_start_time: string | null; date: string }) => C | null,
+    nowIso: string,
+  ): Promise<{ change: C | null; stored: StoredEvent[] }> {
+    let change: C | null = null;
+    let head: { id: string; sport: string; league: string; owner_key_id: string | null } | undefined;
+    const stored = await log.append(
+      async (tx) => {
+        const row = await tx.kysely
+          .selectFrom('competitions')
+          .select(['id', 'sport', 'league', 'season_id', 'n', 'status', 'start_time', 'original_start_time', 'date', 'owner_key_id'])
+          .where('id', '=', competitionId)
+          .$if(this.db.engine === 'postgres', (q) => q.forUpdate())
+          .executeTakeFirstOrThrow();
+        change = plan({ status: row.status, start_time: row.start_time, original_start_time: row.original_start_time ?? null, date: row.date });
+        if (!change) return [];
+        head = { id: row.id, sport: row.sport, league: row.league, owner_key_id: row.owner_key_id ?? null };
+        await tx.kysely
+          .updateTable('competitions')
+          .set({ status: change.status, start_time: change.start_time, original_start_time: change.original_start_time, date: change.date, status_reason: change.status_reason })
+          .where('id', '=', competitionId)
+          .execute();
+        return [
+          {
+            type: 'status', tier: 'confirmed', game_id: `${row.sport}_${row.n}`, competition_id: row.id, sport: row.sport, league: row.league, season_id: row.season_id,
+            team: '', event_type: 'status', points: 0, clock: null, ts: nowIso, agreement: 1, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: null,
+            owner_key_id: row.owner_key_id ?? null, status: change.status, previous_status: change.previous_status, start_time: change.start_time, reason: change.status_reason,
+          },
+        ];
+      },
+      {
+        within: async (tx) => {
+          if (head) await insertChangesTx(tx, [competitionChange('competition.updated', head, nowIso)]);
+        },
+      },
+    );
+    return { change, stored };
   }
 
   /**
@@ -239,14 +328,14 @@ export class CompetitionRepo {
    * first), so no two batches number their plays from the same last play and none can land after
    * a final play another batch wrote meanwhile: the status `build` sees is the one it replaces.
    */
-  async appendPlays<T extends { rows: PlayTable[]; scores: { idx: number; score: number }[]; status: 'live' | 'final' }>(
+  async appendPlays<T extends { rows: PlayTable[]; scores: { idx: number; score: number }[]; status: string }>(
     competitionId: string,
     build: (status: string, competitors: CompetitorTable[], last: { seq: number; state: string } | undefined) => T,
   ): Promise<T> {
     return this.db.kysely.transaction().execute(async (trx) => {
       const competition = await trx
         .selectFrom('competitions')
-        .select('status')
+        .select(['id', 'status', 'sport', 'league', 'owner_key_id'])
         .where('id', '=', competitionId)
         .$if(this.db.engine === 'postgres', (q) => q.forUpdate())
         .executeTakeFirstOrThrow();
@@ -258,6 +347,11 @@ export class CompetitionRepo {
         await trx.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', idx).execute();
       }
       await trx.updateTable('competitions').set({ status: out.status }).where('id', '=', competitionId).execute();
+      // Its score or status moved: a change of the feed (docs/changes.md).
+      if (out.rows.length > 0 || out.status !== competition.status) {
+        const at = out.rows[out.rows.length - 1]?.ts ?? new Date().toISOString();
+        await insertChanges(trx, this.db.engine, [competitionChange('competition.updated', competition, at)]);
+      }
       return out;
     });
   }
@@ -287,13 +381,35 @@ export class CompetitionRepo {
     return pageOf(rows, page.limit, (r) => [r.seq], playRecord);
   }
 
-  async confirmedEvents(gameId: string, page: PageRequest): Promise<Page<Event>> {
+  /**
+   * `confirmedEvents` as the answer's JSON, made of each event's stored JSON (store/event-json.ts):
+   * the same bytes as the export's lines, whatever the event's kind, and no serializer choosing
+   * between the kinds of the Event union per item.
+   */
+  async confirmedEventsJson(gameId: string, page: PageRequest, types: readonly string[] | null = null): Promise<string> {
+    const after = numberKey(page.cursor);
+    const rows = await this.db.kysely
+      .selectFrom('events')
+      .select(['seq', 'json_tail'])
+      .where('game_id', '=', gameId)
+      .where('tier', '=', 'confirmed')
+      .$if(types !== null, (q) => q.where('type', 'in', types?.length ? [...types] : ['']))
+      .$if(after !== undefined, (q) => q.where('seq', '>', after ?? 0))
+      .orderBy('seq')
+      .limit(page.limit + 1)
+      .execute();
+    const { data, next_cursor } = pageOf(rows, page.limit, (r) => [Number(r.seq)], (r) => eventJson(Number(r.seq), r.json_tail));
+    return `{"data":[${data.join(',')}],"next_cursor":${JSON.stringify(next_cursor)}}`;
+  }
+
+  async confirmedEvents(gameId: string, page: PageRequest, types: readonly string[] | null = null): Promise<Page<Event>> {
     const after = numberKey(page.cursor);
     const rows = await this.db.kysely
       .selectFrom('events')
       .selectAll()
       .where('game_id', '=', gameId)
       .where('tier', '=', 'confirmed')
+      .$if(types !== null, (q) => q.where('type', 'in', types?.length ? [...types] : ['']))
       .$if(after !== undefined, (q) => q.where('seq', '>', after ?? 0))
       .orderBy('seq')
       .limit(page.limit + 1)
@@ -339,6 +455,7 @@ export class CompetitionRepo {
       await trx.insertInto('competitions').values(game.competition).execute();
       await trx.insertInto('competitors').values(game.competitors).execute();
       await coverSeason(trx, game.season, game.competition.date);
+      await insertChanges(trx, this.db.engine, [competitionChange('competition.created', game.competition, new Date().toISOString())]);
       return game.competition.id;
     });
   }
@@ -360,6 +477,7 @@ export class CompetitionRepo {
       const game = build(n);
       await trx.insertInto('competitions').values(game.competition).execute();
       await trx.insertInto('competitors').values(game.competitors).execute();
+      await insertChanges(trx, this.db.engine, [competitionChange('competition.created', game.competition, new Date().toISOString())]);
       const created = { competitionId: game.competition.id, n };
       await within(trx, created);
       return created;

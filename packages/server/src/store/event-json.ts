@@ -1,5 +1,5 @@
 import fastJson from 'fast-json-stringify';
-import { Event, eventId } from '@svc/schema';
+import { ScoreEvent, StatusEvent, eventId } from '@svc/schema';
 import type { Insertable } from 'kysely';
 import { eventRecord } from './event-rows.js';
 import type { EventTable } from './types.js';
@@ -12,7 +12,8 @@ export type EventFields = Omit<Insertable<EventTable>, 'seq' | 'json_tail'>;
  * same schema, so the stored JSON is the REST item's bytes by construction (odd strings,
  * integers, infinities and all; test/export-lines.test.ts checks it against the API).
  */
-const serializeEvent = fastJson(Event);
+const serializeScore = fastJson(ScoreEvent);
+const serializeStatus = fastJson(StatusEvent);
 
 /** Every event's JSON starts with its id, the schema's first (required) property. */
 const PLACEHOLDER_SEQ = 0;
@@ -37,13 +38,13 @@ const wellFormedOrNull = (s: string | null | undefined): string | null => (s == 
  */
 export function eventJsonTail(row: EventFields): string {
   // Field by field: a spread of the row costs several times more per event.
-  const json = serializeEvent(
-    eventRecord({
+  const record = eventRecord({
       seq: PLACEHOLDER_SEQ, type: row.type, tier: row.tier, game_id: row.game_id, competition_id: row.competition_id, sport: row.sport, league: row.league,
       season_id: row.season_id, team: row.team, event_type: row.event_type, points: row.points, clock: row.clock ?? null, ts: row.ts, agreement: row.agreement,
       reporters: row.reporters, latency_ms: row.latency_ms, provisional_id: row.provisional_id ?? null, retracted_id: row.retracted_id ?? null,
-    }),
-  );
+      status: row.status ?? null, previous_status: row.previous_status ?? null, start_time: row.start_time ?? null, reason: row.reason ?? null,
+  });
+  const json = record.type === 'status' ? serializeStatus(record) : serializeScore(record);
   if (!json.startsWith(PLACEHOLDER_HEAD)) throw new Error('the Event schema no longer starts with its id');
   return json.slice(PLACEHOLDER_HEAD.length);
 }
@@ -55,6 +56,7 @@ export function storedEventRow(fields: EventFields): Insertable<EventTable> {
     sport: wellFormed(fields.sport), league: wellFormed(fields.league), season_id: wellFormed(fields.season_id), team: wellFormed(fields.team),
     event_type: wellFormed(fields.event_type), points: fields.points, clock: wellFormedOrNull(fields.clock), ts: wellFormed(fields.ts), agreement: fields.agreement,
     reporters: fields.reporters, latency_ms: fields.latency_ms, provisional_id: wellFormedOrNull(fields.provisional_id), retracted_id: wellFormedOrNull(fields.retracted_id),
+    status: fields.status ?? null, previous_status: fields.previous_status ?? null, start_time: fields.start_time ?? null, reason: wellFormedOrNull(fields.reason),
     json_tail: '',
     owner_key_id: fields.owner_key_id ?? null,
   };

@@ -10,6 +10,9 @@ export interface EventLineQuery {
   afterSeq: number;
   fromTs?: string;
   toTs?: string;
+  /** Only rows up to this seq, and only of these types (docs/changes.md, docs/schedule.md). */
+  throughSeq?: number;
+  types?: readonly string[];
   /** Competitions whose events the page leaves out (they still count as read). */
   excluded: readonly string[];
   limit: number;
@@ -44,6 +47,8 @@ function rowsSql(q: EventLineQuery, b: PageValues, columns: string): string {
   const where = [seasons, `seq > ${b.bind(q.afterSeq)}`, `tier = 'confirmed'`];
   if (q.fromTs !== undefined) where.push(`ts >= ${b.bind(q.fromTs)}`);
   if (q.toTs !== undefined) where.push(`ts < ${b.bind(q.toTs)}`);
+  if (q.throughSeq !== undefined) where.push(`seq <= ${b.bind(q.throughSeq)}`);
+  if (q.types !== undefined) where.push(b.oneOf('type', q.types));
   return `select ${columns} from events where ${where.join(' and ')} order by seq limit ${b.bind(q.limit)}`;
 }
 

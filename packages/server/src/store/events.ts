@@ -3,6 +3,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from './db.js';
 import { eventId, eventSeq } from '@svc/schema';
 import { chunks } from './batches.js';
+import { insertChangesTx, lockChangeOrderTx, type NewChange } from './changes.js';
 import { eventRecord, eventRowOf } from './event-rows.js';
 import { storedEventRow, type EventFields } from './event-json.js';
 import { rowTextOrNull } from './row-reader.js';
@@ -19,6 +20,9 @@ export interface StoredEvent {
   seq: number;
   competitionId: string;
   seasonId: string;
+  /** The game's sport and league, for routing whatever the event's type (a status event names no league). */
+  sport: string;
+  league: string;
   /** The key that alone may see the event (a sandbox replay's), null for everyone: docs/replays.md. */
   ownerKeyId: string | null;
   event: Event;
@@ -27,13 +31,15 @@ export interface StoredEvent {
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
 export type OutboxHook = (trx: Kysely<Database>, events: StoredEvent[]) => Promise<void>;
 
-const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id'] as const;
+const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id', 'status', 'previous_status', 'start_time', 'reason'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
 const RETURNED = INSERTED.filter((c) => c !== 'json_tail');
 const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}`);
 // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume reading
-// "after N" could skip a late-committing lower seq; one lock keeps them in order.
-const SEQUENCE_LOCK = new HotSql('select pg_advisory_xact_lock(7301)');
+// "after N" could skip a late-committing lower seq; one lock keeps them in order. It is also the
+// change feed's order lock (store/changes.ts), as every event is a change.
+
+const eventChange = (s: StoredEvent): NewChange => ({ type: 'event.created', object_id: s.event.id, sport: s.sport, league: s.league, owner_key_id: s.ownerKeyId, at: s.event.ts });
 
 /**
  * Inside a bulk load's transaction (store/archive-load.ts), events already in their final order:
@@ -73,11 +79,16 @@ export class EventLog {
    * rows (writes that must commit with them); with either, the transaction runs even without rows.
    * The append is the write of every report, so its own statements are hot writes (WriteTx).
    */
-  async append(rows: NewEvent[], opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, stored: StoredEvent[]) => Promise<void> } = {}): Promise<StoredEvent[]> {
-    if (rows.length === 0 && !opts.before && !opts.within) return [];
+  async append(
+    rowsOrBuild: NewEvent[] | ((tx: WriteTx) => Promise<NewEvent[]>),
+    opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, stored: StoredEvent[]) => Promise<void> } = {},
+  ): Promise<StoredEvent[]> {
+    if (Array.isArray(rowsOrBuild) && rowsOrBuild.length === 0 && !opts.before && !opts.within) return [];
     const stored = await writeTransaction(this.db, async (tx) => {
       await opts.before?.(tx);
-      if (tx.engine === 'postgres' && rows.length > 0) await tx.run(SEQUENCE_LOCK, []);
+      // `build` runs in the transaction: its rows may depend on what it reads and writes there.
+      const rows = Array.isArray(rowsOrBuild) ? rowsOrBuild : await rowsOrBuild(tx);
+      if (rows.length > 0) await lockChangeOrderTx(tx);
       const stored: StoredEvent[] = [];
       for (const { provisionalIndex, ...fields } of rows) {
         if (provisionalIndex !== undefined) fields.provisional_id = stored[provisionalIndex]?.event.id ?? fields.provisional_id;
@@ -85,8 +96,10 @@ export class EventLog {
         const [inserted] = await tx.run(INSERT_EVENT, INSERTED.map((c) => row[c] ?? null));
         if (!inserted) throw new Error('insert into events returned no row');
         const r = eventRowOf(inserted);
-        stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, ownerKeyId: rowTextOrNull(inserted.owner_key_id), event: eventRecord(r) });
+        stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: rowTextOrNull(inserted.owner_key_id), event: eventRecord(r) });
       }
+      // Every event is a change of the feed (docs/changes.md), in the event's own transaction.
+      await insertChangesTx(tx, stored.map(eventChange));
       if (stored.length > 0) for (const hook of this.hooks) await hook(tx.kysely, stored);
       await opts.within?.(tx, stored);
       return stored;
@@ -108,6 +121,8 @@ export class EventLog {
       leagues?: readonly string[] | null;
       games?: readonly string[] | null;
       tier?: string | null;
+      /** Only events of these types (null: all). */
+      types?: readonly string[] | null;
       /** Only events this key may see: real games' and its own replays' (docs/replays.md). */
       viewerKeyId?: string;
       /** Only events with a seq below this one. */
@@ -128,6 +143,7 @@ export class EventLog {
       .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
       .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
       .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
+      .$if(!!filter.types, (q) => q.where('type', 'in', filter.types?.length ? [...filter.types] : ['']))
       .$if(filter.viewerKeyId !== undefined, (q) => q.where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId ?? '')])))
       .$if(!!anyOf, (q) =>
         q.where((eb) =>
@@ -141,7 +157,7 @@ export class EventLog {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, ownerKeyId: r.owner_key_id, event: eventRecord(r) }));
+    return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: r.owner_key_id, event: eventRecord(r) }));
   }
 
   /** The highest seq in the log (0 when empty). */
@@ -154,7 +170,7 @@ export class EventLog {
     const seq = eventSeq(id);
     if (seq === undefined) return undefined;
     const r = await this.db.kysely.selectFrom('events').selectAll().where('seq', '=', seq).executeTakeFirst();
-    return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, ownerKeyId: r.owner_key_id, event: eventRecord(r) };
+    return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: r.owner_key_id, event: eventRecord(r) };
   }
 
   /** The score, confirmation and retraction events of these games, in order: a live game's current score in a tier. */

@@ -15,6 +15,10 @@ export interface ExportSlice {
   /** Inclusive and exclusive bounds on event `ts` (ISO 8601 UTC with milliseconds). */
   fromTs?: string;
   toTs?: string;
+  /** Only events up to this seq: the event log's head when the export's X-Changes-Cursor was read (docs/changes.md). */
+  throughSeq?: number;
+  /** Only events of these types (`types`); absent for all. */
+  types?: readonly string[];
   /** Inclusive and exclusive bounds on the competition `date` (YYYY-MM-DD). */
   fromDate?: string;
   toDate?: string;
@@ -30,7 +34,7 @@ export interface CompetitionPosition {
 
 /** Whether the export's events and plays include this competition's. */
 export function inSlice(c: { date: string; status: string }, s: ExportSlice): boolean {
-  return c.status === 'final' && c.date < s.today && (s.fromDate === undefined || c.date >= s.fromDate) && (s.toDate === undefined || c.date < s.toDate);
+  return (c.status === 'final' || c.status === 'cancelled') && c.date < s.today && (s.fromDate === undefined || c.date >= s.fromDate) && (s.toDate === undefined || c.date < s.toDate);
 }
 
 /**
@@ -71,7 +75,34 @@ export class ExportRepo {
    * (store/event-lines.ts); those of `excluded` competitions are read and left out.
    */
   events(s: ExportSlice, afterSeq: number, limit: number, excluded: readonly string[] = []): Promise<EventLinePage> {
-    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, excluded, limit });
+    return this.eventLines.page({ seasonIds: s.seasonIds, afterSeq, fromTs: s.fromTs, toTs: s.toTs, throughSeq: s.throughSeq, types: s.types, excluded, limit });
+  }
+
+  /**
+   * The first confirmed event, up to `throughSeq`, of the competitions an export leaves out (those
+   * not settled yet): undefined when they have none. The export stops before it and the change
+   * feed's cursor is set before it, so the events of games still being played reach a mirror
+   * through the feed, all of them and once (docs/changes.md).
+   */
+  async firstLeftOutEvent(excluded: ReadonlySet<string>, throughSeq: number): Promise<number | undefined> {
+    const games = [...excluded].map((id) => {
+      const parts = id.split('_');
+      return `${parts[0]}_${parts[parts.length - 1]}`;
+    });
+    let first: number | undefined;
+    for (let i = 0; i < games.length; i += 500) {
+      const c = games.slice(i, i + 500);
+      const row = await this.db.bulk.kysely
+        .selectFrom('events')
+        .select((eb) => eb.fn.min('seq').as('seq'))
+        .where('game_id', 'in', c)
+        .where('tier', '=', 'confirmed')
+        .where('seq', '<=', throughSeq)
+        .executeTakeFirst();
+      const seq = row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+      if (seq !== undefined && (first === undefined || seq < first)) first = seq;
+    }
+    return first;
   }
 
   /** Highest event seq of the season(s), 0 when there is none: an index lookup, not a scan. */
@@ -92,7 +123,7 @@ export class ExportRepo {
       .select('id')
       .where('season_id', 'in', s.seasonIds.length ? [...s.seasonIds] : [''])
       // A sandbox replay's game is its key's own, never the archive's (docs/replays.md).
-      .where((eb) => eb.or([eb('status', '!=', 'final'), eb('date', '>=', s.today), eb('owner_key_id', 'is not', null)]))
+      .where((eb) => eb.or([eb('status', 'not in', ['final', 'cancelled']), eb('date', '>=', s.today), eb('owner_key_id', 'is not', null)]))
       .execute();
     return new Set(rows.map((r) => r.id));
   }
@@ -105,7 +136,7 @@ export class ExportRepo {
         .selectFrom('competitions')
         .select(['id', 'date'])
         .where('season_id', '=', seasonId)
-        .where('status', '=', 'final')
+        .where('status', 'in', ['final', 'cancelled'])
         .where('owner_key_id', 'is', null)
         .where('date', '<', s.toDate !== undefined && s.toDate < s.today ? s.toDate : s.today)
         .$if(s.fromDate !== undefined, (q) => q.where('date', '>=', s.fromDate ?? ''))

@@ -5,6 +5,7 @@ import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
 import { groupsMigration } from './migrations-groups.js';
 import { replaysMigration } from './migrations-replays.js';
+import { scheduleMigration } from './migrations-schedule.js';
 import { reportIndexesMigration } from './migrations-report-indexes.js';
 import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
@@ -209,6 +210,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0009_report_indexes': reportIndexesMigration(),
         '0010_replays': replaysMigration(),
         '0011_groups': groupsMigration(engine),
+        '0012_schedule_changes': scheduleMigration(engine),
       };
     },
   };

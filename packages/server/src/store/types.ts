@@ -90,6 +90,10 @@ export interface CompetitionTable {
   source_key: string | null;
   /** The key that owns this game (a sandbox replay's), null or absent for a real game: docs/replays.md. */
   owner_key_id?: string | null;
+  /** The first announced start once it moved (docs/schedule.md); null or absent otherwise. */
+  original_start_time?: string | null;
+  /** Why the last status change was made; null or absent when none was given. */
+  status_reason?: string | null;
 }
 export interface CompetitorTable {
   competition_id: string;
@@ -137,6 +141,26 @@ export interface EventTable {
   json_tail: string;
   /** Its game's owner key (a sandbox replay's), null for a real game's event: docs/replays.md. */
   owner_key_id: string | null;
+  /** A `status` event's fields (docs/schedule.md); null on scoring events. */
+  status?: string | null;
+  previous_status?: string | null;
+  start_time?: string | null;
+  reason?: string | null;
+}
+/** The change feed's log (store/changes.ts, docs/changes.md). */
+export interface ChangeTable {
+  seq: Generated<number>;
+  type: string;
+  object_id: string;
+  sport: string;
+  league: string;
+  owner_key_id: string | null;
+  at: string;
+}
+export interface ChangesPrunedTable {
+  id: number;
+  /** Every change up to this seq has been deleted: a cursor before it is 410. */
+  through_seq: number;
 }
 export interface ReportTable {
   id: string;
@@ -188,6 +212,8 @@ export interface Database extends WebhookDatabase, StatusDatabase, ConsensusData
   competitors: CompetitorTable;
   plays: PlayTable;
   events: EventTable;
+  changes: ChangeTable;
+  changes_pruned: ChangesPrunedTable;
   reports: ReportTable;
   meta: MetaTable;
   replays: ReplayTable;

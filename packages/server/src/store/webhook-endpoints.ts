@@ -16,6 +16,7 @@ export const newEndpointId = (): string => `we_${randomBase62(24)}`;
 export interface EndpointPatch {
   url?: string;
   sports?: string[] | null;
+  types?: string[] | null;
   description?: string | null;
 }
 
@@ -83,6 +84,7 @@ export class WebhookEndpointStore {
       .set({
         ...(patch.url !== undefined ? { url: patch.url } : {}),
         ...(patch.sports !== undefined ? { sports: patch.sports === null ? null : JSON.stringify(patch.sports) } : {}),
+        ...(patch.types !== undefined ? { types: patch.types === null ? null : JSON.stringify(patch.types) } : {}),
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         updated_at: nowIso,
       })
@@ -146,6 +148,8 @@ export interface Subscriber {
   /** The endpoint's key: a sandbox replay's events go to its owner key's endpoints only. */
   keyId: string;
   sports: string[] | null;
+  /** Event types wanted, null for all (docs/schedule.md). */
+  types: string[] | null;
   keySports: string[] | null;
   keyLeagues: string[] | null;
 }
@@ -159,14 +163,14 @@ export async function subscribers(trx: Kysely<Database>): Promise<Subscriber[]> 
   const rows = await trx
     .selectFrom('webhook_endpoints')
     .innerJoin('api_keys', 'api_keys.id', 'webhook_endpoints.key_id')
-    .select(['webhook_endpoints.id', 'webhook_endpoints.key_id', 'webhook_endpoints.sports', 'api_keys.products', 'api_keys.sports as key_sports', 'api_keys.leagues as key_leagues'])
+    .select(['webhook_endpoints.id', 'webhook_endpoints.key_id', 'webhook_endpoints.sports', 'webhook_endpoints.types', 'api_keys.products', 'api_keys.sports as key_sports', 'api_keys.leagues as key_leagues'])
     .where('webhook_endpoints.status', '=', 'enabled')
     .where('webhook_endpoints.tier', '=', 'confirmed')
     .where('api_keys.revoked_at', 'is', null)
     .execute();
   return rows
     .filter((r) => (parseList(r.products) ?? []).includes('live'))
-    .map((r) => ({ id: r.id, keyId: r.key_id, sports: parseList(r.sports), keySports: parseList(r.key_sports), keyLeagues: parseList(r.key_leagues) }));
+    .map((r) => ({ id: r.id, keyId: r.key_id, sports: parseList(r.sports), types: parseList(r.types ?? null), keySports: parseList(r.key_sports), keyLeagues: parseList(r.key_leagues) }));
 }
 
 /**

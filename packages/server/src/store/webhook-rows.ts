@@ -21,6 +21,7 @@ export function endpointRecord(r: EndpointRow, nowIso: string): WebhookEndpoint 
     description: r.description,
     sports: parseList(r.sports),
     tier: 'confirmed',
+    types: parseList(r.types ?? null),
     status: r.status === 'enabled' ? 'enabled' : 'disabled',
     disabled_reason: r.disabled_reason,
     disabled_at: r.disabled_at,

@@ -7,6 +7,8 @@ export interface WebhookEndpointTable {
   description: string | null;
   /** JSON array of sports, or null for every sport the key may see. */
   sports: string | null;
+  /** JSON array of event types, or null (or absent, on a row older than the column) for every type. */
+  types?: string | null;
   tier: string;
   status: string;
   disabled_reason: string | null;

@@ -12,6 +12,8 @@ export interface StreamFilter {
   leagues: Set<string>;
   games: Set<string>;
   tier: 'provisional' | 'confirmed' | null;
+  /** The event types wanted (`types`), null for all (docs/schedule.md). */
+  types: readonly string[] | null;
   scopeSports: readonly string[] | null;
   scopeLeagues: readonly string[] | null;
   /** A stream token's games (docs/stream.md "Stream tokens"); null: not limited to games. */
@@ -24,9 +26,10 @@ export function matches(f: StreamFilter, s: StoredEvent): boolean {
   const e = s.event;
   if (s.ownerKeyId && s.ownerKeyId !== f.viewerKeyId) return false;
   if (f.tier && e.tier !== f.tier) return false;
-  if (f.scopeSports && !f.scopeSports.includes(e.sport)) return false;
-  if (f.scopeLeagues && !f.scopeLeagues.includes(e.league)) return false;
+  if (f.types && !f.types.includes(e.type)) return false;
+  if (f.scopeSports && !f.scopeSports.includes(s.sport)) return false;
+  if (f.scopeLeagues && !f.scopeLeagues.includes(s.league)) return false;
   if (f.scopeGames && !f.scopeGames.includes(e.game_id)) return false;
   if (f.everything) return true;
-  return f.sports.has(e.sport) || f.leagues.has(e.league) || f.games.has(e.game_id);
+  return f.sports.has(s.sport) || f.leagues.has(s.league) || f.games.has(e.game_id);
 }

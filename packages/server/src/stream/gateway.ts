@@ -188,6 +188,7 @@ export class StreamGateway {
       leagues: new Set(),
       games: new Set(),
       tier: hs.tier,
+      types: hs.types,
       scopeSports: hs.principal.sports,
       scopeLeagues: hs.principal.leagues,
       scopeGames: hs.scopeGames,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SvcError, invalid } from '../domain/errors.js';
+import { parseEventTypes } from '../domain/event-types.js';
 import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
 import { bearerToken, meter, refuseSeveralAuthorizations, type Authenticator } from '../http/auth.js';
@@ -15,6 +16,8 @@ export interface Handshake {
   principal: Principal;
   requested: Subscriptions;
   tier: Tier | null;
+  /** Event types wanted (`types`), null for all. */
+  types: string[] | null;
   /** Resume after this seq; null for live only. */
   since: number | null;
   /** `delay=` in ms (docs/stream.md "Broadcast delay"). */
@@ -34,7 +37,7 @@ export interface HandshakeDeps {
   now: () => number;
 }
 
-const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'since', 'access_token', 'token', 'delay']);
+const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'types', 'since', 'access_token', 'token', 'delay']);
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
 /**
@@ -76,6 +79,7 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     if (tierRaw !== 'provisional' && tierRaw !== 'confirmed') throw invalid('invalid_parameter', "'tier' must be provisional or confirmed.", 'tier');
     tier = tierRaw;
   }
+  const types = parseEventTypes(url.searchParams.get('types'));
   const resumeHeader = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId.trim() : null;
   const sinceRaw = resumeHeader ?? url.searchParams.get('since');
   const since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
@@ -91,7 +95,7 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     }
     delayMs = Number(delayRaw) * 1000;
   }
-  return { principal, requested, tier, since, delayMs, scopeGames, expiresAt };
+  return { principal, requested, tier, types, since, delayMs, scopeGames, expiresAt };
 }
 
 /** Answers a refused upgrade with the documented JSON error body (and the error's headers, e.g. Retry-After). */

@@ -141,8 +141,8 @@ export class Hub<M extends HubMember> {
     };
     visit(this.everything);
     visit(this.byGame.get(e.event.game_id));
-    visit(this.byLeague.get(e.event.league));
-    visit(this.bySport.get(e.event.sport));
+    visit(this.byLeague.get(e.league));
+    visit(this.bySport.get(e.sport));
   }
 
   private index(map: Map<string, Set<M>>, k: string, m: M): void {

@@ -26,6 +26,7 @@ export async function readReplay(
     leagues: f.scopeLeagues,
     games: f.scopeGames,
     tier: f.tier,
+    types: f.types,
     viewerKeyId: f.viewerKeyId,
     ...(!f.everything ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
   };

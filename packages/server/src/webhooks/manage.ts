@@ -5,6 +5,7 @@ import {
   type Notification,
   type ReplayInput,
   type ReplayResult,
+  type UpdateWebhookInput,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -12,6 +13,7 @@ import {
 import type { Config } from '../config.js';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound, SvcError } from '../domain/errors.js';
+import { parseEventTypes } from '../domain/event-types.js';
 import { requireScope, type Principal } from '../domain/scopes.js';
 import { generateSecret } from '../domain/webhooks/signature.js';
 import { validateWebhookUrl } from '../domain/webhooks/target.js';
@@ -91,6 +93,7 @@ export class WebhookManager {
   async create(p: Principal, input: CreateWebhookInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     if (input.tier !== 'confirmed') throw invalid('unsupported_tier', "Webhooks deliver confirmed events: 'tier' must be 'confirmed'.", 'tier');
     const sports = input.sports === undefined ? null : this.checkSports(p, input.sports);
+    const types = parseEventTypes(input.types);
     const url = await this.checkUrl(input.url);
     const limit = p.plan.webhookEndpoints;
     if ((await this.store.endpoints.count(p.keyId)) >= limit) {
@@ -104,6 +107,7 @@ export class WebhookManager {
       url,
       description: input.description ?? null,
       sports: sports === null ? null : JSON.stringify(sports),
+      types: types === null ? null : JSON.stringify(types),
       tier: 'confirmed',
       status: 'enabled',
       disabled_reason: null,
@@ -128,9 +132,10 @@ export class WebhookManager {
     return this.record(await this.owned(p, id));
   }
 
-  async update(p: Principal, id: string, patch: EndpointPatch): Promise<WebhookEndpoint> {
+  async update(p: Principal, id: string, input: UpdateWebhookInput): Promise<WebhookEndpoint> {
     await this.owned(p, id);
-    const clean: EndpointPatch = { ...patch };
+    const { types, ...patch } = input;
+    const clean: EndpointPatch = { ...patch, ...(types !== undefined ? { types: parseEventTypes(types) } : {}) };
     if (patch.sports) clean.sports = this.checkSports(p, patch.sports);
     if (patch.url !== undefined) clean.url = await this.checkUrl(patch.url);
     const row = await this.store.endpoints.update(p.keyId, id, clean, this.nowIso());

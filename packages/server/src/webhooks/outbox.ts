@@ -3,12 +3,14 @@ import type { OutboxHook, StoredEvent } from '../store/events.js';
 import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } from '../store/webhook-deliveries.js';
 import { subscribers, type Subscriber } from '../store/webhook-endpoints.js';
 
-const webhookable = (e: StoredEvent): boolean => e.event.tier === 'confirmed' && e.event.type === 'score';
+/** Webhooks carry confirmed scoring events and status changes (docs/webhooks.md), never provisional or retractions. */
+const webhookable = (e: StoredEvent): boolean => e.event.tier === 'confirmed' && (e.event.type === 'score' || e.event.type === 'status');
 
 /** The endpoint wants the event's sport, and its owner may see the event: its sport, league and game (docs/replays.md). */
 export function subscribes(s: Subscriber, e: StoredEvent): boolean {
-  const { sport, league } = e.event;
+  const { sport, league } = e;
   if (e.ownerKeyId && e.ownerKeyId !== s.keyId) return false;
+  if (s.types && !s.types.includes(e.event.type)) return false;
   if (s.sports && !s.sports.includes(sport)) return false;
   if (s.keySports && !s.keySports.includes(sport)) return false;
   if (s.keyLeagues && !s.keyLeagues.includes(league)) return false;
@@ -16,7 +18,7 @@ export function subscribes(s: Subscriber, e: StoredEvent): boolean {
 }
 
 /**
- * The EventLog hook: one pending delivery per (confirmed score event, subscribed endpoint),
+ * The EventLog hook: one pending delivery per (webhookable event, subscribed endpoint),
  * written with the events' own transaction so neither can exist without the other.
  */
 export function outboxHook(clock: Clock, afterWrite: () => void): OutboxHook {

@@ -146,6 +146,62 @@ async function loadNotifications() {
   );
 }
 
+// ---------- a competition's status history (docs/schedule.md) ----------
+
+const STATUS_WORDS = { scheduled: 'Scheduled', live: 'Live', final: 'Final', postponed: 'Postponed', suspended: 'Suspended', cancelled: 'Cancelled' };
+
+/** `soccer_intl_30117` or `soccer_30117` → the competition id and the game id, else null. */
+function idsOf(raw) {
+  const c = /^([a-z]+)_([a-z0-9]{1,16})_(\d{1,12})$/.exec(raw);
+  if (c) return { competition: raw, game: `${c[1]}_${c[3]}` };
+  const g = /^([a-z]+)_(\d{1,12})$/.exec(raw);
+  return g ? { competition: null, game: raw } : null;
+}
+
+async function showHistory(raw) {
+  const ids = idsOf(raw.trim());
+  if (!ids) throw new Error('enter a competition id (soccer_intl_30117) or a game id (soccer_30117).');
+  const game = (await api('GET', `/v1/games/${encodeURIComponent(ids.game)}`)).data;
+  const events = [];
+  let cursor = null;
+  do {
+    const page = await api('GET', `/v1/games/${encodeURIComponent(ids.game)}/events?types=status&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    events.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  fill(
+    $('history-now'),
+    h('dt', {}, 'Now'),
+    h('dd', { 'data-status-now': game.status }, STATUS_WORDS[game.status] ?? game.status),
+    h('dt', {}, 'Starts'),
+    h('dd', {}, game.start_time ? timeEl(game.start_time) : 'not known'),
+    ...(game.original_start_time ? [h('dt', {}, 'First announced'), h('dd', { 'data-original-start': game.original_start_time }, timeEl(game.original_start_time))] : []),
+  );
+  fill(
+    $('history'),
+    events.length
+      ? events.map((e) =>
+          h(
+            'li',
+            { 'data-event': e.id, 'data-status': e.status },
+            h('div', { class: 'row' }, h('span', { class: 'badge' }, `${STATUS_WORDS[e.previous_status] ?? e.previous_status} → ${STATUS_WORDS[e.status] ?? e.status}`), timeEl(e.ts)),
+            h('p', { class: 'small' }, [e.reason ? `Reason: ${e.reason}.` : 'No reason given.', e.start_time ? ` Start: ${new Date(e.start_time).toUTCString()}.` : ''].join('')),
+          ),
+        )
+      : h('li', { class: 'muted' }, 'No status changes: the game has kept its schedule.'),
+  );
+}
+
+function setupHistory() {
+  const form = /** @type {HTMLFormElement} */ ($('history-form'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = /** @type {HTMLInputElement} */ ($('history-id'));
+    const button = /** @type {HTMLButtonElement} */ (form.querySelector('button'));
+    void act(button, () => showHistory(input.value), $('history-error'));
+  });
+}
+
 // ---------- deliveries ----------
 
 function attemptsTable(attempts) {
@@ -646,6 +702,7 @@ async function showApp() {
 async function start() {
   setupCreate();
   setupReplays();
+  setupHistory();
   $('sign-out').addEventListener('click', () => signOut());
   $('refresh').addEventListener('click', (e) => act(/** @type {HTMLButtonElement} */ (e.currentTarget), () => Promise.all([loadEndpoints(), loadNotifications()])));
   const form = /** @type {HTMLFormElement} */ ($('signin'));

@@ -1,4 +1,4 @@
-import { Competition, Event, Game, ListCompetitionsQuery, ListGamesQuery, ListOf, One, PageQuery, Play } from '@svc/schema';
+import { Competition, Event, Game, GameEventsQuery, ListCompetitionsQuery, ListGamesQuery, ListOf, One, PageQuery, Play } from '@svc/schema';
 import { CompetitionIdParams, GameIdParams, errorResponses } from '../common.js';
 
 export const listCompetitions = {
@@ -39,8 +39,8 @@ export const getGame = {
 
 export const listGameEvents = {
   tags: ['games'],
-  summary: 'Crowd-confirmed scoring events (svc.event.v1) of a game',
+  summary: 'Confirmed events (svc.event.v1) of a game: scoring events and status changes',
   params: GameIdParams,
-  querystring: PageQuery,
+  querystring: GameEventsQuery,
   response: { 200: ListOf(Event), ...errorResponses },
 };

@@ -10,6 +10,7 @@ import { FORMATS } from '../../export/formats.js';
 import { competitionSource, eventSource, playSource, type Serialize } from '../../export/sources.js';
 import { NdjsonStream, type PageSource } from '../../export/stream.js';
 import type { SlotCounter } from '../../bus/slots.js';
+import type { ChangeFeed } from '../../changes/feed.js';
 import { SvcError } from '../../domain/errors.js';
 import type { Principal } from '../../domain/scopes.js';
 import type { ExportRepo } from '../../store/export.js';
@@ -59,11 +60,15 @@ function sourceFor(plan: ExportPlan, competitions: CompetitionRepo, repo: Export
  */
 async function cacheKeyOf(plan: ExportPlan, repo: ExportRepo, excluded: ReadonlySet<string>): Promise<ExportCacheKey | null> {
   const sl = plan.slice;
-  if (plan.entity !== 'events' || excluded.size > 0 || plan.afterSeq !== 0 || sl.fromTs || sl.toTs || sl.fromDate || sl.toDate) return null;
-  return { league: sl.league, seasonIds: sl.seasonIds, entity: 'events', head: await repo.head(sl.seasonIds), schema: EVENT_SCHEMA };
+  if (plan.entity !== 'events' || excluded.size > 0 || plan.afterSeq !== 0 || sl.fromTs || sl.toTs || sl.fromDate || sl.toDate || sl.types) return null;
+  const head = await repo.head(sl.seasonIds);
+  // An event appended since the feed's position was read: this export stops before it, so its
+  // bytes are not the season's at `head` and must not be kept as such.
+  if (sl.throughSeq !== undefined && head > sl.throughSeq) return null;
+  return { league: sl.league, seasonIds: sl.seasonIds, entity: 'events', head, schema: EVENT_SCHEMA };
 }
 
-export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exportSlots: SlotCounter }> = async (app, deps) => {
+export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exportSlots: SlotCounter; changes: ChangeFeed }> = async (app, deps) => {
   const { repo, cache, stats } = deps.exports;
   app.get('/export', { config: { product: 'archive' }, schema: exportSchema }, async (request, reply) => {
     const who = principal(request);
@@ -83,6 +88,12 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exp
     // Read once: it decides the cache and filters the events (plays and competitions apply
     // eligibility per competition as they go).
     const excluded = plan.entity === 'events' ? await repo.excluded(plan.slice) : new Set<string>();
+    // The change feed's position (docs/changes.md): every change after it is in the feed, and the
+    // events exported stop where the feed takes over, so an export followed by the feed from
+    // X-Changes-Cursor misses nothing and doubles nothing.
+    const position = await deps.changes.position(excluded.size > 0 ? (through) => repo.firstLeftOutEvent(excluded, through) : undefined);
+    plan.slice.throughSeq = position.eventSeq;
+    reply.header('x-changes-cursor', position.cursor);
     const key = await cacheKeyOf(plan, repo, excluded);
     const cached = key ? cache.find(key) : null;
     let body: Readable;

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Principal, ScopeFilter } from '../../domain/scopes.js';
 import { invalid } from '../../domain/errors.js';
+import { parseEventTypes } from '../../domain/event-types.js';
 import { badAfter, checkRange, parseAfter, parseBound, type After, type Entity } from '../../export/params.js';
 import type { ExportRepo, ExportSlice } from '../../store/export.js';
 import type { PlayStart } from '../../export/sources.js';
@@ -49,6 +50,10 @@ export async function planExport(s: CompetitionDeps, repo: ExportRepo, p: Princi
     fromDate: from?.ceilDate,
     toDate: to?.ceilDate,
   };
+  if (q.types !== undefined) {
+    if (entity !== 'events') throw invalid('invalid_parameter', "'types' filters events; it is taken with entity=events only.", 'types');
+    slice.types = parseEventTypes(q.types) ?? undefined;
+  }
   const label = q.season.startsWith(`${q.league}_`) ? q.season.slice(q.league.length + 1) : q.season;
   const plan: ExportPlan = { entity, format, scope, slice, afterSeq: 0, filename: `${q.league}_${label}_${entity}.${FORMATS[format].extension}` };
   if (after) await resolveAfter(plan, repo, after);

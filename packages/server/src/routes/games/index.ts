@@ -1,6 +1,8 @@
 import { TEAM_SPORTS, gameId, parseGameId, type Competition, type Game } from '@svc/schema';
 import { eligibility, requireEventAccess } from '../../domain/access.js';
 import { notFound } from '../../domain/errors.js';
+import { sendSerialized } from '../../http/serialized.js';
+import { parseEventTypes } from '../../domain/event-types.js';
 import { requireScope, visibleTo, type Principal } from '../../domain/scopes.js';
 import { resolveCompetitionQuery } from '../competitions/filters.js';
 import { getGame, listGameEvents, listGames } from '../competitions/schema.js';
@@ -17,6 +19,8 @@ export function gameOf(c: Competition & { n: number }, today: string): Game {
     date: c.date,
     start_time: c.start_time,
     status: c.status,
+    original_start_time: c.original_start_time,
+    status_reason: c.status_reason,
     venue: c.venue,
     competitors: c.competitors,
     eligibility: eligibility(c, today),
@@ -53,11 +57,12 @@ export const gameRoutes: RoutePlugin<CompetitionDeps> = async (app, deps) => {
     return { data: gameOf(c, today()) };
   });
 
-  app.get('/games/:id/events', { schema: listGameEvents, config: { cache: true } }, async (request) => {
+  app.get('/games/:id/events', { schema: listGameEvents, config: { cache: true } }, async (request, reply) => {
     const c = await findGame(competitions, request.params.id, principal(request));
     if (!c) throw notFound('game', request.params.id, 'id');
     requireEventAccess(principal(request), c, today());
-    const { limit = 100, cursor } = request.query;
-    return competitions.confirmedEvents(gameId(c), { limit, cursor });
+    const { limit = 100, cursor, types } = request.query;
+    // The stored JSON of each event, the export's bytes (docs/decisions.md "Export").
+    return sendSerialized(reply, await competitions.confirmedEventsJson(gameId(c), { limit, cursor }, parseEventTypes(types)));
   });
 };

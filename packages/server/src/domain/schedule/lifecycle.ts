@@ -1,0 +1,85 @@
+import type { CompetitionStatus } from '@svc/schema';
+import { isoDate, isoTime } from '../clock.js';
+import { conflict, invalid } from '../errors.js';
+
+/**
+ * The schedule lifecycle (docs/schedule.md): the only moves of a competition's status. Anything
+ * else is 409 `invalid_transition`; asking for the status it already has is a no-op.
+ */
+export const TRANSITIONS: Readonly<Record<CompetitionStatus, readonly CompetitionStatus[]>> = {
+  scheduled: ['live', 'postponed', 'cancelled'],
+  live: ['final', 'suspended'],
+  suspended: ['live', 'final', 'cancelled'],
+  postponed: ['scheduled', 'cancelled'],
+  final: [],
+  cancelled: [],
+};
+
+export const canMove = (from: CompetitionStatus, to: CompetitionStatus): boolean => TRANSITIONS[from].includes(to);
+
+/** The statuses that may carry a (new) start time in the request. */
+const TAKES_START_TIME: readonly CompetitionStatus[] = ['scheduled', 'postponed'];
+
+/** A competition as the lifecycle sees it. */
+export interface ScheduleState {
+  status: CompetitionStatus;
+  start_time: string | null;
+  original_start_time: string | null;
+  date: string;
+}
+
+export interface StatusRequest {
+  status: CompetitionStatus;
+  start_time?: string;
+  reason?: string;
+}
+
+/** What a status change writes: the competition's new columns. */
+export interface StatusChange {
+  previous_status: CompetitionStatus;
+  status: CompetitionStatus;
+  start_time: string | null;
+  original_start_time: string | null;
+  /** The competition's date follows its start time (the UTC day). */
+  date: string;
+  status_reason: string | null;
+}
+
+/**
+ * The change `req` makes to `c`, or null when `c` already has the status (the same request again:
+ * nothing changes, nothing is emitted). Throws 409 `invalid_transition` for a move the table does
+ * not list and 400s for a start time that is missing, malformed or not taken with this status.
+ */
+export function planStatusChange(c: ScheduleState, req: StatusRequest): StatusChange | null {
+  if (req.start_time !== undefined && !TAKES_START_TIME.includes(req.status)) {
+    throw invalid('invalid_field', `'start_time' is taken only when the status becomes scheduled or postponed.`, 'start_time');
+  }
+  const parsed = req.start_time === undefined ? undefined : Date.parse(req.start_time);
+  if (parsed !== undefined && Number.isNaN(parsed)) throw invalid('invalid_field', "'start_time' must be an ISO 8601 date-time.", 'start_time');
+  if (c.status === req.status) return null;
+  if (!canMove(c.status, req.status)) {
+    const allowed = TRANSITIONS[c.status];
+    throw conflict(
+      'invalid_transition',
+      `A ${c.status} competition cannot become ${req.status}; ${allowed.length ? `it may become ${allowed.join(' or ')}` : 'its status is final'}.`,
+      'status',
+    );
+  }
+  if (c.status === 'postponed' && req.status === 'scheduled' && parsed === undefined) {
+    throw invalid('missing_field', "A postponed competition is scheduled again with its new 'start_time'.", 'start_time');
+  }
+  const start = parsed === undefined ? c.start_time : isoTime(parsed);
+  const moved = start !== c.start_time;
+  return {
+    previous_status: c.status,
+    status: req.status,
+    start_time: start,
+    // The first announced start, kept through every later move.
+    original_start_time: moved ? (c.original_start_time ?? c.start_time) : c.original_start_time,
+    date: start !== null && moved ? isoDate(Date.parse(start)) : c.date,
+    status_reason: req.reason ?? null,
+  };
+}
+
+/** Reports are refused for these: the game is not being played (docs/schedule.md). */
+export const NOT_PLAYED: readonly string[] = ['postponed', 'cancelled'];
