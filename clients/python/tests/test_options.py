@@ -33,6 +33,7 @@ CALLS: List[Tuple[str, Tuple[Any, ...], Dict[str, Any], str, str]] = [
     ("competitions.get", ("soccer_wc_21728",), {}, "GET", "/v1/competitions/soccer_wc_21728"),
     ("competitions.plays", ("soccer_wc_21728",), {}, "GET", "/v1/competitions/soccer_wc_21728/plays"),
     ("competitions.boxscore", ("soccer_wc_21728",), {}, "GET", "/v1/competitions/soccer_wc_21728/boxscore"),
+    ("competitions.change_status", ("soccer_wc_21728", "postponed"), {}, "POST", "/v1/competitions/soccer_wc_21728/status"),
     ("standings.list", (), {"league": "wc"}, "GET", "/v1/standings?league=wc"),
     ("leaders.list", (), {"league": "wc"}, "GET", "/v1/leaders?league=wc"),
     ("games.list", (), {}, "GET", "/v1/games"),
