@@ -13,7 +13,7 @@ import { expectError } from './contract.js';
 /**
  * `format=csv|parquet` (docs/decisions.md "Export formats"): each file is read back by DuckDB, an
  * independent reader (and each Parquet file by polars, a second one: nodejs-polars, the engine
- * the Python polars wraps, docs/DESIGN.md "Browsers and analysts"), and compared row for row and column by column with the NDJSON export of the
+ * Python's polars wraps), and compared row for row and column by column with the NDJSON export of the
  * same slice, for the three entities, with odd values (quotes, commas, CR/LF, non-ASCII, nulls,
  * empty strings) placed in each.
  */

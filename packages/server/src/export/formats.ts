@@ -217,7 +217,7 @@ function csvRowsWith(columns: readonly Column[], getters: readonly Getter[], rec
 /**
  * CSV (RFC 4180): a header row of column names, CRLF line ends, a field quoted when it holds a
  * comma, a quote (doubled), CR or LF. Null is an empty field; an empty string is `""`, so the two
- * stay apart. Written by csv-stringify.
+ * stay apart. Rows by csvField, the header by csv-stringify (docs/decisions.md "Export formats").
  */
 export class CsvEncoder extends RecordEncoder {
   private headed = false;
