@@ -21,4 +21,5 @@ export { openDb, type Db } from './store/db.js';
 export { EventLog, type NewEvent, type StoredEvent } from './store/events.js';
 export { KeyRepo, principalOf } from './store/keys.js';
 export { textFrame } from './stream/frames.js';
+export { FORMATS as EXPORT_FORMATS } from './export/formats.js';
 export { createWebhooks } from './webhooks/index.js';

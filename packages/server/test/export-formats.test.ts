@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import pl from 'nodejs-polars';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLarge } from '../src/archive/large.js';
 import { EXPORT_COLUMNS, PARQUET_ROW_GROUP, type Column } from '../src/export/formats.js';
@@ -11,7 +12,8 @@ import { expectError } from './contract.js';
 
 /**
  * `format=csv|parquet` (docs/decisions.md "Export formats"): each file is read back by DuckDB, an
- * independent reader, and compared row for row and column by column with the NDJSON export of the
+ * independent reader (and each Parquet file by polars, a second one: nodejs-polars, the engine
+ * Python's polars wraps), and compared row for row and column by column with the NDJSON export of the
  * same slice, for the three entities, with odd values (quotes, commas, CR/LF, non-ASCII, nulls,
  * empty strings) placed in each.
  */
@@ -157,6 +159,59 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
       for (let i = 0; i < want.length; i++) {
         for (const c of columns) expectParquetCell(c, got[i][c.name], valueAt(want[i], c.path), `row ${i} ${c.name}`);
       }
+    });
+  }
+
+  /** The polars type of each column kind: timestamps UTC datetimes, integers 32-bit integers (JSON as cast below). */
+  const POLARS_TYPE: Record<Column['kind'], string> = {
+    string: 'String',
+    json: 'String',
+    integer: 'Int32',
+    number: 'Float64',
+    boolean: 'Bool',
+    timestamp: 'Datetime(ms, UTC)',
+    date: 'Date',
+  };
+  const polarsType = (t: pl.DataType): string => ('timeZone' in t && 'timeUnit' in t ? `${t.variant}(${String(t.timeUnit)}, ${String(t.timeZone)})` : t.variant);
+
+  /** A polars value against the NDJSON value: a UTC datetime as a Date of the same instant, a date as that day. */
+  function expectPolarsCell(c: Column, cell: unknown, want: unknown, where: string): void {
+    if (want === null || want === undefined) return void expect(cell, where).toBeNull();
+    if (c.kind === 'timestamp') {
+      expect(cell, where).toBeInstanceOf(Date);
+      expect(cell instanceof Date ? cell.toISOString() : cell, where).toBe(new Date(String(want)).toISOString());
+    } else if (c.kind === 'date') {
+      expect(cell, where).toBeInstanceOf(Date);
+      expect(cell instanceof Date ? cell.toISOString().slice(0, 10) : cell, where).toBe(want);
+    } else if (c.kind === 'json') expect(JSON.parse(String(cell)), where).toEqual(want);
+    else {
+      if (c.kind === 'integer') expect(Number.isInteger(cell), where).toBe(true);
+      expect(cell, where).toBe(want);
+    }
+  }
+
+  for (const entity of ['events', 'plays', 'competitions'] as const) {
+    it(`${entity}: polars reads the Parquet with the NDJSON's values and types row for row`, async () => {
+      const query = `league=wc&season=2022&entity=${entity}`;
+      const columns = EXPORT_COLUMNS[entity];
+      const want = await ndjson(query);
+      const f = await file(query, 'parquet', `${entity}-polars`);
+      const read = pl.readParquet(f);
+      expect(read.columns).toEqual(columns.map((c) => c.name));
+      // polars reads a JSON column (BYTE_ARRAY, logical type JSON) as Binary, which nodejs-polars
+      // cannot hand to JavaScript: cast in polars to a string (strict, so invalid UTF-8 fails).
+      const json = columns.filter((c) => c.kind === 'json').map((c) => pl.col(c.name).cast(pl.Utf8, true));
+      const df = json.length > 0 ? read.withColumns(...json) : read;
+      expect(Object.fromEntries(df.getColumns().map((s) => [s.name, polarsType(s.dtype)]))).toEqual(Object.fromEntries(columns.map((c) => [c.name, POLARS_TYPE[c.kind]])));
+      expect(df.height).toBe(want.length);
+      for (const c of columns) {
+        const got: unknown[] = df.getColumn(c.name).toArray();
+        for (let i = 0; i < want.length; i++) expectPolarsCell(c, got[i], valueAt(want[i], c.path), `row ${i} ${c.name}`);
+      }
+      if (entity !== 'events') return;
+      // The odd values made it through as themselves.
+      expect(df.getColumn('team').toArray()).toContain(ODD);
+      expect(df.getColumn('team').toArray()).toContain('');
     });
   }
 

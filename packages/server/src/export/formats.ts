@@ -94,14 +94,33 @@ export const EXPORT_COLUMNS: Record<ExportEntity, readonly Column[]> = {
 
 const isObject = (v: unknown): v is { [key: string]: unknown } => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The value at a column's path, undefined where a record leaves it out. */
-function valueAt(record: unknown, path: readonly string[]): unknown {
-  let v = record;
-  for (const key of path) {
-    if (!isObject(v)) return undefined;
-    v = v[key];
+/**
+ * A function reading a column's value from a record, undefined where the record leaves it out.
+ * Made once per column rather than walking the path for every cell: the encoders call it once per
+ * cell of an export, millions of times (bench/RESULTS.md "Export formats").
+ */
+export type Getter = (record: unknown) => unknown;
+
+export function getterOf(path: readonly string[]): Getter {
+  if (path.length === 1) {
+    const [a] = path;
+    return (r) => (isObject(r) ? r[a] : undefined);
   }
-  return v;
+  if (path.length === 2) {
+    const [a, b] = path;
+    return (r) => {
+      const v = isObject(r) ? r[a] : undefined;
+      return isObject(v) ? v[b] : undefined;
+    };
+  }
+  return (record) => {
+    let v = record;
+    for (const key of path) {
+      if (!isObject(v)) return undefined;
+      v = v[key];
+    }
+    return v;
+  };
 }
 
 /**
@@ -159,35 +178,54 @@ abstract class RecordEncoder extends Transform {
   }
 }
 
-/** A CSV field's text: the NDJSON value as written there; null for an empty (unquoted) field. */
-function csvCell(kind: ColumnKind, v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (kind === 'json' || typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
+/** Characters that make a CSV field quoted (RFC 4180 section 2): the delimiter, the quote, CR and LF. */
+const CSV_SPECIAL = /[",\r\n]/;
 
-/** An empty string is written `""`, apart from null's empty field (csv-stringify would quote both with `quoted_empty`). */
-const quoteEmpty = (v: string) => (v === '' ? { value: '', quoted_empty: true } : v);
+/**
+ * A CSV field's text: the NDJSON value as written there, quoted (its quotes doubled) when it holds
+ * a comma, a quote, CR or LF; an empty string is `""` and null or absent an empty field, so the
+ * two stay apart. The same fields csv-stringify writes with `quoted_empty` for empty strings only
+ * (the header is still written by it), without its per-field option handling.
+ */
+function csvField(kind: ColumnKind, v: unknown): string {
+  if (v === null || v === undefined) return '';
+  // A number never holds a special character and is never empty.
+  if (typeof v === 'number' && kind !== 'json') return String(v);
+  const text = kind === 'json' || typeof v === 'object' ? JSON.stringify(v) : String(v);
+  if (text === '') return '""';
+  return CSV_SPECIAL.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
 
 /** The CSV header line of these columns. */
 export const csvHeader = (columns: readonly Column[]): string => stringify([columns.map((c) => c.name)], { record_delimiter: 'windows' });
 
 /** Records as CSV lines (each ending in CRLF). */
 export function csvRows(columns: readonly Column[], records: readonly unknown[]): string {
-  const rows = records.map((r) => columns.map((c) => csvCell(c.kind, valueAt(r, c.path))));
-  return stringify(rows, { record_delimiter: 'windows', cast: { string: quoteEmpty } });
+  return csvRowsWith(columns, columns.map((c) => getterOf(c.path)), records);
+}
+
+function csvRowsWith(columns: readonly Column[], getters: readonly Getter[], records: readonly unknown[]): string {
+  const last = columns.length - 1;
+  let out = '';
+  for (const r of records) {
+    for (let i = 0; i < last; i++) out += csvField(columns[i].kind, getters[i](r)) + ',';
+    out += csvField(columns[last].kind, getters[last](r)) + '\r\n';
+  }
+  return out;
 }
 
 /**
  * CSV (RFC 4180): a header row of column names, CRLF line ends, a field quoted when it holds a
  * comma, a quote (doubled), CR or LF. Null is an empty field; an empty string is `""`, so the two
- * stay apart. Written by csv-stringify.
+ * stay apart. Rows by csvField, the header by csv-stringify (docs/decisions.md "Export formats").
  */
 export class CsvEncoder extends RecordEncoder {
   private headed = false;
+  private readonly getters: readonly Getter[];
 
   constructor(private readonly columns: readonly Column[]) {
     super();
+    this.getters = columns.map((c) => getterOf(c.path));
   }
 
   private header(): void {
@@ -198,7 +236,7 @@ export class CsvEncoder extends RecordEncoder {
 
   protected encode(records: unknown[]): void {
     this.header();
-    if (records.length > 0) this.push(csvRows(this.columns, records));
+    if (records.length > 0) this.push(csvRowsWith(this.columns, this.getters, records));
   }
 
   protected finishRecords(): void {
@@ -235,16 +273,24 @@ function parquetElement(c: Column): SchemaElement {
 
 const DAY_MS = 86_400_000;
 
-/** A record's value as the Parquet writer takes it for the column's type. */
-function parquetValue(kind: ColumnKind, v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  switch (kind) {
+/** A record's value as the Parquet writer takes it for the column's type, made once per column. */
+function parquetGetter(c: Column): Getter {
+  const get = getterOf(c.path);
+  switch (c.kind) {
     case 'timestamp':
-      return typeof v === 'string' ? Date.parse(v) : v;
+      return (r) => {
+        const v = get(r);
+        if (v === null || v === undefined) return null;
+        return typeof v === 'string' ? Date.parse(v) : v;
+      };
     case 'date':
-      return typeof v === 'string' ? Date.parse(`${v}T00:00:00.000Z`) / DAY_MS : v;
+      return (r) => {
+        const v = get(r);
+        if (v === null || v === undefined) return null;
+        return typeof v === 'string' ? Date.parse(`${v}T00:00:00.000Z`) / DAY_MS : v;
+      };
     default:
-      return v;
+      return (r) => get(r) ?? null;
   }
 }
 
@@ -272,23 +318,32 @@ class ChunkWriter extends ByteWriter {
  */
 export class ParquetEncoder extends RecordEncoder {
   private readonly writer: ParquetWriter;
+  private readonly getters: readonly Getter[];
   private values: unknown[][];
   private rows = 0;
 
   constructor(private readonly columns: readonly Column[]) {
     super();
+    this.getters = columns.map(parquetGetter);
     const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }, ...columns.map(parquetElement)];
     this.writer = new ParquetWriter({ writer: new ChunkWriter((b) => this.push(b)), schema, createdBy: 'svc export (hyparquet-writer)' });
     this.values = columns.map(() => []);
   }
 
   protected encode(records: unknown[]): void {
-    for (const r of records) {
-      for (let i = 0; i < this.columns.length; i++) {
-        const c = this.columns[i];
-        this.values[i].push(parquetValue(c.kind, valueAt(r, c.path)));
+    // Column by column over the records up to the end of the row group: each column's getter and
+    // array stay hot for a run of rows instead of changing at every cell.
+    const n = this.columns.length;
+    let from = 0;
+    while (from < records.length) {
+      const to = Math.min(records.length, from + PARQUET_ROW_GROUP - this.rows);
+      for (let i = 0; i < n; i++) {
+        const get = this.getters[i];
+        const out = this.values[i];
+        for (let j = from; j < to; j++) out.push(get(records[j]));
       }
-      this.rows++;
+      this.rows += to - from;
+      from = to;
       if (this.rows === PARQUET_ROW_GROUP) this.group();
     }
   }
