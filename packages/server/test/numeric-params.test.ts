@@ -2,16 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, listen, testApp, type TestApp } from './helpers.js';
 
 interface Operation {
-  parameters?: { name: string; in: string; schema?: { type?: string } }[];
+  parameters?: { name: string; in: string; schema?: { type?: string; minimum?: number; maximum?: number } }[];
 }
 
-/** Every GET route whose query declares an integer, from the app's own OpenAPI document. */
-function numericQueryRoutes(t: TestApp): { path: string; params: string[] }[] {
+interface NumericParam {
+  name: string;
+  minimum: number;
+  maximum: number;
+}
+
+/** Every GET route whose query declares an integer, with its range, from the app's own OpenAPI document. */
+function numericQueryRoutes(t: TestApp): { path: string; params: NumericParam[] }[] {
   const doc = t.app.swagger() as { paths: Record<string, Record<string, Operation>> };
-  const out: { path: string; params: string[] }[] = [];
+  const out: { path: string; params: NumericParam[] }[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     const params = (ops.get?.parameters ?? []).filter((p) => p.in === 'query' && (p.schema?.type === 'integer' || p.schema?.type === 'number'));
-    if (params.length > 0) out.push({ path, params: params.map((p) => p.name) });
+    if (params.length > 0) out.push({ path, params: params.map((p) => ({ name: p.name, minimum: p.schema?.minimum ?? 1, maximum: p.schema?.maximum ?? 1000 })) });
   }
   return out;
 }
@@ -56,8 +62,9 @@ describe('numeric query parameters', () => {
     expect(routes.map((r) => r.path)).toEqual(expect.arrayContaining(['/v1/teams', '/v1/games', '/v1/webhooks/{id}/deliveries', '/v1/competitions/{id}/plays']));
     for (const { path, params } of routes) {
       const url = concrete(path);
-      for (const param of params) {
-        for (const value of [...malformed, '0', '-1', '1001']) {
+      for (const { name: param, minimum, maximum } of params) {
+        // Each parameter's own range, from the schema: a limit's 1..1000, a long poll's 0..30.
+        for (const value of [...malformed, String(minimum - 1), String(maximum + 1)]) {
           const res = await fetch(`${base}${url}?${required[path] ?? ''}${param}=${encodeURIComponent(value)}`, { headers: auth(key) });
           const body = (await res.json()) as { error?: { type: string; param?: string; request_id: string } };
           expect(res.status, `${url} ${param}=${JSON.stringify(value)}: ${JSON.stringify(body)}`).toBe(400);
@@ -68,7 +75,8 @@ describe('numeric query parameters', () => {
         const twice = await fetch(`${base}${url}?${required[path] ?? ''}${param}=1&${param}=2`, { headers: auth(key) });
         expect(twice.status, `${url} ${param} twice`).toBe(400);
         // The plain forms still work.
-        for (const value of ['1', '1000', '007']) {
+        // Not the maximum itself: a long poll's `wait=30` would hold the answer 30 s.
+        for (const value of [String(minimum), `00${minimum + 1}`]) {
           const ok = await fetch(`${base}${url}?${required[path] ?? ''}${param}=${value}`, { headers: auth(key) });
           expect(ok.status, `${url} ${param}=${value}`).toBe(200);
           await ok.arrayBuffer();

@@ -8,9 +8,14 @@ import type { Redis, RedisOptions } from 'ioredis';
  * an idle connection, and a PING every HEARTBEAT_MS finds a silent one (see `watch`).
  */
 export const REDIS_CONNECT_TIMEOUT_MS = 5_000;
-export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
-const HEARTBEAT_MS = 1_000;
-const HEARTBEAT_TIMEOUT_MS = 1_500;
+export const REDIS_COMMAND_TIMEOUT_MS = 3_000;
+/**
+ * A PING every HEARTBEAT_MS, given HEARTBEAT_TIMEOUT_MS or the command timeout, whichever ends
+ * first: generous, since a timer fires late on an event loop held up by other work, and a busy
+ * node must not take Redis for away (a node under test load did, at 1.5 s).
+ */
+const HEARTBEAT_MS = 2_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 export function redisOptions(): RedisOptions {
   return { maxRetriesPerRequest: 2, connectTimeout: REDIS_CONNECT_TIMEOUT_MS, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, keepAlive: 5_000 };
@@ -47,20 +52,23 @@ class Watch {
   private heartbeat(): void {
     if (this.pinging || this.away || this.client.status !== 'ready') return;
     this.pinging = true;
-    let answered = false;
-    const late = setTimeout(() => {
-      if (answered) return;
-      this.away = true;
-      this.client.disconnect(true);
-    }, HEARTBEAT_TIMEOUT_MS);
-    this.client.ping().then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      answered = true;
+    let settled = false;
+    const silent = () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(late);
       this.pinging = false;
-    });
+      this.away = true;
+      this.client.disconnect(true);
+    };
+    const late = setTimeout(silent, HEARTBEAT_TIMEOUT_MS);
+    // A PING that fails (its command timeout, or a connection that went) counts as unanswered too.
+    this.client.ping().then(() => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(late);
+      this.pinging = false;
+    }, silent);
   }
 }
 

@@ -30,7 +30,8 @@ export function requireDecimalIntegers(names: readonly string[]): preValidationH
         const value: unknown = Reflect.get(query, name);
         if (value === undefined) continue;
         if (Array.isArray(value)) return done(invalid('invalid_parameter', `'${name}' must be given once.`, name));
-        if (typeof value !== 'string' || !DECIMAL_INTEGER.test(value)) {
+        // `-0` too: it reads as 0, and passes where 0 is the minimum (`wait`).
+        if (typeof value !== 'string' || !DECIMAL_INTEGER.test(value) || /^-0+$/.test(value)) {
           return done(invalid('invalid_parameter', `'${name}' must be a whole number written in decimal digits.`, name));
         }
       }
