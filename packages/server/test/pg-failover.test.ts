@@ -5,6 +5,7 @@ import { openDb } from '../src/store/db.js';
 import { storeFault } from '../src/store/faults.js';
 import { KeyRepo } from '../src/store/keys.js';
 import { OwnPostgres } from './own-postgres.js';
+import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { serveSvc, type SvcProcess } from './process.js';
 import { keysOf, tmpDir } from './helpers.js';
 
@@ -18,7 +19,9 @@ import { keysOf, tmpDir } from './helpers.js';
 const ADMIN = 'svc_test_FailoverFailoverFailover0001';
 const procs: SvcProcess[] = [];
 const clusters: OwnPostgres[] = [];
+const receivers: Receiver[] = [];
 afterAll(async () => {
+  for (const r of receivers) await r.close();
   for (const p of procs) await p.stop();
   for (const c of clusters) await c.remove();
 });
@@ -34,7 +37,9 @@ describe('PostgreSQL failover', () => {
     const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${replica.port}/svc?target_session_attrs=read-write`;
     const redisUrl = inject('redisUrl');
     if (!redisUrl) throw new Error('the failover test runs two nodes, which need Redis');
-    const env = { SVC_DATABASE_URL: url, SVC_REDIS_URL: redisUrl, SVC_REDIS_PREFIX: `svc-failover-${process.pid}:`, SVC_BOOTSTRAP_KEY: ADMIN, SVC_SECRET_KEY: '4f'.repeat(32), SVC_SIMULATOR: 'off' };
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const env = { SVC_WEBHOOK_ALLOW_PRIVATE: 'on', SVC_WEBHOOK_RETRY_DELAYS: '0,1', SVC_DATABASE_URL: url, SVC_REDIS_URL: redisUrl, SVC_REDIS_PREFIX: `svc-failover-${process.pid}:`, SVC_BOOTSTRAP_KEY: ADMIN, SVC_SECRET_KEY: '4f'.repeat(32), SVC_SIMULATOR: 'off' };
     const svc = await serveSvc(tmpDir(), env);
     procs.push(svc);
     // A second node of the same cluster: both must follow the promotion.
@@ -44,9 +49,12 @@ describe('PostgreSQL failover', () => {
     expect(oneHost).toContain(String(primary.port));
 
     const headers = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+    // A webhook endpoint: every confirmed event, before, during and after the failover, reaches it.
+    const endpoint = await fetch(`${svc.base}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: receiver.url, tier: 'confirmed' }) });
+    expect(endpoint.status, await endpoint.clone().text()).toBe(201);
     const games = await (await fetch(`${svc.base}/v1/games?date=today&sport=basketball`, { headers })).json();
     const game = games.data[1];
-    const team = game.competitors[0].entity_id.split(':').pop();
+    const teams = game.competitors.map((c: { entity_id: string }) => c.entity_id.split(':').pop());
     const reporters = await keysOf(tmpDir(), url, 4, 'internal', ['report']);
 
     // A write that reaches the standby (read only) is a store fault, answered 503 store_unavailable, never a 500.
@@ -68,7 +76,9 @@ describe('PostgreSQL failover', () => {
     let n = 0;
     const loop = async (key: string, node: number) => {
       while (!stop) {
-        const body = JSON.stringify({ game_id: game.id, team, points: 2, ref: `r${n++}` });
+        // Six plays (two teams, one to three points), each confirmed once its reporters agree.
+        const i = n++;
+        const body = JSON.stringify({ game_id: game.id, team: teams[i % 2], points: (Math.floor(i / 2) % 3) + 1, ref: `r${i}` });
         const res = await fetch(`${nodes[node].base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }).catch(() => null);
         if (!res) continue;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -110,6 +120,13 @@ describe('PostgreSQL failover', () => {
     try {
       const stored = await client.query<{ n: number }>('select count(*)::int as n from reports where id = any($1)', [acknowledged]);
       expect(stored.rows[0].n).toBe(acknowledged.length);
+      // And every confirmed event stored is delivered to the endpoint: no delivery lost either.
+      // An event's id is `evt_` and its seq, zero-padded to 12 digits.
+      const confirmed = (await client.query<{ seq: string }>(`select seq::text as seq from events where game_id = $1 and tier = 'confirmed'`, [game.id])).rows.map((r) => `evt_${r.seq.padStart(12, '0')}`);
+      expect(confirmed.length).toBeGreaterThan(0);
+      const delivered = () => new Set(receiver.requests.flatMap((r) => [...r.body.matchAll(/"id":"(evt_[0-9]+)"/g)].map((m) => m[1])));
+      await receiver.waitFor(() => confirmed.every((id) => delivered().has(id)), 60_000, 'a delivery of every confirmed event');
+      console.log(`failover: ${confirmed.length} confirmed events, each delivered`);
     } finally {
       await client.end();
     }
