@@ -378,8 +378,8 @@ describe('dashboard', () => {
     await context.close();
   });
 
-  it("shows a competition's status history: each change with its reason, the status now and the first announced start", { timeout: 60_000 }, async () => {
-    if (!browser) return;
+  it("shows a competition's status history: each change with its reason, the status now and the first announced start", { timeout: 60_000 }, async (ctx) => {
+    browser = inBrowser(ctx, browser);
     const games = dataOf(Type.Array(Game), await call('GET', '/v1/games?sport=soccer&status=scheduled&limit=100', owner));
     const today = new Date().toISOString().slice(0, 10);
     const g = games.find((x) => x.date > today);
