@@ -206,9 +206,13 @@ describe('Redis known away', () => {
 async function untilRouted(node: SvcProcess, reporters: string[], play: () => Record<string, unknown>): Promise<number> {
   const started = Date.now();
   let i = 0;
+  const seen = new Map<string, number>();
   while (Date.now() - started < 30_000) {
-    if ((await report(node.base, reporters[i++ % reporters.length], play())).status === 202) return Date.now() - started;
+    const answer = await report(node.base, reporters[i++ % reporters.length], play());
+    if (answer.status === 202) return Date.now() - started;
+    const what = `${answer.status} ${answer.code ?? ''}`;
+    seen.set(what, (seen.get(what) ?? 0) + 1);
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error('no report was routed within 30 s');
+  throw new Error(`no report was routed within 30 s; answers: ${[...seen].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
 }

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
+import { redisOptions } from '../src/bus/link.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { SvcError } from '../src/domain/errors.js';
 import { errorReply, RedisRouter, replyError, RouteFailed } from '../src/live/router.js';
@@ -51,6 +52,50 @@ describe('Redis going away', () => {
       await redis.resume();
     }
   }, 30_000);
+
+  it('a node whose own channel could not be subscribed at start (Redis away then) routes once Redis is back', async () => {
+    await redis.stop();
+    const connections: Redis[] = [];
+    const open = () => {
+      const c = new Redis(redis.url, redisOptions());
+      c.on('error', () => undefined);
+      connections.push(c);
+      return c;
+    };
+    const keys = redisKeys('svc-test-late-subscribe:');
+    const late = new RedisRouter('node-late', open(), open(), keys);
+    try {
+      // Long enough for the subscription's retries to run out while Redis is away.
+      await expect(late.whenReady()).rejects.toThrow();
+      await redis.resume();
+      const owner = new RedisRouter('node-owner', open(), open(), keys);
+      owner.serve(async () => ({ ok: true, results: [] }));
+      await owner.whenReady();
+      await until(async () => {
+        const reply = await late.send('node-owner', { kind: 'forget', gameId: 'soccer_1' }, 1_000).catch((err: unknown) => err);
+        return typeof reply === 'object' && reply !== null && 'ok' in reply && reply.ok === true;
+      }, 15_000, 'a route from the node that subscribed late');
+      await owner.close();
+      // The event bus too: one made while Redis was away hears what another node publishes once it is back.
+      await redis.stop();
+      const lateBus = new RedisBus(open(), open(), keys);
+      await expect(lateBus.whenReady()).rejects.toThrow();
+      await redis.resume();
+      const heard: number[] = [];
+      lateBus.subscribe((events) => heard.push(...events.map((e) => e.seq)));
+      const otherBus = new RedisBus(open(), open(), keys);
+      await otherBus.whenReady();
+      await until(async () => {
+        await otherBus.publish([storedEvent(987_654)]);
+        return heard.includes(987_654);
+      }, 15_000, 'an event published by another node');
+      await lateBus.close();
+      await otherBus.close();
+    } finally {
+      await late.close().catch(() => undefined);
+      for (const c of connections) c.disconnect();
+    }
+  }, 40_000);
 
   it('a node keeps answering with its own in-memory rate limits and export slots while Redis is away, and counts in Redis again once it is back', async () => {
     const { db, dataDir } = await freshDb('sqlite');

@@ -96,3 +96,41 @@ export function redisKnownAway(...clients: Redis[]): () => boolean {
   const watched = clients.map(watch);
   return () => watched.some((w) => w.away);
 }
+
+const RESUBSCRIBE_MS = 1_000;
+
+/**
+ * One channel subscribed on a subscriber connection. ioredis subscribes again by itself after a
+ * reconnect, but only to channels whose SUBSCRIBE succeeded: one that failed (Redis away at start,
+ * or too slow to answer on a busy machine) is tried again every RESUBSCRIBE_MS, and at once by a
+ * call that needs it (`ensure`), instead of leaving the node deaf to its channel for good.
+ */
+export class ChannelSubscription {
+  private subscribed = false;
+  private pending: Promise<Error | null> | null = null;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly channel: string,
+  ) {
+    void this.ensure();
+  }
+
+  /** Resolves once subscribed, at once when already; to the error when this try failed, never rejects. */
+  ensure(): Promise<Error | null> {
+    if (this.subscribed) return Promise.resolve(null);
+    this.pending ??= this.client.subscribe(this.channel).then(
+      () => {
+        this.subscribed = true;
+        this.pending = null;
+        return null;
+      },
+      (err: unknown) => {
+        this.pending = null;
+        if (this.client.status !== 'end') setTimeout(() => void this.ensure(), RESUBSCRIBE_MS).unref();
+        return err instanceof Error ? err : new Error(String(err));
+      },
+    );
+    return this.pending;
+  }
+}

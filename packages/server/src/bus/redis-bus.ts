@@ -1,15 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { StoredEvent } from '../store/events.js';
 import type { EventBus } from './bus.js';
-import { redisKnownAway } from './link.js';
+import { ChannelSubscription, redisKnownAway } from './link.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
 export class RedisBus implements EventBus {
   private handlers = new Set<(events: StoredEvent[]) => void>();
   private readonly resumeHandlers = new Set<() => void>();
-  /** The first SUBSCRIBE; ioredis subscribes again by itself after every reconnect. */
-  private readonly subscribed: Promise<unknown>;
+  private readonly subscription: ChannelSubscription;
   private readonly channel: string;
   private readonly away: () => boolean;
 
@@ -27,8 +26,7 @@ export class RedisBus implements EventBus {
     });
     // Without a listener ioredis prints every refused reconnect as an unhandled error event.
     this.sub.on('error', () => undefined);
-    this.subscribed = this.sub.subscribe(this.channel);
-    this.subscribed.catch(() => undefined);
+    this.subscription = new ChannelSubscription(this.sub, this.channel);
     // ioredis subscribes again by itself on each reconnect; what others published while the
     // connection was down never arrives, so listeners are told to read it from the store.
     let connected = false;
@@ -51,7 +49,9 @@ export class RedisBus implements EventBus {
       return;
     }
     try {
-      await this.subscribed;
+      // Not subscribed ourselves (the try failed): this node's streams would miss what it publishes.
+      const failed = await this.subscription.ensure();
+      if (failed) throw failed;
       await this.pub.publish(this.channel, JSON.stringify(events));
     } catch {
       for (const h of this.handlers) h(events);
@@ -69,7 +69,8 @@ export class RedisBus implements EventBus {
   }
 
   async whenReady(): Promise<void> {
-    await this.subscribed;
+    const failed = await this.subscription.ensure();
+    if (failed) throw failed;
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { BUS_FAULT_MESSAGE, busFault } from '../bus/faults.js';
-import { redisKnownAway } from '../bus/link.js';
+import { ChannelSubscription, redisKnownAway } from '../bus/link.js';
 import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
 import type { RedisKeys } from '../bus/redis-keys.js';
 import { randomBytes } from 'node:crypto';
@@ -97,8 +97,8 @@ function parseWire(message: string): Wire | null {
 export class RedisRouter implements OwnerRouter {
   private readonly pending = new Map<string, { resolve: (r: OwnerReply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private handler: ((req: OwnerRequest) => Promise<OwnerReply>) | null = null;
-  /** Resolves once subscribed; to the error when the subscription failed (Redis down), never rejects. */
-  private readonly ready: Promise<Error | null>;
+  /** This node's own channel: without it no reply could reach us. */
+  private readonly own: ChannelSubscription;
   /** A request needs both connections: one carries it out, the other brings the reply back. */
   private readonly away: () => boolean;
 
@@ -126,10 +126,7 @@ export class RedisRouter implements OwnerRouter {
     // ioredis reconnects by itself; while it cannot, requests fail as RouteFailed and callers
     // fall back on the lease. The listener keeps a refused connection from being an unhandled event.
     this.sub.on('error', () => undefined);
-    this.ready = this.sub.subscribe(this.channel(this.nodeId)).then(
-      () => null,
-      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-    );
+    this.own = new ChannelSubscription(this.sub, this.channel(this.nodeId));
   }
 
   private channel(node: string): string {
@@ -151,7 +148,7 @@ export class RedisRouter implements OwnerRouter {
     // Redis known away: fail now rather than after ioredis' queue gives up (bus/link.ts).
     if (this.away()) throw new RouteFailed(owner, true);
     // Without our own channel no reply could reach us.
-    if ((await this.ready) !== null) throw new RouteFailed(owner, true);
+    if ((await this.own.ensure()) !== null) throw new RouteFailed(owner, true);
     const id = randomBytes(8).toString('hex');
     const w: Wire = { t: 'req', id, from: this.nodeId, req };
     // One promise settles the request: the reply, the timeout, no receiver, or a publish that
@@ -182,7 +179,7 @@ export class RedisRouter implements OwnerRouter {
   }
 
   async whenReady(): Promise<void> {
-    const failed = await this.ready;
+    const failed = await this.own.ensure();
     if (failed) throw failed;
   }
 
