@@ -166,3 +166,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   return { ...config, ...overrides };
 }
+
+/** The address a local client reaches a service at: a wildcard listen address is not one. */
+export function localBaseUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}

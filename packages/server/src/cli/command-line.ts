@@ -1,18 +1,15 @@
 import { ConfigError, keyPrefix, loadConfig, type Config } from '../config.js';
 import { isKeysSubcommand, keysCommand, KEYS_USAGE } from './keys.js';
-import { systemClock } from '../domain/clock.js';
-import { openStore } from '../secrets/key.js';
-import { secretsCommand, SecretsUsageError, SECRETS_USAGE } from './secrets.js';
-import { KeyRepo } from '../store/keys.js';
-import { serve } from '../serve.js';
-import { runImport } from '../archive/run-import.js';
-import { simulateCommand, SimulateUsageError, SIMULATE_USAGE } from '../sim/cli.js';
-import { exportCommand, EXPORT_USAGE } from './export.js';
-import { parseTailArgs, tailCommand, TAIL_USAGE } from './tail.js';
-import { parseReplayArgs, replayCommand, REPLAY_USAGE } from './replay.js';
-import { changesCommand, CHANGES_USAGE, parseChangesArgs } from './changes.js';
-import { parseStandingsArgs, standingsCommand, STANDINGS_USAGE } from './standings.js';
+import { CHANGES_USAGE } from './changes.js';
+import { EXPORT_USAGE } from './export.js';
+import { REPLAY_USAGE } from './replay.js';
+import { STANDINGS_USAGE } from './standings.js';
+import { TAIL_USAGE } from './tail.js';
 import { parseOptions, UsageError, wantsHelp } from './usage.js';
+
+// Each command's code is imported when that command runs: a client command (tail, changes, a
+// usage error) does not load the server, the store and their drivers, which took most of its
+// start-up (bench/RESULTS.md "CLI start-up").
 
 const HELP = `svc — sports scoring data service
 usage: svc <command> [options]      (svc <command> --help for its options)
@@ -43,11 +40,18 @@ changes nothing.`,
   replay: REPLAY_USAGE,
   changes: CHANGES_USAGE,
   standings: STANDINGS_USAGE,
-  simulate: SIMULATE_USAGE,
+  simulate: '',
   export: EXPORT_USAGE,
-  secrets: SECRETS_USAGE,
+  secrets: '',
   help: 'usage: svc help [command]',
 };
+
+/** A command's help; the two whose text lives beside their heavy code load it. */
+async function usageOf(cmd: string): Promise<string> {
+  if (cmd === 'simulate') return (await import('../sim/cli.js')).SIMULATE_USAGE;
+  if (cmd === 'secrets') return (await import('./secrets.js')).SECRETS_USAGE;
+  return USAGE[cmd];
+}
 
 type Out = { write(s: string): unknown };
 
@@ -65,13 +69,13 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
     }
     const topic = rest[0];
     if (topic !== undefined && !(topic in USAGE)) return usageError(stderr, 'svc help', new UsageError(`unknown command '${topic}'`), 'svc --help');
-    stdout.write(`${topic === undefined ? HELP : USAGE[topic]}\n`);
+    stdout.write(`${topic === undefined ? HELP : await usageOf(topic)}\n`);
     return 0;
   }
   if (!(cmd in USAGE)) return usageError(stderr, 'svc', new UsageError(`unknown command '${cmd}'`), 'svc --help');
   const [sub] = rest;
   if (wantsHelp(rest)) {
-    stdout.write(`${cmd === 'keys' && isKeysSubcommand(sub) ? KEYS_USAGE[sub] : USAGE[cmd]}\n`);
+    stdout.write(`${cmd === 'keys' && isKeysSubcommand(sub) ? KEYS_USAGE[sub] : await usageOf(cmd)}\n`);
     return 0;
   }
   const name = cmd === 'keys' && isKeysSubcommand(sub) ? `svc keys ${sub}` : `svc ${cmd}`;
@@ -88,12 +92,15 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
   }
   try {
     switch (cmd) {
-      case 'serve':
+      case 'serve': {
         parseOptions(rest, {});
+        const { serve } = await import('../serve.js');
         await serve(config);
         return -1;
+      }
       case 'import': {
         parseOptions(rest, {});
+        const [{ openStore }, { runImport }, { systemClock }] = await Promise.all([import('../secrets/key.js'), import('../archive/run-import.js'), import('../domain/clock.js')]);
         const { db } = await openStore(config);
         try {
           await runImport(db, systemClock, (l) => stdout.write(`${l}\n`));
@@ -104,6 +111,7 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
       }
       case 'keys': {
         if (!isKeysSubcommand(sub)) throw new UsageError(sub === undefined ? 'which subcommand? create, list or revoke' : `unknown subcommand '${sub}' (create, list or revoke)`);
+        const [{ openStore }, { KeyRepo }] = await Promise.all([import('../secrets/key.js'), import('../store/keys.js')]);
         const { db } = await openStore(config);
         try {
           stdout.write(`${await keysCommand(rest, new KeyRepo(db, config.env, keyPrefix(config.env)), new Date())}\n`);
@@ -112,11 +120,16 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
           await db.close();
         }
       }
-      case 'tail':
+      case 'tail': {
+        const { parseTailArgs, tailCommand } = await import('./tail.js');
         return await tailCommand(parseTailArgs(rest, config, process.env), stdout, stderr);
-      case 'replay':
+      }
+      case 'replay': {
+        const { parseReplayArgs, replayCommand } = await import('./replay.js');
         return await replayCommand(parseReplayArgs(rest, config, process.env), stdout, stderr);
+      }
       case 'changes': {
+        const { changesCommand, parseChangesArgs } = await import('./changes.js');
         const args = parseChangesArgs(rest, config, process.env);
         const stop = new AbortController();
         const onSigint = () => stop.abort();
@@ -127,20 +140,33 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
           process.off('SIGINT', onSigint);
         }
       }
-      case 'standings':
+      case 'standings': {
+        const { parseStandingsArgs, standingsCommand } = await import('./standings.js');
         return await standingsCommand(parseStandingsArgs(rest, config, process.env), stdout, stderr);
-      case 'simulate':
-        return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`));
-      case 'export':
+      }
+      case 'simulate': {
+        const { simulateCommand, SimulateUsageError } = await import('../sim/cli.js');
+        return await simulateCommand(rest, config, (l) => stdout.write(`${l}\n`)).catch((e: unknown) => {
+          throw e instanceof SimulateUsageError ? new UsageError(e.message) : e;
+        });
+      }
+      case 'export': {
+        const { exportCommand } = await import('./export.js');
         return await exportCommand(rest, config);
-      case 'secrets':
-        stdout.write(`${await secretsCommand(rest, config, process.env)}\n`);
+      }
+      case 'secrets': {
+        const { secretsCommand, SecretsUsageError } = await import('./secrets.js');
+        const text = await secretsCommand(rest, config, process.env).catch((e: unknown) => {
+          throw e instanceof SecretsUsageError ? new UsageError(e.message) : e;
+        });
+        stdout.write(`${text}\n`);
         return 0;
+      }
       default:
         throw new UsageError(`unknown command '${cmd}'`);
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof SimulateUsageError || e instanceof SecretsUsageError) return usageError(stderr, name, e, hint);
+    if (e instanceof UsageError) return usageError(stderr, name, e, hint);
     throw e;
   }
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import type { Config } from '../config.js';
+import { localBaseUrl, type Config } from '../config.js';
 import { ENTITIES, type Entity } from '../export/params.js';
-import { localBaseUrl } from '../sim/cli.js';
 import { download, ExportHttpError } from './export-download.js';
 import { ResumeError, resumePoint } from './export-resume.js';
 import { fmtBytes, Progress } from './progress.js';

@@ -1,6 +1,5 @@
-import type { Config } from '../config.js';
+import { localBaseUrl, type Config } from '../config.js';
 import { readDemoKey } from '../demo-key.js';
-import { localBaseUrl } from '../sim/cli.js';
 import { openEventStream, StreamRefusedError, type EventStream, type StreamEvent, type StreamNotice } from './event-stream.js';
 import { parseOptions, UsageError } from './usage.js';
 

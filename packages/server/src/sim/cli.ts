@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import { localBaseUrl, type Config } from '../config.js';
 import { openDb } from '../store/db.js';
 import { IngestClient } from './client.js';
 import { startSimulator, type Simulator } from './index.js';
@@ -16,11 +16,6 @@ export interface SimulateArgs {
   speed: number;
 }
 
-/** The address a local client reaches a service at: a wildcard listen address is not one. */
-export function localBaseUrl(host: string, port: number): string {
-  const h = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  return `http://${h}:${port}`;
-}
 
 export function parseSimulateArgs(argv: string[], config: Config): SimulateArgs {
   const out: SimulateArgs = { url: localBaseUrl(config.host, config.port), speed: DEFAULT_SPEED };
