@@ -99,7 +99,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     if (services.lifecycle.draining) reply.header('Connection', 'close');
     done();
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, () => services.storeHealth.fault());
   app.addHook('preValidation', refuseUnstorableText);
   // The REST channel's health on the status page: answers and 5xx of this node, by minute.
   app.addHook('onResponse', (_request, reply, done) => {
@@ -136,7 +136,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
 
   registerAuth(app, services.auth, services.limiter);
   registerIdempotency(app, services.idempotency, services.clock);
-  registerResponseCache(app, services.cache);
+  registerResponseCache(app, services.cache, () => services.storeHealth.down);
   registerEtags(app);
   registerRequestMetrics(app, services.metrics);
 
@@ -211,6 +211,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     await gateway.close();
   });
   app.addHook('onClose', async () => {
+    services.storeHealth.close();
     await services.replays.driver.stop();
     await services.exports.close();
     await services.live.ingest.close();

@@ -4,7 +4,7 @@ import { keyPrefix } from './config.js';
 import { isoDate, type Clock } from './domain/clock.js';
 import { createAuthenticator, type Authenticator } from './http/auth.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, FallbackRateLimiter } from './http/rate-limit.js';
-import type { Db } from './store/db.js';
+import { ping, type Db } from './store/db.js';
 import { CompetitionRepo } from './store/competitions.js';
 import { SettledDays } from './store/settled-days.js';
 import { IdempotencyRepo } from './store/idempotency.js';
@@ -16,6 +16,7 @@ import { StandingsService } from './standings/service.js';
 import { EventLog } from './store/events.js';
 import { ResponseCache } from './http/response-cache.js';
 import { FeedHealth } from './status/feed-health.js';
+import { StoreHealth } from './health/store-health.js';
 import { StatusService } from './status/service.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { LocalBus, type EventBus } from './bus/bus.js';
@@ -69,6 +70,8 @@ export interface Services {
   events: EventLog;
   bus: EventBus;
   cache: ResponseCache;
+  /** Whether the database is known not to answer (health/store-health.ts). */
+  storeHealth: StoreHealth;
   health: FeedHealth;
   /** Status page: current health, the minute samples and incidents. */
   status: StatusService;
@@ -101,6 +104,7 @@ export function createServices(deps: AppDeps): Services {
   const events = new EventLog(db);
   const bus = deps.bus ?? new LocalBus();
   const cache = new ResponseCache(clock);
+  const storeHealth = new StoreHealth(() => ping(db), clock);
   const competitions = new CompetitionRepo(db);
   const today = () => isoDate(clock.now());
   const settledDays = new SettledDays(competitions, clock, today, config.settledDaysBytes);
@@ -150,6 +154,7 @@ export function createServices(deps: AppDeps): Services {
     events,
     bus,
     cache,
+    storeHealth,
     live,
     replays: createReplays({ db, config, clock, nodeId, competitions, live }),
     webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
@@ -167,7 +172,7 @@ export function createServices(deps: AppDeps): Services {
     settledDays,
     leagues,
     views: new StandingsService(competitions, events, reference, leagues, today, () => cache.currentGeneration, () => clock.now()),
-    auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock),
+    auth: createAuthenticator(keys, config.env, keyPrefix(config.env), clock, () => storeHealth.down),
     limiter: redis ? new FallbackRateLimiter(new RedisRateLimiter(redis, clock, redisNames), new MemoryRateLimiter(clock), redisAnswers) : new MemoryRateLimiter(clock),
     redis,
     exports: createExports(db, config.dataDir),

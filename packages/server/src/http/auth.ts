@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
 import { constantTimeEqualHex, hashKey } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
+import { storeFault } from '../store/faults.js';
 import { principalOf, type KeyRepo } from '../store/keys.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 
@@ -20,8 +21,23 @@ declare module 'fastify' {
 }
 
 const CACHE_TTL_MS = 5_000;
+/**
+ * While the database does not answer (stalled, failing over), a key looked up less than
+ * STALE_FOR_MS ago is admitted as it was then: at once when the database is known down
+ * (health/store-health.ts), else once its lookup has waited LOOKUP_PATIENCE_MS or failed with a
+ * store fault: the calls that need no database (cached reads, the stream) go on
+ * (docs/operations.md, "Failures and what svc does"). A revocation made meanwhile takes effect
+ * when the database answers again; with the database answering, nothing changes.
+ */
+const STALE_FOR_MS = 10 * 60_000;
+const LOOKUP_PATIENCE_MS = 1_000;
 
 type HookDone = HookHandlerDoneFunction;
+
+interface Cached {
+  principal: Principal | null;
+  at: number;
+}
 
 export interface Authenticator {
   authenticate(raw: string | undefined): Promise<Principal>;
@@ -41,8 +57,9 @@ export interface Authenticator {
  * compared in constant time; a short cache keeps the hot path off the database while letting
  * a revocation take effect within seconds on every node.
  */
-export function createAuthenticator(keys: KeyRepo, environment: string, prefix: string, clock: Clock): Authenticator {
-  const cache = new Map<string, { principal: Principal | null; at: number }>();
+export function createAuthenticator(keys: KeyRepo, environment: string, prefix: string, clock: Clock, storeDown: () => boolean = () => false): Authenticator {
+  const cache = new Map<string, Cached>();
+  const inflight = new Map<string, Promise<Cached>>();
   const unauthenticated = (msg: string) => new SvcError('invalid_api_key', msg);
   return {
     forget: () => cache.clear(),
@@ -61,17 +78,57 @@ export function createAuthenticator(keys: KeyRepo, environment: string, prefix: 
       const now = clock.now();
       let hit = cache.get(hash);
       if (!hit || now - hit.at > CACHE_TTL_MS) {
-        const found = await keys.findByHash(hash);
-        const principal =
-          found && !found.key.revoked_at && constantTimeEqualHex(found.hash, hash) ? principalOf(found.key) : null;
-        hit = { principal, at: now };
-        if (cache.size > 10_000) cache.clear();
-        cache.set(hash, hit);
+        const stale = hit && now - hit.at <= STALE_FOR_MS ? hit : undefined;
+        const lookup = lookUp(hash, now);
+        // Known down: the stale entry at once (the lookup still runs, and fills the cache when it is answered).
+        if (stale && storeDown()) lookup.catch(() => undefined);
+        hit = stale ? (storeDown() ? stale : await lookupOrStale(lookup, stale)) : await lookup;
       }
       if (!hit.principal) throw unauthenticated('The API key is not valid or has been revoked.');
       return hit.principal;
     },
   };
+
+  /** One lookup of a key at a time: while the database stalls, calls with that key do not pile up behind it. */
+  function lookUp(hash: string, at: number): Promise<Cached> {
+    let pending = inflight.get(hash);
+    if (!pending) {
+      pending = keys.findByHash(hash).then((found) => {
+        const principal = found && !found.key.revoked_at && constantTimeEqualHex(found.hash, hash) ? principalOf(found.key) : null;
+        const hit = { principal, at };
+        if (cache.size > 10_000) cache.clear();
+        cache.set(hash, hit);
+        return hit;
+      });
+      const settled = () => inflight.delete(hash);
+      pending.then(settled, settled);
+      inflight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  /** The lookup's answer if it comes in time; else, or when it fails for want of the database, the stale entry. */
+  function lookupOrStale(lookup: Promise<Cached>, stale: Cached): Promise<Cached> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (hit: Cached) => {
+        if (!settled) resolve(hit);
+        settled = true;
+      };
+      lookup.then(settle, (err: unknown) => {
+        if (settled) return;
+        if (storeFault(err)) settle(stale);
+        else {
+          settled = true;
+          reject(err);
+        }
+      });
+      // A real timer, not the clock: this waits on I/O, and a test's manual clock must not move for it.
+      const patience = setTimeout(() => settle(stale), LOOKUP_PATIENCE_MS);
+      const done = () => clearTimeout(patience);
+      lookup.then(done, done);
+    });
+  }
 
   /** The key's SHA-256, once its presence, shape and environment are checked. */
   function checkedHash(raw: string | undefined): string {

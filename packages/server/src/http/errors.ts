@@ -86,9 +86,11 @@ export function frameworkError(err: FastifyError): SvcError {
 /** Above every id's schema maxLength, so the schema judges ids and only absurd ones stop here. */
 export const MAX_PATH_PARAM_LENGTH = 512;
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `onStoreFault` hears of every call that failed for want of the database (health/store-health.ts). */
+export function registerErrorHandling(app: FastifyInstance, onStoreFault: () => void = () => undefined): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const e = toSvcError(err);
+    if (e.code === 'store_unavailable') onStoreFault();
     // A missing part is logged once per request as a warning with its code; the driver's text stays in the log.
     if (e.status === 503) request.log.warn({ err, code: e.code }, 'request failed: a part is away');
     else if (e.status >= 500) request.log.error({ err }, 'request failed');

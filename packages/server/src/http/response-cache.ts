@@ -51,11 +51,24 @@ export class ResponseCache {
   get(key: string): string | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
-    if (e.generation !== this.generation || this.clock.now() - e.at > this.ttlMs) {
+    if (e.generation !== this.generation) {
       this.entries.delete(key);
       return undefined;
     }
+    // Past its TTL an entry is kept (until a write or eviction) for `stale`.
+    if (this.clock.now() - e.at > this.ttlMs) return undefined;
     return e.body;
+  }
+
+  /**
+   * An entry past its TTL, no older than `maxAgeMs`, with its age in whole seconds: what a read
+   * answers while the database is known down (no local write has happened since it was made).
+   */
+  stale(key: string, maxAgeMs: number): { body: string; ageS: number } | undefined {
+    const e = this.entries.get(key);
+    if (!e || e.generation !== this.generation) return undefined;
+    const age = this.clock.now() - e.at;
+    return age <= maxAgeMs ? { body: e.body, ageS: Math.floor(age / 1000) } : undefined;
   }
 
   /** Whether a miss on `key` should keep its answer: the key was missed before, recently. */
@@ -85,13 +98,16 @@ export class ResponseCache {
   }
 }
 
+/** How old an answer may be to be served while the database is known down. */
+const SERVE_STALE_FOR_MS = 10 * 60_000;
+
 /**
  * Declared per route: only routes with `config.cache` (GETs whose answer depends only on the URL
  * and the key) carry these hooks, so no other request pays for them. Route hooks run after the
  * global ones, so the key is authenticated first and a hit answers before validation and the
  * handler. Callback hooks: no promise per request on the hottest path.
  */
-export function registerResponseCache(app: FastifyInstance, cache: ResponseCache): void {
+export function registerResponseCache(app: FastifyInstance, cache: ResponseCache, storeDown: () => boolean = () => false): void {
   app.decorateRequest('cached', null);
   const lookup: onRequestHookHandler = (request, reply, done) => {
     if (request.method !== 'GET' || !request.principal) return done();
@@ -99,6 +115,14 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     const hit = cache.get(key);
     if (hit !== undefined) {
       sendSerialized(reply, hit);
+      return;
+    }
+    // The database known down: the last answer this node gave, with its Age, rather than a 503
+    // after the connection bounds (docs/operations.md, "Failures and what svc does").
+    const stale = storeDown() ? cache.stale(key, SERVE_STALE_FOR_MS) : undefined;
+    if (stale) {
+      reply.header('Age', String(stale.ageS));
+      sendSerialized(reply, stale.body);
       return;
     }
     if (cache.admits(key)) request.cached = { key, generation: cache.currentGeneration };
