@@ -41,10 +41,18 @@ interface Answer {
   ms: number;
 }
 
+/** The ids of the reports each node acknowledged (202), by its base URL: all of them must be stored. */
+const acknowledged = new Map<string, string[]>();
+
 async function report(base: string, key: string, body: Record<string, unknown>): Promise<Answer> {
   const started = performance.now();
   const res = await fetch(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const json: unknown = await res.json();
+  if (res.status === 202 && typeof json === 'object' && json !== null && 'data' in json && Array.isArray(json.data)) {
+    const ids = acknowledged.get(base) ?? [];
+    for (const r of json.data) if (typeof r === 'object' && r !== null && 'id' in r && typeof r.id === 'string') ids.push(r.id);
+    acknowledged.set(base, ids);
+  }
   const code = typeof json === 'object' && json !== null && 'error' in json && typeof json.error === 'object' && json.error !== null && 'code' in json.error ? String(json.error.code) : null;
   return { status: res.status, code, retryAfter: res.headers.get('retry-after'), ms: performance.now() - started };
 }
@@ -56,6 +64,7 @@ async function readyz(base: string): Promise<number> {
 }
 
 interface Cluster {
+  db: Db;
   owner: SvcProcess;
   other: SvcProcess;
   dataDir: string;
@@ -80,7 +89,7 @@ async function cluster(redisUrl: string, prefix: string): Promise<Cluster> {
   const team = game.competitors[0].entity_id.split(':').pop();
   let points = 0;
   const play = () => ({ game_id: game.id, team, points: (points++ % 3) + 1, clock: `Q1 ${10 + Math.floor(points / 3)}:00` });
-  return { owner, other, dataDir, databaseUrl, reporters, play };
+  return { db, owner, other, dataDir, databaseUrl, reporters, play };
 }
 
 describe('Redis known away', () => {
@@ -89,7 +98,8 @@ describe('Redis known away', () => {
 
   it.runIf(Boolean(pg))('a report needing Redis is a 503 with Retry-After at once, one to the owner is answered, and routing is back within 30 s of Redis', { timeout: 120_000 }, async () => {
     redis = await OwnRedis.start();
-    const { owner, other, reporters, play } = await cluster(redis.url, 'svc-away');
+    const c = await cluster(redis.url, 'svc-away');
+    const { owner, other, reporters, play } = c;
 
     // The owner takes the game with the first report; the other node routes to it over Redis
     // (once its subscription is up: a node just started may answer 503 for a moment).
@@ -128,6 +138,7 @@ describe('Redis known away', () => {
     await redis.resume();
     const routedAfter = await untilRouted(other, reporters, play);
     console.log(`Redis back: the other node routed again after ${routedAfter} ms`);
+    await expectAllStored(c);
   });
 
   it.runIf(Boolean(pg))('a Redis gone silent (packets dropped, nothing closed) is found within seconds; then nothing waits on it; it heals when packets flow', { timeout: 120_000 }, async () => {
@@ -135,7 +146,8 @@ describe('Redis known away', () => {
     redisAlso.push(own);
     const proxy = await SilentProxy.start(own.port);
     proxies.push(proxy);
-    const { owner, other, dataDir, databaseUrl, reporters, play } = await cluster(`redis://127.0.0.1:${proxy.port}`, 'svc-silent');
+    const c = await cluster(`redis://127.0.0.1:${proxy.port}`, 'svc-silent');
+    const { owner, other, dataDir, databaseUrl, reporters, play } = c;
     const [metered] = await keysOf(dataDir, databaseUrl, 1, 'pro', ['live']);
     const me = async (base: string): Promise<Answer> => {
       const started = performance.now();
@@ -170,12 +182,14 @@ describe('Redis known away', () => {
     proxy.unmute();
     const routedAfter = await untilRouted(later[0].status === 503 ? owner : other, reporters, play);
     console.log(`Redis answering again: the other node routed again after ${routedAfter} ms`);
+    await expectAllStored(c);
   });
 
   it.runIf(Boolean(pg))('a Redis restarted empty: no node errors, stream connections are counted again by the nodes that hold them, reports are routed', { timeout: 120_000 }, async () => {
     const own = await OwnRedis.start();
     redisAlso.push(own);
-    const { owner, other, dataDir, databaseUrl, reporters, play } = await cluster(own.url, 'svc-empty');
+    const c = await cluster(own.url, 'svc-empty');
+    const { owner, other, dataDir, databaseUrl, reporters, play } = c;
     const [free] = await keysOf(dataDir, databaseUrl, 1, 'free', ['live']);
     const ws = (base: string) => base.replace('http://', 'ws://');
     // The free plan's two stream connections, one on each node.
@@ -199,8 +213,18 @@ describe('Redis known away', () => {
       expect(p.child.exitCode).toBeNull();
       expect(p.stderr.join('\n') + p.stdout.join('\n')).not.toMatch(/"level":(50|60)/);
     }
+    await expectAllStored(c);
   });
 });
+
+/** Every report either node acknowledged is in the database. */
+async function expectAllStored(c: Cluster): Promise<void> {
+  const ids = [...(acknowledged.get(c.owner.base) ?? []), ...(acknowledged.get(c.other.base) ?? [])];
+  expect(ids.length).toBeGreaterThan(0);
+  const stored = await c.db.kysely.selectFrom('reports').select('id').where('id', 'in', ids).execute();
+  console.log(`acknowledged ${ids.length} reports, stored ${stored.length}`);
+  expect(stored.length).toBe(ids.length);
+}
 
 /** Reports to the node that does not own the game until one is routed (202); the ms it took. */
 async function untilRouted(node: SvcProcess, reporters: string[], play: () => Record<string, unknown>): Promise<number> {
