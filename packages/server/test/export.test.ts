@@ -316,6 +316,38 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       expect(ndjson(full.body)).toHaveLength(30_000);
       expect(cached('xbd')).toHaveLength(1);
     });
+    it('keeps the CSV and Parquet of a closed season too: the second download of each is a file read, byte for byte; an append replaces them', async () => {
+      await get('/v1/export?league=xbd&season=2023');
+      for (const format of ['parquet', 'csv']) {
+        const first = await get(`/v1/export?league=xbd&season=2023&format=${format}`);
+        expect(first.statusCode).toBe(200);
+        expect(first.headers['x-svc-export-cache'], format).toBe('miss');
+        const second = await get(`/v1/export?league=xbd&season=2023&format=${format}`);
+        expect(second.headers['x-svc-export-cache'], format).toBe('hit');
+        expect(second.headers['content-type']).toBe(first.headers['content-type']);
+        expect(second.rawPayload.equals(first.rawPayload), format).toBe(true);
+        // The same bytes as the format made from the database's lines, past the cache.
+        const uncached = await get(`/v1/export?league=xbd&season=2023&format=${format}&from=2000-01-01`);
+        expect(uncached.headers['x-svc-export-cache']).toBeUndefined();
+        expect(uncached.rawPayload.equals(first.rawPayload), format).toBe(true);
+      }
+      expect(cached('xbd').map((f) => path.extname(f)).sort()).toEqual(['.csv', '.ndjson', '.parquet']);
+      const before = (await get('/v1/export?league=xbd&season=2023&format=parquet')).rawPayload;
+      const c = await t.db.kysely.selectFrom('competitions').select(['id', 'n', 'season_id', 'league']).where('league', '=', 'xbd').orderBy('id').executeTakeFirstOrThrow();
+      await t.services.events.append([
+        {
+          type: 'score', tier: 'confirmed', game_id: `basketball_${c.n}`, competition_id: c.id, sport: 'basketball', league: c.league, season_id: c.season_id,
+          team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 0, latency_ms: 0,
+          provisional_id: null, retracted_id: null,
+        },
+      ]);
+      const after = await get('/v1/export?league=xbd&season=2023&format=parquet');
+      expect(after.headers['x-svc-export-cache']).toBe('miss');
+      expect(after.rawPayload.equals(before)).toBe(false);
+      expect((await get('/v1/export?league=xbd&season=2023&format=parquet')).rawPayload.equals(after.rawPayload)).toBe(true);
+      // One file per format: the newer head replaced the older (the CSV's waits for its next download).
+      expect(cached('xbd').filter((f) => f.endsWith('.parquet'))).toHaveLength(1);
+    });
   });
 
   describe('refusals', () => {

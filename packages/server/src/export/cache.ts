@@ -4,7 +4,9 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { randomBase62 } from '../domain/keys.js';
 
 /**
- * Finished exports of closed seasons, kept as NDJSON files in the data directory.
+ * Finished exports of closed seasons, kept as files in the data directory: the NDJSON, and each
+ * CSV or Parquet made from it (docs/decisions.md "Export formats"), so a season downloaded again
+ * in any format is a file read rather than another encoding.
  *
  * A season is closed when every competition in it is final and dated before today: nothing in
  * it can change any more except by appending events (the event log is append-only), so an
@@ -12,6 +14,7 @@ import { randomBase62 } from '../domain/keys.js';
  * seq. The key also names the record schema and this cache's format version, so a deployment
  * that changes either never serves an old file. The first full export of a closed season is
  * read from the database as usual and written here as it streams; later ones are a file read.
+ * The first CSV or Parquet of it is encoded from the NDJSON (cached or read) and kept the same way.
  * Exports with `from`, `to` or `after`, other entities and open seasons always read the database.
  */
 export interface ExportCacheKey {
@@ -21,6 +24,8 @@ export interface ExportCacheKey {
   /** Highest event seq in the season(s): any append moves it. */
   head: number;
   schema: string;
+  /** The file's format; `ndjson` when absent. */
+  format?: 'ndjson' | 'csv' | 'parquet';
 }
 
 /** Bump when the bytes an export writes change in any way the schema name does not capture. */
@@ -32,11 +37,12 @@ export class ExportCache {
   constructor(private readonly dir: string) {}
 
   private stem(k: ExportCacheKey): string {
-    return `${safe(k.league)}~${k.seasonIds.map(safe).join('+')}~${k.entity}`;
+    const format = k.format === undefined || k.format === 'ndjson' ? '' : `~${k.format}`;
+    return `${safe(k.league)}~${k.seasonIds.map(safe).join('+')}~${k.entity}${format}`;
   }
 
   private file(k: ExportCacheKey): string {
-    return path.join(this.dir, `${this.stem(k)}~${k.head}~${safe(k.schema)}~v${FORMAT}.ndjson`);
+    return path.join(this.dir, `${this.stem(k)}~${k.head}~${safe(k.schema)}~v${FORMAT}.${k.format ?? 'ndjson'}`);
   }
 
   /** The cached export's path, or null. */
@@ -90,11 +96,13 @@ export class ExportCache {
     });
   }
 
+  /** Older heads of the same season and format (the NDJSON's prefix is also its formats' prefix: the extension tells them apart). */
   private removeOlder(k: ExportCacheKey, keep: string): void {
     const prefix = `${this.stem(k)}~`;
+    const extension = `.${k.format ?? 'ndjson'}`;
     for (const name of fs.readdirSync(this.dir)) {
       const full = path.join(this.dir, name);
-      if (name.startsWith(prefix) && name.endsWith('.ndjson') && full !== keep) fs.rmSync(full, { force: true });
+      if (name.startsWith(prefix) && name.endsWith(extension) && full !== keep) fs.rmSync(full, { force: true });
     }
   }
 }

@@ -95,25 +95,37 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exp
     plan.slice.throughSeq = position.eventSeq;
     reply.header('x-changes-cursor', position.cursor);
     const key = await cacheKeyOf(plan, repo, excluded);
-    const cached = key ? cache.find(key) : null;
-    let body: Readable;
-    if (cached) {
-      body = fs.createReadStream(cached, { highWaterMark: 256 * 1024 });
-      reply.header('x-svc-export-cache', 'hit');
-    } else {
-      // The serializer Fastify compiled for this record schema, the one REST responses use.
-      const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
-      const rows = new NdjsonStream(sourceFor(plan, deps.competitions, repo, excluded, serialize), repo.pageRows, stats);
-      body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
-      if (key) reply.header('x-svc-export-cache', 'miss');
-    }
     const format = FORMATS[plan.format];
     const failed = (err: NodeJS.ErrnoException | null) => {
       if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'export stream failed');
     };
-    // CSV and Parquet are made from the NDJSON lines, cached or read (docs/decisions.md "Export formats").
-    // pipeline() destroys the export when a later stage is destroyed (client gone), and back.
-    if (format.encoder) body = pipeline(body, format.encoder(plan.entity), failed);
+    const read = (file: string) => fs.createReadStream(file, { highWaterMark: 256 * 1024 });
+    // The closed season in this format, kept from an earlier export: a file read.
+    const formatKey = key && format.encoder ? { ...key, format: plan.format } : null;
+    const cachedInFormat = formatKey ? cache.find(formatKey) : null;
+    let body: Readable;
+    if (cachedInFormat) {
+      body = read(cachedInFormat);
+      reply.header('x-svc-export-cache', 'hit');
+    } else {
+      const cached = key ? cache.find(key) : null;
+      if (cached) {
+        body = read(cached);
+      } else {
+        // The serializer Fastify compiled for this record schema, the one REST responses use.
+        const serialize = reply.compileSerializationSchema(RECORD_SCHEMA[plan.entity]);
+        const rows = new NdjsonStream(sourceFor(plan, deps.competitions, repo, excluded, serialize), repo.pageRows, stats);
+        body = key ? pipeline(rows, cache.writer(key), () => undefined) : rows;
+      }
+      // CSV and Parquet are made from the NDJSON lines, cached or read (docs/decisions.md "Export
+      // formats"), and kept too when the season is closed. pipeline() destroys the export when a
+      // later stage is destroyed (client gone), and back.
+      if (format.encoder) {
+        body = pipeline(body, format.encoder(plan.entity), failed);
+        if (formatKey) body = pipeline(body, cache.writer(formatKey), () => undefined);
+      }
+      if (key) reply.header('x-svc-export-cache', cached && !format.encoder ? 'hit' : 'miss');
+    }
     reply
       .type(format.contentType)
       .header('content-disposition', `attachment; filename="${plan.filename}"`)
