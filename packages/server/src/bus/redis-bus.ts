@@ -4,6 +4,11 @@ import type { EventBus } from './bus.js';
 import { ChannelSubscription, redisKnownAway } from './link.js';
 import type { RedisKeys } from './redis-keys.js';
 
+const OWN_BATCHES_MAX = 10_000;
+
+/** A batch's identity on the channel: its first and last seq and its length. */
+const batchMark = (events: readonly StoredEvent[]): string => (events.length === 0 ? '' : `${events[0].seq}:${events[events.length - 1].seq}:${events.length}`);
+
 /** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
 export class RedisBus implements EventBus {
   private handlers = new Set<(events: StoredEvent[]) => void>();
@@ -11,6 +16,12 @@ export class RedisBus implements EventBus {
   private readonly subscription: ChannelSubscription;
   private readonly channel: string;
   private readonly away: () => boolean;
+  /**
+   * Batches this node published and already handed to its own listeners, by their seqs (unique:
+   * the store gives them): Redis's echo of them is skipped. Bounded: a batch whose echo never comes
+   * (Redis lost it) is forgotten with the rest when the bound is reached.
+   */
+  private readonly ownBatches = new Set<string>();
 
   constructor(
     private readonly pub: Redis,
@@ -22,6 +33,7 @@ export class RedisBus implements EventBus {
     this.sub.on('message', (ch: string, message: string) => {
       if (ch !== this.channel) return;
       const events: StoredEvent[] = JSON.parse(message);
+      if (this.ownBatches.delete(batchMark(events))) return;
       for (const h of this.handlers) h(events);
     });
     // Without a listener ioredis prints every refused reconnect as an unhandled error event.
@@ -43,18 +55,19 @@ export class RedisBus implements EventBus {
    * not refused for want of the bus (docs/operations.md, "Faults").
    */
   async publish(events: StoredEvent[]): Promise<void> {
-    // Known away: straight to this node's streams, not through ioredis' queue (bus/link.ts).
-    if (this.away()) {
-      for (const h of this.handlers) h(events);
-      return;
-    }
+    // This node's own listeners (its streams, the feed's health) first, directly: waiting for
+    // Redis's echo of its own publish cost every frame a round trip and a parse
+    // (bench/RESULTS.md "The cluster's report path"). Other nodes get the batch through Redis.
+    for (const h of this.handlers) h(events);
+    // Known away: not through ioredis' queue (bus/link.ts); other nodes read the hole from the store.
+    if (this.away() || events.length === 0) return;
+    const mark = batchMark(events);
+    if (this.ownBatches.size >= OWN_BATCHES_MAX) this.ownBatches.clear();
+    this.ownBatches.add(mark);
     try {
-      // Not subscribed ourselves (the try failed): this node's streams would miss what it publishes.
-      const failed = await this.subscription.ensure();
-      if (failed) throw failed;
       await this.pub.publish(this.channel, JSON.stringify(events));
     } catch {
-      for (const h of this.handlers) h(events);
+      this.ownBatches.delete(mark);
     }
   }
 
