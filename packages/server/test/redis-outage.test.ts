@@ -148,11 +148,20 @@ describe('Redis going away', () => {
     const bus = new RedisBus(pub, pub.duplicate(), redisKeys('svc-test-outage-bus:'));
     const heard: number[][] = [];
     bus.subscribe((events) => heard.push(events.map((e) => e.seq)));
+    // Another node on the same channel: what reaches it went through Redis.
+    const otherPub = new Redis(redis.url, { maxRetriesPerRequest: 2 });
+    otherPub.on('error', () => undefined);
+    const other = new RedisBus(otherPub, otherPub.duplicate(), redisKeys('svc-test-outage-bus:'));
+    const heardByOther: number[][] = [];
+    other.subscribe((events) => heardByOther.push(events.map((e) => e.seq)));
     const batch = (seq: number): StoredEvent[] => [storedEvent(seq)];
     try {
       await bus.whenReady();
+      await other.whenReady();
       await bus.publish(batch(1));
-      await until(() => heard.length === 1, 5_000, 'the batch through Redis');
+      // This node's own listeners at once, the other node's through Redis; Redis's echo is not heard twice.
+      expect(heard).toEqual([[1]]);
+      await until(() => heardByOther.length === 1, 5_000, 'the batch through Redis');
 
       await redis.stop();
       // Stored before it is published: the call must not fail, and this node's streams get it.
@@ -164,12 +173,19 @@ describe('Redis going away', () => {
       // Subscribed again by the client itself: the next batch arrives once, through Redis.
       await until(async () => {
         await bus.publish(batch(3));
-        return heard.some((b) => b[0] === 3);
+        await new Promise((r) => setTimeout(r, 100));
+        return heardByOther.some((b) => b[0] === 3);
       }, 10_000, 'a batch through Redis again');
       expect(heard.slice(0, 3)).toEqual([[1], [2], [3]]);
+      // Each batch once on this node, Redis's echo of its own publish skipped.
+      expect(heard.filter((b) => b[0] === 1)).toHaveLength(1);
+      expect(heardByOther[0]).toEqual([1]);
+      expect(heardByOther.some((b) => b[0] === 2)).toBe(false);
     } finally {
       await bus.close();
+      await other.close();
       pub.disconnect();
+      otherPub.disconnect();
     }
   }, 30_000);
 
