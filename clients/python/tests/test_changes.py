@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import threading
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import httpx
 import pytest
@@ -102,3 +102,34 @@ def test_the_async_follower(server: SvcProcess, later_games: List[Dict[str, obje
     got = asyncio.run(run())
     assert [x["type"] for x in got] == ["event.created"]
     assert got[0]["object"].get("status") == "postponed"
+
+
+def test_an_export_hands_its_changes_cursor_and_the_feed_goes_on_from_it(server: SvcProcess, later_games: List[Dict[str, object]]) -> None:
+    league, season = str(later_games[0]["league"]), str(later_games[0]["season_id"])
+    taken = {str(g["id"]) for g in later_games[:3]}
+    with Svc(api_key=BOOTSTRAP_KEY, base_url=server.base_url, max_retries=0) as svc:
+        exported = svc.export(league=league, season=season, entity="competitions")
+        assert exported.changes_cursor is None  # nothing asked yet: the request starts with the iteration
+        records = list(exported)
+        cursor = exported.changes_cursor
+        assert records and cursor
+        # Export, then the feed from its cursor: what changes after the export is in the feed.
+        game = next(c for c in records if c["status"] == "scheduled" and str(c["id"]) not in taken and str(c["date"]) > str(later_games[0]["date"]))
+        svc.competitions.change_status(str(game["id"]), "postponed", reason="Pitch waterlogged")
+        after = list(svc.changes.list(since=cursor))
+        assert [(x["type"], x["object"]["id"]) for x in after if x["type"] == "competition.updated"] == [("competition.updated", game["id"])]
+        # A file export carries it too.
+        parquet = svc.export(league=league, season=season, entity="competitions", format="parquet")
+        assert b"".join(parquet)[:4] == b"PAR1" and parquet.changes_cursor
+
+
+def test_the_async_export_hands_its_changes_cursor(server: SvcProcess, later_games: List[Dict[str, object]]) -> None:
+    async def run() -> Optional[str]:
+        async with AsyncSvc(api_key=BOOTSTRAP_KEY, base_url=server.base_url, max_retries=0) as svc:
+            exported = svc.export(league=str(later_games[0]["league"]), season=str(later_games[0]["season_id"]), entity="competitions")
+            records = [c async for c in exported]
+            assert records
+            return exported.changes_cursor
+
+    cursor = asyncio.run(run())
+    assert cursor is not None and cursor != ""

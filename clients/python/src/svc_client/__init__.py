@@ -24,7 +24,7 @@ Webhooks::
     event = verify_webhook(raw_body, request.headers["X-SVC-Signature"], secret)
 """
 from ._async_client import AsyncChangeFollower, AsyncSvc
-from ._base import NOT_GIVEN, NotGiven
+from ._base import NOT_GIVEN, AsyncExportIterator, ExportIterator, NotGiven
 from ._client import ChangeFollower, Svc
 from ._errors import (
     APIConnectionError,
@@ -56,6 +56,8 @@ __all__ = [
     "AsyncStream",
     "ChangeFollower",
     "AsyncChangeFollower",
+    "ExportIterator",
+    "AsyncExportIterator",
     "APIResponse",
     "SyncPage",
     "AsyncPage",

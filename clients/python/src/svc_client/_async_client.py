@@ -22,6 +22,7 @@ from ._base import (
     ClientBase,
     Headers,
     NdjsonSplitter,
+    AsyncExportIterator,
     NotGiven,
     Params,
     RequestOptions,
@@ -818,7 +819,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> AsyncIterator[Event]: ...
+    ) -> AsyncExportIterator[Event]: ...
 
     @overload
     def export(
@@ -834,7 +835,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> AsyncIterator[Play]: ...
+    ) -> AsyncExportIterator[Play]: ...
 
     @overload
     def export(
@@ -850,7 +851,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> AsyncIterator[Competition]: ...
+    ) -> AsyncExportIterator[Competition]: ...
 
     @overload
     def export(
@@ -866,7 +867,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> AsyncIterator[bytes]: ...
+    ) -> AsyncExportIterator[bytes]: ...
 
     def export(
         self,
@@ -881,7 +882,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncExportIterator[Any]:
         """Every record of a season, streamed (product ``archive``).
 
         ``entity``: ``events`` (confirmed events, in order), ``plays`` or ``competitions``;
@@ -898,9 +899,9 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         options = request_options(timeout, max_retries, extra_headers)
         if format != "ndjson":
             file_params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "format": format, "from": from_, "to": to, "after": after}
-            return self._export_file(file_params, options)
+            return AsyncExportIterator(lambda on_cursor: self._export_file(file_params, options, on_cursor))
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after, options)
+        return AsyncExportIterator(lambda on_cursor: self._export(params, entity, after, options, on_cursor))
 
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -967,12 +968,13 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         first = params.get("since")
         return async_first_page(lambda: fetch(first if isinstance(first, str) else None, options))
 
-    async def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions) -> AsyncIterator[Any]:
+    async def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions, on_cursor: Callable[[Optional[str]], None]) -> AsyncIterator[Any]:
         last = after
         failures = 0
         max_retries = self.max_retries if options.max_retries is None else options.max_retries
         while True:
             response = await self._send(self._call("GET", "/v1/export", {**params, "after": last}, NOT_GIVEN, options), stream=True)
+            on_cursor(response.headers.get("x-changes-cursor"))
             splitter = NdjsonSplitter()
             progressed = False
             error: BaseException
@@ -1001,8 +1003,9 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
             await asyncio.sleep(backoff(failures))
             failures += 1
 
-    async def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions) -> AsyncIterator[bytes]:
+    async def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions, on_cursor: Callable[[Optional[str]], None]) -> AsyncIterator[bytes]:
         response = await self._send(self._call("GET", "/v1/export", params, NOT_GIVEN, options), stream=True)
+        on_cursor(response.headers.get("x-changes-cursor"))
         try:
             async for chunk in response.aiter_bytes():
                 yield chunk

@@ -8,7 +8,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
+from typing import Any, AsyncIterator, Callable, Dict, Generic, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
 from urllib.parse import quote, urlencode
 
 import httpx
@@ -347,3 +347,43 @@ class ClientBase(Generic[HttpClient]):
         timeout = self.timeout if isinstance(options.timeout, NotGiven) else options.timeout
         request = self._http.build_request(method, self.base_url + path, params=clean_params(params or {}), content=content, headers=headers, timeout=timeout)
         return Call(request, self.max_retries if options.max_retries is None else options.max_retries)
+
+
+class ExportIterator(Iterator[T]):
+    """What ``Svc.export()`` returns: the records (or a file's bytes), and once the first answer came
+    in, ``changes_cursor``: the change feed's position for this export (``X-Changes-Cursor``).
+    Follow ``svc.changes.follow(since=it.changes_cursor)`` after the last record and a copy built
+    from the export stays exact (docs/changes.md)."""
+
+    def __init__(self, start: Callable[[Callable[[Optional[str]], None]], Iterator[T]]) -> None:
+        self.changes_cursor: Optional[str] = None
+        self._records = start(self._first_cursor)
+
+    def _first_cursor(self, cursor: Optional[str]) -> None:
+        # The first answer's: a resumed export must not move it past records it never sent.
+        if self.changes_cursor is None:
+            self.changes_cursor = cursor
+
+    def __iter__(self) -> "ExportIterator[T]":
+        return self
+
+    def __next__(self) -> T:
+        return next(self._records)
+
+
+class AsyncExportIterator(AsyncIterator[T]):
+    """What ``AsyncSvc.export()`` returns: :class:`ExportIterator`'s asyncio twin."""
+
+    def __init__(self, start: Callable[[Callable[[Optional[str]], None]], AsyncIterator[T]]) -> None:
+        self.changes_cursor: Optional[str] = None
+        self._records = start(self._first_cursor)
+
+    def _first_cursor(self, cursor: Optional[str]) -> None:
+        if self.changes_cursor is None:
+            self.changes_cursor = cursor
+
+    def __aiter__(self) -> "AsyncExportIterator[T]":
+        return self
+
+    async def __anext__(self) -> T:
+        return await self._records.__anext__()

@@ -19,6 +19,7 @@ from ._base import (
     ClientBase,
     Headers,
     NdjsonSplitter,
+    ExportIterator,
     NotGiven,
     Params,
     RequestOptions,
@@ -815,7 +816,7 @@ class Svc(ClientBase[httpx.Client]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> Iterator[Event]: ...
+    ) -> ExportIterator[Event]: ...
 
     @overload
     def export(
@@ -831,7 +832,7 @@ class Svc(ClientBase[httpx.Client]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> Iterator[Play]: ...
+    ) -> ExportIterator[Play]: ...
 
     @overload
     def export(
@@ -847,7 +848,7 @@ class Svc(ClientBase[httpx.Client]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> Iterator[Competition]: ...
+    ) -> ExportIterator[Competition]: ...
 
     @overload
     def export(
@@ -863,7 +864,7 @@ class Svc(ClientBase[httpx.Client]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> Iterator[bytes]: ...
+    ) -> ExportIterator[bytes]: ...
 
     def export(
         self,
@@ -878,7 +879,7 @@ class Svc(ClientBase[httpx.Client]):
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
-    ) -> Iterator[Any]:
+    ) -> ExportIterator[Any]:
         """Every record of a season, streamed (product ``archive``).
 
         ``entity``: ``events`` (confirmed events, in order), ``plays`` or ``competitions``;
@@ -895,9 +896,9 @@ class Svc(ClientBase[httpx.Client]):
         options = request_options(timeout, max_retries, extra_headers)
         if format != "ndjson":
             file_params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "format": format, "from": from_, "to": to, "after": after}
-            return self._export_file(file_params, options)
+            return ExportIterator(lambda on_cursor: self._export_file(file_params, options, on_cursor))
         params: Dict[str, Optional[str]] = {"league": league, "season": season, "entity": entity, "from": from_, "to": to}
-        return self._export(params, entity, after, options)
+        return ExportIterator(lambda on_cursor: self._export(params, entity, after, options, on_cursor))
 
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -964,12 +965,13 @@ class Svc(ClientBase[httpx.Client]):
         first = params.get("since")
         return first_page(lambda: fetch(first if isinstance(first, str) else None, options))
 
-    def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions) -> Iterator[Any]:
+    def _export(self, params: Mapping[str, Optional[str]], entity: str, after: Optional[str], options: RequestOptions, on_cursor: Callable[[Optional[str]], None]) -> Iterator[Any]:
         last = after
         failures = 0
         max_retries = self.max_retries if options.max_retries is None else options.max_retries
         while True:
             response = self._send(self._call("GET", "/v1/export", {**params, "after": last}, NOT_GIVEN, options), stream=True)
+            on_cursor(response.headers.get("x-changes-cursor"))
             splitter = NdjsonSplitter()
             progressed = False
             error: BaseException
@@ -998,8 +1000,9 @@ class Svc(ClientBase[httpx.Client]):
             time.sleep(backoff(failures))
             failures += 1
 
-    def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions) -> Iterator[bytes]:
+    def _export_file(self, params: Mapping[str, Optional[str]], options: RequestOptions, on_cursor: Callable[[Optional[str]], None]) -> Iterator[bytes]:
         response = self._send(self._call("GET", "/v1/export", params, NOT_GIVEN, options), stream=True)
+        on_cursor(response.headers.get("x-changes-cursor"))
         try:
             for chunk in response.iter_bytes():
                 yield chunk
