@@ -31,6 +31,7 @@ RENAMES = {
     "AsyncStream": "Stream",
     "AsyncPageRequest": "SyncPage",
     "AsyncChangeFollower": "ChangeFollower",
+    "AsyncExportIterator": "ExportIterator",
     "__aiter__": "__iter__",
     "AsyncPage": "SyncPage",
     "async_first_page": "first_page",
