@@ -22,6 +22,9 @@ import { SSE_RETRY_MS } from './frames.js';
 import type { StreamTokens } from './tokens.js';
 import { EventStreamTransport, WebSocketTransport } from './transport.js';
 
+/** How long the stream waits before asking the store again for its starting point. */
+const START_RETRY_MS = 500;
+
 export { STREAM_LIMITS } from './limits.js';
 export { CLOSE } from './protocol.js';
 
@@ -118,10 +121,18 @@ export class StreamGateway {
       offResume();
       sequencer.close();
     };
-    this.deps.events.lastSeq().then(
-      (seq) => sequencer.start(seq),
-      () => sequencer.start(0),
-    );
+    // The starting point is the store's last seq. Read again until it is answered: starting from 0
+    // instead (as when the first read failed on a busy database) would take every stored event
+    // for a hole and send the whole history to every stream client. Events the bus carries
+    // meanwhile are held by the sequencer.
+    const startFromStore = (): void => {
+      if (this.closing) return;
+      this.deps.events.lastSeq().then(
+        (seq) => sequencer.start(seq),
+        () => setTimeout(startFromStore, START_RETRY_MS).unref(),
+      );
+    };
+    startFromStore();
     const beat = setInterval(() => this.liveness.heartbeat(this.hub, this.deps.clock.now()), 1000);
     const ping = setInterval(() => this.liveness.ping(this.hub), this.limits.pingMs / PING_SLOTS);
     const keys = setInterval(() => void this.checkKeys(), this.limits.keyCheckMs);
