@@ -106,6 +106,7 @@ export class StreamGateway {
       (events) => this.broadcast(events),
       (after, before) => this.deps.events.after(after, this.limits.replayMaxEvents, { below: before }),
       this.limits.reorderHoldMs,
+      this.limits.replayMaxEvents,
     );
     const off = this.deps.bus.subscribe((events) => sequencer.push(events));
     // Back from an outage: what other nodes appended meanwhile is read from the store, so a

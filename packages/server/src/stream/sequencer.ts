@@ -10,6 +10,12 @@ import type { StoredEvent } from '../store/events.js';
  * the hole is read from the store. The store is authoritative: once N+1 is committed, N is either
  * committed too or never will be (a rolled-back append), so what the read does not return never
  * comes. Events at or below the last emitted seq are repeats and dropped.
+ *
+ * A read of the hole that fails (a busy or unreachable store) is tried again a hold later, the
+ * events behind the hole held meanwhile: skipping the hole would lose the event in it for every
+ * client, for good, since they resume from what they received. Only once more than `maxHeld`
+ * events wait behind a hole the store cannot read (other nodes go on appending while this one's
+ * store is away) are they sent on without it, so memory stays bounded.
  */
 export class Sequencer {
   /** Highest seq emitted; null until the starting point is known. */
@@ -24,6 +30,8 @@ export class Sequencer {
     /** Stored events with after < seq < before, in order. */
     private readonly readGap: (after: number, before: number) => Promise<StoredEvent[]>,
     private readonly holdMs: number,
+    /** Events held behind a hole the store cannot read before they are sent on without it. */
+    private readonly maxHeld: number = 10_000,
   ) {}
 
   /** Sets the starting point (the store's last seq when the node starts); events held meanwhile follow. */
@@ -130,7 +138,14 @@ export class Sequencer {
     try {
       found = await this.readGap(from, upTo);
     } catch {
-      // The store is unreachable: emit what is held rather than hold it forever.
+      this.filling = false;
+      if (this.closed) return;
+      if (this.held.size <= this.maxHeld) {
+        // Read it again a hold later; what arrived meanwhile stays held behind the hole.
+        this.release([]);
+        return;
+      }
+      // Past the cap, what is held goes on without the hole rather than wait without bound.
     }
     this.filling = false;
     if (this.closed) return;
