@@ -2,15 +2,24 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EncoderThread, EXPORT_COLUMNS } from '../src/export/formats.js';
+import { CsvThread, EXPORT_COLUMNS, FORMATS, ParquetEncoder, PARQUET_ROW_GROUP } from '../src/export/formats.js';
 import { instantMs } from '../src/export/parquet.js';
+import { exportSource } from './fixtures/encode-export.mjs';
+
+type Entity = 'events' | 'competitions';
+
+function encoderOf(format: 'csv' | 'parquet', entity: Entity) {
+  const make = FORMATS[format].encoder;
+  if (!make) throw new Error(`${format} has no encoder`);
+  return make(entity);
+}
 
 /** Everything an encoder writes, as one Buffer. */
-async function encode(format: 'csv' | 'parquet', ndjson: string[], entity: 'events' | 'competitions' = 'competitions'): Promise<Buffer> {
+async function encode(format: 'csv' | 'parquet', ndjson: Iterable<Buffer | string> | Readable, entity: Entity = 'competitions'): Promise<Buffer> {
   const parts: Buffer[] = [];
   await pipeline(
-    Readable.from(ndjson.map((s) => Buffer.from(s))),
-    new EncoderThread(format, EXPORT_COLUMNS[entity]),
+    ndjson instanceof Readable ? ndjson : Readable.from([...ndjson].map((s) => Buffer.from(s))),
+    encoderOf(format, entity),
     new Writable({
       write(chunk: Buffer, _enc, done) {
         parts.push(chunk);
@@ -21,7 +30,16 @@ async function encode(format: 'csv' | 'parquet', ndjson: string[], entity: 'even
   return Buffer.concat(parts);
 }
 
-describe('the export encoder thread (export/encoder-thread.ts)', () => {
+/** The same NDJSON through the single-thread Parquet encoder. */
+async function encodeHere(ndjson: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  await pipeline(ndjson, new ParquetEncoder(EXPORT_COLUMNS.events), async (src: AsyncIterable<Buffer>) => {
+    for await (const b of src) parts.push(b);
+  });
+  return Buffer.concat(parts);
+}
+
+describe('the export encoder threads (export/encoder-thread.ts)', () => {
   it('turns NDJSON cut anywhere, even inside a character, into the rows in order', async () => {
     const lines = ['{"id":"g1","sport":"football","name":"Zürich, \\"A\\""}\n', '{"id":"g2","sport":"football"}\n'].join('');
     // Cut inside the two bytes of ü and inside the second line.
@@ -29,7 +47,7 @@ describe('the export encoder thread (export/encoder-thread.ts)', () => {
     const bytes = Buffer.from(lines);
     const whole = await new Promise<string>((resolve, reject) => {
       const out: Buffer[] = [];
-      const enc = new EncoderThread('csv', EXPORT_COLUMNS.competitions);
+      const enc = new CsvThread(EXPORT_COLUMNS.competitions);
       enc.on('data', (b: Buffer) => out.push(b));
       enc.on('end', () => resolve(Buffer.concat(out).toString()));
       enc.on('error', reject);
@@ -49,6 +67,17 @@ describe('the export encoder thread (export/encoder-thread.ts)', () => {
     for (const format of ['csv', 'parquet'] as const) {
       await expect(encode(format, ['{"id":"g1"}\n', '{"id": oops}\n'])).rejects.toThrow(/JSON/);
     }
+  });
+
+  it('puts row groups encoded in several threads together into the file one thread writes, byte for byte', async () => {
+    // Three and a half groups, in pages that do not fall on a group's end.
+    const rows = PARQUET_ROW_GROUP * 3 + PARQUET_ROW_GROUP / 2;
+    const threaded = await encode('parquet', exportSource(rows).stream, 'events');
+    const single = await encodeHere(exportSource(rows).stream);
+    expect(threaded.length).toBeGreaterThan(1000);
+    expect(threaded.equals(single)).toBe(true);
+    // An empty export is a file with no row group, in both.
+    expect((await encode('parquet', [], 'events')).equals(await encodeHere(Readable.from([])))).toBe(true);
   });
 
   it('writes a Parquet file that starts and ends with its magic number', async () => {

@@ -12,8 +12,9 @@ import { tmpDir } from './helpers.js';
  * Memory of the CSV and Parquet encoders on a 1,000,000-event export, in the suite: the rows come
  * from a generator of NDJSON pages (the database path's output, without a database to fill), so
  * the test costs seconds. The encoding runs in a process of its own whose V8 heap is capped
- * (fixtures/encode-export.mjs): kept whole, the rows would take well over a GiB and the process
- * would die out of memory, while streamed they need a row group and buffers. A cap, unlike a
+ * (fixtures/encode-export.mjs; the encoder threads have their own cap, 256 MB each,
+ * export/encoder-thread.ts): kept whole, the rows would take well over a GiB and a thread or the
+ * process would die out of memory, while streamed they need a few row groups and buffers. A cap, unlike a
  * sampled peak, does not count garbage the collector has not yet taken, which a busy machine
  * leaves lying longer. The same export from a real 1M-event database is measured by
  * bench/export.ts --formats (peak RSS of the server, bench/RESULTS.md "Export formats").

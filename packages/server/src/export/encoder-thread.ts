@@ -1,39 +1,70 @@
+import { availableParallelism } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback } from 'node:stream';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { CsvEncoder } from './csv.ts';
-import { ParquetEncoder } from './parquet.ts';
-import type { Column } from './records.ts';
+import { PARQUET_ROW_GROUP, ParquetFile, RowGroupEncoder, type EncodedRowGroup } from './parquet.ts';
+import { parseLines, type Column } from './records.ts';
 
 /**
- * A CSV or Parquet export encoded in a thread of its own (docs/decisions.md "Export formats"). The
- * export's thread reads pages and writes their NDJSON; parsing those lines again and encoding them
- * (more than half of a Parquet export's CPU, about half of a CSV's) would be serial with it on the
- * event loop, holding it for tens of milliseconds a Parquet row group. Here the NDJSON bytes go to
- * this module's own worker, which parses and encodes while the export's thread makes the next
- * pages, and the encoded bytes come back: the two halves run side by side, and the event loop that
+ * CSV and Parquet exports encoded in threads of their own (docs/decisions.md "Export formats").
+ * The export's thread reads pages and writes their NDJSON; parsing those lines again and encoding
+ * them (more than half of a Parquet export's CPU, about half of a CSV's) would be serial with it on
+ * the event loop, holding it for tens of milliseconds a Parquet row group. Here the NDJSON bytes go
+ * to workers of this module, which parse and encode while the export's thread makes the next
+ * pages, and the encoded bytes come back: the parts run side by side, and the event loop that
  * serves the live feed holds none of the encoding.
  *
+ * - CSV: one thread, the export's NDJSON streamed through it (CsvThread).
+ * - Parquet, whose encoding costs twice the NDJSON's making: row groups are encoded apart, in up
+ *   to PARQUET_THREADS threads, and put together in order on the export's side (ParquetThreads;
+ *   parquet.ts ParquetFile), the same bytes as one thread's.
+ *
  * Node runs this file in the thread as it is (its types stripped; see records.ts): the module is
- * the worker's entry, told apart by its `workerData`.
+ * the workers' entry, told apart by their `workerData`.
  */
 
-/** The formats encoded in the thread. */
-export type EncodedFormat = 'csv' | 'parquet';
-
-/** Marks the worker's data, so that no other worker that loads this module starts encoding. */
+/** Marks the workers' data, so that no other worker that loads this module starts encoding. */
 const ROLE = 'svc-export-encoder';
 
-/** NDJSON chunks handed to the thread and not yet encoded before the export's side waits: two keep both threads busy. */
-const IN_FLIGHT = 2;
+/** NDJSON chunks handed to the CSV thread and not yet encoded before the export's side waits: two keep both threads busy. */
+const CSV_IN_FLIGHT = 2;
+
+/** Threads encoding one Parquet export's row groups: two, or one on a single core. */
+const PARQUET_THREADS = Math.max(1, Math.min(2, availableParallelism()));
+
+/** Row groups handed to each Parquet thread and not yet back before the export's side waits. */
+const PARQUET_IN_FLIGHT_PER_THREAD = 2;
+
+/**
+ * Each thread's heap: the old generation capped at 256 MB, so that a runaway thread fails its
+ * export, not the node (the process's own heap limit does not reach a thread started with limits
+ * of its own). The young generation is V8's: capping it at 16 MB cut the process's peak on a
+ * 1M-event Parquet export by a fifth but Parquet's throughput by a quarter, in collections
+ * (bench/RESULTS.md "Export formats: row groups in two threads").
+ */
+const THREAD_HEAP = { maxOldGenerationSizeMb: 256 };
 
 interface ThreadData {
   role: typeof ROLE;
-  format: EncodedFormat;
+  /** `csv`: an NDJSON stream in, CSV bytes out. `parquet`: one row group's NDJSON lines in, that group encoded out. */
+  mode: 'csv' | 'parquet';
   columns: readonly Column[];
 }
 
-/** What the thread sends back: encoded bytes, a chunk encoded, or the file complete. */
-type FromThread = Uint8Array | 'encoded' | 'finished';
+/** What the CSV thread sends back: encoded bytes, a chunk encoded, or the file complete. */
+type FromCsvThread = Uint8Array | 'encoded' | 'finished';
+
+interface GroupLines {
+  index: number;
+  lines: Uint8Array<ArrayBuffer>;
+}
+
+interface GroupEncoded {
+  index: number;
+  /** Null for lines that held no record (blank space at the end of the export). */
+  group: EncodedRowGroup | null;
+}
 
 /** A copy of `bytes` in an ArrayBuffer of its own, to transfer rather than clone with whatever buffer it is a view of. */
 function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
@@ -42,26 +73,33 @@ function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return copy;
 }
 
+function startThread(mode: ThreadData['mode'], columns: readonly Column[]): Worker {
+  const data: ThreadData = { role: ROLE, mode, columns };
+  // None of the process's flags: a thread would otherwise load whatever it was started with (a
+  // TypeScript loader in development, several MB and tens of milliseconds a thread) for modules
+  // that need none of it. The heap limit is V8's, shared by every thread all the same.
+  return new Worker(new URL(import.meta.url), { workerData: data, execArgv: [], resourceLimits: THREAD_HEAP });
+}
+
 /**
- * NDJSON in, CSV or Parquet out, the encoding done by a worker thread started for this export and
- * ended with it. Backpressure holds: at most IN_FLIGHT chunks wait in the thread, and the
- * Transform's own buffers bound the rest, so memory is the thread's one row group plus buffers.
+ * NDJSON in, CSV out, the encoding done by a worker thread started for this export and ended with
+ * it. Backpressure holds: at most CSV_IN_FLIGHT chunks wait in the thread, and the Transform's own
+ * buffers bound the rest.
  */
-export class EncoderThread extends Transform {
+export class CsvThread extends Transform {
   private readonly worker: Worker;
   private inFlight = 0;
   private held: TransformCallback | null = null;
   private finishing: TransformCallback | null = null;
   private finished = false;
 
-  constructor(format: EncodedFormat, columns: readonly Column[]) {
+  constructor(columns: readonly Column[]) {
     super({ writableHighWaterMark: 1 << 20, readableHighWaterMark: 1 << 20 });
-    const data: ThreadData = { role: ROLE, format, columns };
-    this.worker = new Worker(new URL(import.meta.url), { workerData: data });
-    this.worker.on('message', (m: FromThread) => this.received(m));
+    this.worker = startThread('csv', columns);
+    this.worker.on('message', (m: FromCsvThread) => this.received(m));
     this.worker.on('error', (err) => this.destroy(err));
     this.worker.on('exit', (code) => {
-      if (!this.finished) this.destroy(new Error(`the export encoder's thread stopped (exit code ${code})`));
+      if (!this.finished) this.destroy(new Error(`the CSV encoder's thread stopped (exit code ${code})`));
     });
   }
 
@@ -69,7 +107,7 @@ export class EncoderThread extends Transform {
     const bytes = own(chunk);
     this.worker.postMessage(bytes, [bytes.buffer]);
     this.inFlight++;
-    if (this.inFlight < IN_FLIGHT) done();
+    if (this.inFlight < CSV_IN_FLIGHT) done();
     else this.held = done;
   }
 
@@ -86,7 +124,7 @@ export class EncoderThread extends Transform {
     done(err);
   }
 
-  private received(m: FromThread): void {
+  private received(m: FromCsvThread): void {
     if (m === 'encoded') {
       this.inFlight--;
       const held = this.held;
@@ -101,15 +139,147 @@ export class EncoderThread extends Transform {
   }
 }
 
+/**
+ * NDJSON in, Parquet out: the lines cut into row groups of PARQUET_ROW_GROUP on the export's side
+ * (a scan for line ends, no parsing), each group sent to the next of up to PARQUET_THREADS
+ * threads in turn (started as the groups need them), encoded there, and the groups put back in
+ * order into one file (ParquetFile). At most PARQUET_IN_FLIGHT_PER_THREAD groups per thread are
+ * out before the export's side waits, so memory is a few groups' NDJSON whatever the export's size.
+ */
+export class ParquetThreads extends Transform {
+  private readonly columns: readonly Column[];
+  private readonly file: ParquetFile;
+  private readonly threads: Worker[] = [];
+  /** The group being gathered: its complete lines so far, and how many. */
+  private parts: Uint8Array[] = [];
+  private partsBytes = 0;
+  private lines = 0;
+  private sent = 0;
+  private added = 0;
+  private readonly back = new Map<number, EncodedRowGroup | null>();
+  private held: TransformCallback | null = null;
+  private finishing: TransformCallback | null = null;
+  private stopped = false;
+
+  constructor(columns: readonly Column[]) {
+    super({ writableHighWaterMark: 1 << 20, readableHighWaterMark: 1 << 20 });
+    this.columns = columns;
+    this.file = new ParquetFile(columns, (b) => this.push(b));
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    let from = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, nl + 1)) {
+      if (++this.lines === PARQUET_ROW_GROUP) {
+        this.gather(chunk.subarray(from, nl + 1));
+        from = nl + 1;
+        this.send();
+      }
+    }
+    if (from < chunk.length) this.gather(chunk.subarray(from));
+    if (this.sent - this.added < PARQUET_THREADS * PARQUET_IN_FLIGHT_PER_THREAD) done();
+    else this.held = done;
+  }
+
+  override _flush(done: TransformCallback): void {
+    // A last line without its line end is a line too.
+    if (this.partsBytes > 0) {
+      const last = this.parts[this.parts.length - 1];
+      if (last[last.length - 1] !== 10) this.gather(Buffer.from('\n'));
+      this.send();
+    }
+    this.finishing = done;
+    this.finishIfDone();
+  }
+
+  override _destroy(err: Error | null, done: (err: Error | null) => void): void {
+    this.stop();
+    done(err);
+  }
+
+  private gather(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.parts.push(bytes);
+    this.partsBytes += bytes.length;
+  }
+
+  private send(): void {
+    const lines = new Uint8Array(this.partsBytes);
+    let at = 0;
+    for (const p of this.parts) {
+      lines.set(p, at);
+      at += p.length;
+    }
+    this.parts = [];
+    this.partsBytes = 0;
+    this.lines = 0;
+    const index = this.sent++;
+    const message: GroupLines = { index, lines };
+    this.thread(index).postMessage(message, [lines.buffer]);
+  }
+
+  private thread(index: number): Worker {
+    const n = index % PARQUET_THREADS;
+    const existing = this.threads[n];
+    if (existing) return existing;
+    const t = startThread('parquet', this.columns);
+    t.on('message', (m: GroupEncoded) => this.received(m));
+    t.on('error', (err) => this.destroy(err));
+    t.on('exit', (code) => {
+      if (!this.stopped) this.destroy(new Error(`a Parquet encoder's thread stopped (exit code ${code})`));
+    });
+    this.threads[n] = t;
+    return t;
+  }
+
+  private received(m: GroupEncoded): void {
+    this.back.set(m.index, m.group);
+    try {
+      while (this.back.has(this.added)) {
+        const g = this.back.get(this.added);
+        this.back.delete(this.added);
+        if (g) this.file.add(g);
+        this.added++;
+      }
+    } catch (err) {
+      this.destroy(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    const held = this.held;
+    this.held = null;
+    held?.();
+    this.finishIfDone();
+  }
+
+  private finishIfDone(): void {
+    const done = this.finishing;
+    if (!done || this.added < this.sent) return;
+    this.finishing = null;
+    this.stop();
+    try {
+      this.file.finish();
+      done();
+    } catch (err) {
+      done(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.threads) void t.terminate();
+  }
+}
+
 function isThreadData(data: unknown): data is ThreadData {
   return typeof data === 'object' && data !== null && 'role' in data && data.role === ROLE;
 }
 
-/** The worker's side: NDJSON chunks in (null at the end), encoded bytes out, in order. */
-function encodeInThisThread(format: EncodedFormat, columns: readonly Column[]): void {
+/** The CSV thread's side: NDJSON chunks in (null at the end), CSV bytes out, in order. */
+function encodeCsvHere(columns: readonly Column[]): void {
   const port = parentPort;
   if (!port) return;
-  const encoder = format === 'csv' ? new CsvEncoder(columns) : new ParquetEncoder(columns);
+  const encoder = new CsvEncoder(columns);
   encoder.on('data', (b: Buffer) => {
     const bytes = own(b);
     port.postMessage(bytes, [bytes.buffer]);
@@ -128,4 +298,21 @@ function encodeInThisThread(format: EncodedFormat, columns: readonly Column[]): 
   });
 }
 
-if (!isMainThread && isThreadData(workerData)) encodeInThisThread(workerData.format, workerData.columns);
+/** A Parquet thread's side: one row group's lines in, the group encoded out (a parse error ends the thread). */
+function encodeParquetGroupsHere(columns: readonly Column[]): void {
+  const port = parentPort;
+  if (!port) return;
+  const groups = new RowGroupEncoder(columns);
+  port.on('message', (m: GroupLines) => {
+    const text = new StringDecoder('utf8').end(Buffer.from(m.lines.buffer, m.lines.byteOffset, m.lines.byteLength));
+    const records = text.trim() === '' ? [] : parseLines(text.slice(0, text.lastIndexOf('\n')));
+    const group = records.length > 0 ? groups.encode(records) : null;
+    const reply: GroupEncoded = { index: m.index, group };
+    port.postMessage(reply, group ? [group.bytes.buffer] : []);
+  });
+}
+
+if (!isMainThread && isThreadData(workerData)) {
+  if (workerData.mode === 'csv') encodeCsvHere(workerData.columns);
+  else encodeParquetGroupsHere(workerData.columns);
+}

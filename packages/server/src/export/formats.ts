@@ -1,12 +1,12 @@
 import type { Transform } from 'node:stream';
 import type { TSchema } from '@sinclair/typebox';
 import { Competition, Event, Play, type ExportEntity, type ExportFormat } from '@svc/schema';
-import { EncoderThread } from './encoder-thread.js';
+import { CsvThread, ParquetThreads } from './encoder-thread.js';
 import type { Column, ColumnKind } from './records.js';
 
 export { csvHeader, csvRows, CsvEncoder } from './csv.js';
 export { PARQUET_ROW_GROUP, ParquetEncoder } from './parquet.js';
-export { EncoderThread } from './encoder-thread.js';
+export { CsvThread, ParquetThreads } from './encoder-thread.js';
 export type { Column, ColumnKind } from './records.js';
 
 /**
@@ -94,6 +94,6 @@ export interface FormatInfo {
 
 export const FORMATS: Record<ExportFormat, FormatInfo> = {
   ndjson: { contentType: 'application/x-ndjson', extension: 'ndjson', gzip: true },
-  csv: { contentType: 'text/csv; charset=utf-8; header=present', extension: 'csv', gzip: true, encoder: (e) => new EncoderThread('csv', EXPORT_COLUMNS[e]) },
-  parquet: { contentType: 'application/vnd.apache.parquet', extension: 'parquet', gzip: false, encoder: (e) => new EncoderThread('parquet', EXPORT_COLUMNS[e]) },
+  csv: { contentType: 'text/csv; charset=utf-8; header=present', extension: 'csv', gzip: true, encoder: (e) => new CsvThread(EXPORT_COLUMNS[e]) },
+  parquet: { contentType: 'application/vnd.apache.parquet', extension: 'parquet', gzip: false, encoder: (e) => new ParquetThreads(EXPORT_COLUMNS[e]) },
 };

@@ -108,61 +108,132 @@ class ChunkWriter extends ByteWriter {
   }
 }
 
+type RowGroup = ParquetWriter['row_groups'][number];
+type PageIndexes = ParquetWriter['pendingIndexes'][number];
+
 /**
- * Parquet, written by hyparquet-writer a row group at a time: the rows of a group are gathered
- * column by column, encoded (snappy) and passed on, and only the footer's metadata (a few
- * hundred bytes a group) stays until the end. Memory is one row group whatever the export's size.
- * It runs on whichever thread holds it: an export runs it in a thread of its own
- * (encoder-thread.ts).
+ * One row group encoded on its own: its bytes, and the footer's entries for it (the row group's
+ * metadata and its page indexes), whose file offsets count from the start of `bytes` less 4 (as
+ * if it followed the file's magic number directly). Plain data: it crosses threads as it is.
+ */
+export interface EncodedRowGroup {
+  bytes: Uint8Array<ArrayBuffer>;
+  rows: number;
+  rowGroup: RowGroup;
+  indexes: PageIndexes[];
+}
+
+const CREATED_BY = 'svc export (hyparquet-writer)';
+
+export const parquetSchema = (columns: readonly Column[]): SchemaElement[] => [{ name: 'root', num_children: columns.length }, ...columns.map(parquetElement)];
+
+/** Encodes records as row groups, each on its own, so that groups can be encoded in any thread and put together in order (ParquetFile). */
+export class RowGroupEncoder {
+  private readonly columns: readonly Column[];
+  private readonly getters: readonly Getter[];
+  private readonly schema: SchemaElement[];
+
+  constructor(columns: readonly Column[]) {
+    this.columns = columns;
+    this.getters = columns.map(parquetGetter);
+    this.schema = parquetSchema(columns);
+  }
+
+  encode(records: readonly unknown[]): EncodedRowGroup {
+    // Column by column: each column's getter and array stay hot for the group's rows.
+    const n = records.length;
+    const columnData: ColumnSource[] = this.columns.map((c, i) => {
+      const get = this.getters[i];
+      const data = new Array<unknown>(n);
+      for (let j = 0; j < n; j++) data[j] = get(records[j]);
+      return { name: c.name, data, nullable: c.nullable, statistics: c.kind !== 'json' && c.kind !== 'string' };
+    });
+    // Sized for a typical group (an events group is about 130 KB), so that it seldom grows by copying.
+    const writer = new ByteWriter(1 << 18);
+    // A writer of its own per group: it starts with the 4-byte magic number, which is left out.
+    const group = new ParquetWriter({ writer, schema: this.schema, createdBy: CREATED_BY });
+    if (group.write({ columnData, rowGroupSize: n })) throw new Error('parquet writer went asynchronous');
+    const [rowGroup] = group.row_groups;
+    if (!rowGroup) throw new Error('parquet writer wrote no row group');
+    return { bytes: new Uint8Array(writer.buffer.slice(4, writer.index)), rows: n, rowGroup, indexes: group.pendingIndexes };
+  }
+}
+
+/** Moves a row group's file offsets by `by` bytes: from where it was encoded to where it lands in the file. */
+function moveOffsets(g: EncodedRowGroup, by: bigint): void {
+  for (const c of g.rowGroup.columns) {
+    c.file_offset += by;
+    const m = c.meta_data;
+    if (!m) continue;
+    m.data_page_offset += by;
+    if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += by;
+    if (m.index_page_offset !== undefined) m.index_page_offset += by;
+  }
+  // The page indexes are written after the last group (ParquetWriter.finish); their chunk objects
+  // are the row group's own, so only the pages' own offsets are left to move.
+  for (const i of g.indexes) for (const p of i.offsetIndex?.page_locations ?? []) p.offset += by;
+}
+
+/**
+ * A Parquet file put together from row groups encoded apart (RowGroupEncoder), in the order they
+ * are added: the magic number, each group's bytes as it comes, then the footer (hyparquet-writer's
+ * own, from the groups' metadata with their offsets moved to where they landed). Only the footer's
+ * entries (a few hundred bytes a group) stay until the end.
+ */
+export class ParquetFile {
+  private readonly writer: ChunkWriter;
+  private readonly file: ParquetWriter;
+
+  constructor(columns: readonly Column[], out: (bytes: Buffer) => void) {
+    this.writer = new ChunkWriter(out);
+    this.file = new ParquetWriter({ writer: this.writer, schema: parquetSchema(columns), createdBy: CREATED_BY });
+  }
+
+  add(g: EncodedRowGroup): void {
+    moveOffsets(g, BigInt(this.writer.offset - 4));
+    this.writer.appendBytes(g.bytes);
+    this.file.row_groups.push(g.rowGroup);
+    this.file.num_rows += BigInt(g.rows);
+    this.file.pendingIndexes.push(...g.indexes);
+    this.writer.flush();
+  }
+
+  finish(): void {
+    if (this.file.finish()) throw new Error('parquet writer went asynchronous');
+  }
+}
+
+/**
+ * Parquet on the thread that holds it: rows gathered PARQUET_ROW_GROUP at a time, each group
+ * encoded and passed on. Memory is one row group whatever the export's size. An export encodes its
+ * groups in threads of their own instead (encoder-thread.ts), the same bytes.
  */
 export class ParquetEncoder extends RecordEncoder {
-  private readonly columns: readonly Column[];
-  private readonly writer: ParquetWriter;
-  private readonly getters: readonly Getter[];
-  private values: unknown[][];
-  private rows = 0;
+  private readonly groups: RowGroupEncoder;
+  private readonly file: ParquetFile;
+  private records: unknown[] = [];
 
   constructor(columns: readonly Column[]) {
     super();
-    this.columns = columns;
-    this.getters = columns.map(parquetGetter);
-    const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }, ...columns.map(parquetElement)];
-    this.writer = new ParquetWriter({ writer: new ChunkWriter((b) => this.push(b)), schema, createdBy: 'svc export (hyparquet-writer)' });
-    this.values = columns.map(() => []);
+    this.groups = new RowGroupEncoder(columns);
+    this.file = new ParquetFile(columns, (b) => this.push(b));
   }
 
   protected encode(records: unknown[]): void {
-    // Column by column over the records up to the end of the row group: each column's getter and
-    // array stay hot for a run of rows instead of changing at every cell.
-    const n = this.columns.length;
-    let from = 0;
-    while (from < records.length) {
-      const to = Math.min(records.length, from + PARQUET_ROW_GROUP - this.rows);
-      for (let i = 0; i < n; i++) {
-        const get = this.getters[i];
-        const out = this.values[i];
-        for (let j = from; j < to; j++) out.push(get(records[j]));
-      }
-      this.rows += to - from;
-      from = to;
-      if (this.rows === PARQUET_ROW_GROUP) this.group();
+    for (const r of records) {
+      this.records.push(r);
+      if (this.records.length === PARQUET_ROW_GROUP) this.group();
     }
   }
 
   private group(): void {
-    if (this.rows === 0) return;
-    const columnData: ColumnSource[] = this.columns.map((c, i) => ({ name: c.name, data: this.values[i], nullable: c.nullable, statistics: c.kind !== 'json' && c.kind !== 'string' }));
-    const pending = this.writer.write({ columnData, rowGroupSize: this.rows });
-    // ChunkWriter.flush is synchronous, so the writer never has a promise to hand back.
-    if (pending) throw new Error('parquet writer went asynchronous');
-    this.values = this.columns.map(() => []);
-    this.rows = 0;
+    if (this.records.length === 0) return;
+    this.file.add(this.groups.encode(this.records));
+    this.records = [];
   }
 
   protected finishRecords(): void {
     this.group();
-    const done = this.writer.finish();
-    if (done) throw new Error('parquet writer went asynchronous');
+    this.file.finish();
   }
 }
-

@@ -58,7 +58,7 @@ export function getterOf(path: readonly string[]): Getter {
  * a line is one JSON value whose strings escape their line breaks, so a raw newline only ever
  * separates two lines, and one parse of a page costs far less than a parse per line.
  */
-function parseLines(lines: string): unknown[] {
+export function parseLines(lines: string): unknown[] {
   const parsed: unknown = JSON.parse(`[${lines.replaceAll('\n', ',')}]`);
   if (!Array.isArray(parsed)) throw new Error('export lines did not parse as records');
   return parsed;
