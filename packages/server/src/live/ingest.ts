@@ -171,6 +171,8 @@ export class LiveIngest {
         if (busAway) throw new SvcError('bus_unavailable', `The node that holds ${gameId} cannot be reached while Redis is away; retry shortly.`);
         if (reply?.ok) return reply.results;
         if (reply && !reply.notOwner) throw replyError(reply);
+        // No answer, or not the owner any more: the next claim reads the lease again.
+        this.leases.forgetOwner(gameId);
       }
       // The owner is dead or just lost the game: its lease lapses within the TTL, then a claim wins.
       if (this.clock.now() > deadline) {

@@ -8,6 +8,9 @@ import { HotSql, type WriteTx } from './write-tx.js';
 const FENCE = new HotSql('select owner, token from consensus_leases where game_id = ?');
 const FENCE_LOCKED = new HotSql(`${FENCE.sqlite} for update`);
 
+/** Other nodes' leases kept in memory at most (a game each); past it the memory starts over. */
+const MAX_OTHERS = 10_000;
+
 /** This node's lease on a game was taken over (or never held): its consensus state there is void. */
 export class LeaseLost extends Error {
   constructor(readonly gameId: string) {
@@ -30,6 +33,14 @@ export type Claim = { owned: true; token: number; fresh: boolean } | { owned: fa
 export class GameLeases {
   /** gameId → the token this node holds. */
   private readonly held = new Map<string, number>();
+  /**
+   * Other nodes' leases as last read, kept until the lease would lapse: a report for a game another
+   * node owns is routed without asking the store again. Asking meant a claim (an upsert that
+   * locks the lease row, waiting on the owner's own fenced writes) and a read, on every report a
+   * node did not own. The owner cannot change before then but by letting go, and a request to a
+   * node that let go or died fails, which forgets the entry (`forgetOwner`).
+   */
+  private readonly others = new Map<string, { owner: string; until: number }>();
   private readonly claiming = new Map<string, Promise<Claim>>();
   private renewedAt = 0;
 
@@ -53,6 +64,8 @@ export class GameLeases {
   claim(gameId: string): Promise<Claim> {
     const token = this.held.get(gameId);
     if (token !== undefined) return Promise.resolve({ owned: true, token, fresh: false });
+    const other = this.others.get(gameId);
+    if (other && other.until > this.clock.now()) return Promise.resolve({ owned: false, owner: other.owner });
     // Two claims of one game at once from this node would bump the token twice and void the first.
     let p = this.claiming.get(gameId);
     if (!p) {
@@ -78,10 +91,19 @@ export class GameLeases {
       .executeTakeFirst();
     if (row) {
       this.held.set(gameId, Number(row.token));
+      this.others.delete(gameId);
       return { owned: true, token: Number(row.token), fresh: true };
     }
-    const other = await this.db.kysely.selectFrom('consensus_leases').select('owner').where('game_id', '=', gameId).executeTakeFirst();
-    return other ? { owned: false, owner: other.owner } : this.claimNow(gameId);
+    const other = await this.db.kysely.selectFrom('consensus_leases').select(['owner', 'expires_at']).where('game_id', '=', gameId).executeTakeFirst();
+    if (!other) return this.claimNow(gameId);
+    if (this.others.size >= MAX_OTHERS) this.others.clear();
+    this.others.set(gameId, { owner: other.owner, until: Number(other.expires_at) });
+    return { owned: false, owner: other.owner };
+  }
+
+  /** The owner last read did not answer as the owner (gone, or let the game go): read the lease again on the next claim. */
+  forgetOwner(gameId: string): void {
+    this.others.delete(gameId);
   }
 
   /** Inside a write transaction: throws LeaseLost unless this node still holds the game's token. */
