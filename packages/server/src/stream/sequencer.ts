@@ -34,13 +34,18 @@ export class Sequencer {
     private readonly maxHeld: number = 10_000,
   ) {}
 
-  /** Sets the starting point (the store's last seq when the node starts); events held meanwhile follow. */
+  /**
+   * Sets the starting point (the store's last seq when the node starts); events held meanwhile
+   * follow. Those are live whatever the read answered: the bus carried them after the gateway
+   * subscribed, and a client connected while the read was on its way (a busy database can take
+   * seconds) has seen none of them, so the sequence starts just before the first of them when that
+   * lies below the store's answer. Dropping them as already stored lost them for those clients.
+   */
   start(lastSeq: number): void {
     if (this.last !== null) return;
-    this.last = lastSeq;
-    // What the bus carried before the starting point was known and is already in the store is
-    // not live any more: the starting point is past it.
-    for (const seq of [...this.held.keys()]) if (seq <= lastSeq) this.held.delete(seq);
+    let first = lastSeq + 1;
+    for (const seq of this.held.keys()) if (seq < first) first = seq;
+    this.last = first - 1;
     this.release([]);
   }
 
