@@ -35,10 +35,10 @@ export class GameLeases {
   private readonly held = new Map<string, number>();
   /**
    * Other nodes' leases as last read, kept until the lease would lapse: a report for a game another
-   * node owns is routed without asking the store again. Asking meant a claim (an upsert that
-   * locks the lease row, waiting on the owner's own fenced writes) and a read, on every report a
-   * node did not own. The owner cannot change before then but by letting go, and a request to a
-   * node that let go or died fails, which forgets the entry (`forgetOwner`).
+   * node owns is routed without asking the store again. Asking costs a claim (an upsert that
+   * locks the lease row, so it waits on the owner's own fenced writes) and a read. The owner
+   * cannot change before then but by letting go, and a request to a node that let go or died
+   * fails, which forgets the entry (`forgetOwner`).
    */
   private readonly others = new Map<string, { owner: string; until: number }>();
   private readonly claiming = new Map<string, Promise<Claim>>();

@@ -39,7 +39,7 @@ export class Sequencer {
    * follow. Those are live whatever the read answered: the bus carried them after the gateway
    * subscribed, and a client connected while the read was on its way (a busy database can take
    * seconds) has seen none of them, so the sequence starts just before the first of them when that
-   * lies below the store's answer. Dropping them as already stored lost them for those clients.
+   * lies below the store's answer.
    */
   start(lastSeq: number): void {
     if (this.last !== null) return;
