@@ -11,6 +11,7 @@ import { asyncApiDocument } from './openapi/asyncapi.js';
 import { swaggerOptions } from './openapi/document.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { refuseUnstorableText } from './http/text.js';
+import { serializerCompiler } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { loggerOptions, type LogSettings } from './http/logging.js';
 import { numericQueryParams, requireDecimalIntegers } from './http/numeric-params.js';
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
+  app.setSerializerCompiler(serializerCompiler());
 
   // A callback hook: no promise per request on the hottest path.
   app.addHook('onRequest', (request, reply, done) => {

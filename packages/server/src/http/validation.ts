@@ -19,11 +19,26 @@ function ajv(coerceTypes: Options['coerceTypes']): Ajv {
   return instance;
 }
 
+type Validate = ReturnType<Ajv['compile']>;
+
+/**
+ * One pair of validators and one compiled function per schema for the process, not per app: the
+ * routes' schemas are module-level constants, and compiling them again for every app a process
+ * builds (the test suite builds hundreds) is CPU spent for the same functions.
+ */
+let validators: { text: Ajv; json: Ajv; compiled: { text: WeakMap<object, Validate>; json: WeakMap<object, Validate> } } | undefined;
+
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
-  const text = ajv('array');
-  const json = ajv(false);
+  validators ??= { text: ajv('array'), json: ajv(false), compiled: { text: new WeakMap(), json: new WeakMap() } };
+  const { compiled, ...instances } = validators;
   return ({ schema, httpPart }) => {
     if (typeof schema !== 'object' || schema === null) throw new Error(`a ${httpPart ?? 'route'} schema must be an object`);
-    return (httpPart === 'body' ? json : text).compile(schema);
+    const medium = httpPart === 'body' ? 'json' : 'text';
+    let validate = compiled[medium].get(schema);
+    if (validate === undefined) {
+      validate = instances[medium].compile(schema);
+      compiled[medium].set(schema, validate);
+    }
+    return validate;
   };
 }
