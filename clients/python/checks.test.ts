@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { PYTHON, requirePackages } from '../../scripts/prerequisites.mjs';
 
 /**
@@ -24,7 +24,22 @@ function python(args: string[], env: Record<string, string> = {}): Promise<{ cod
   });
 }
 
-describe('the Python client (clients/python)', () => {
+/**
+ * pytest in shards run side by side, each with its svc of its own (tests/conftest.py): the suite
+ * mostly waits (on Retry-After, on a replay's plays, on reconnects), so one process took most of
+ * two minutes of wall time for a few dozen CPU-seconds. The slowest files (pytest --durations:
+ * the README's examples about 33 s, Retry-After 27 s, retries 11 s) each lead a shard; every
+ * other file, a new one included, runs in the last.
+ */
+const SHARDS: readonly (readonly string[])[] = [['test_readme.py'], ['test_retry_after.py', 'test_retries.py']];
+const TESTS = 'clients/python/tests';
+
+function shardArgs(index: number): string[] {
+  if (index < SHARDS.length) return (SHARDS[index] ?? []).map((file) => `${TESTS}/${file}`);
+  return [TESTS, ...SHARDS.flat().map((file) => `--ignore=${TESTS}/${file}`)];
+}
+
+describe.concurrent('the Python client (clients/python)', () => {
   it('type-checks under mypy --strict: the package, its examples and its tests', { timeout: 180_000 }, async (ctx) => {
     requirePackages(ctx, PACKAGES);
     const { code, output } = await python(
@@ -34,11 +49,18 @@ describe('the Python client (clients/python)', () => {
     expect(code, output).toBe(0);
   });
 
-  it('passes its pytest suite against the compiled svc', { timeout: 420_000 }, async (ctx) => {
-    requirePackages(ctx, PACKAGES);
-    const { code, output } = await python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'clients/python/tests']);
-    // Exit 5 (no test collected) is a failure too: the suite must have run.
-    expect(code, output).toBe(0);
-    expect(output).toMatch(/\d+ passed/);
-  });
+  it.for(Array.from({ length: SHARDS.length + 1 }, (_, i) => i))(
+    'passes its pytest suite against the compiled svc (shard %i)',
+    { timeout: 420_000 },
+    async (index, ctx) => {
+      requirePackages(ctx, PACKAGES);
+      const { code, output } = await python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...shardArgs(index)], {
+        SVC_TEST_ARCHIVE_DB: inject('sqliteTemplate'),
+        SVC_TEST_COMPILED: '1',
+      });
+      // Exit 5 (no test collected) is a failure too: every shard must have run.
+      expect(code, output).toBe(0);
+      expect(output).toMatch(/\d+ passed/);
+    },
+  );
 });

@@ -54,7 +54,8 @@ _built = False
 def svc_command(node: str) -> List[str]:
     """The compiled `svc`, built once per run (an incremental tsc build is a no-op when fresh)."""
     global _built
-    if not _built:
+    # Under the repository's vitest run the build is current already (its global setup made it).
+    if not _built and not os.environ.get("SVC_TEST_COMPILED"):
         tsc = str(ROOT / "node_modules" / "typescript" / "bin" / "tsc")
         for project in ("packages/schema/tsconfig.build.json", "packages/server/tsconfig.build.json"):
             done = subprocess.run([node, tsc, "-p", project], cwd=ROOT, capture_output=True, timeout=300)
@@ -188,6 +189,11 @@ def tmp_root() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def server(tmp_root: str) -> Iterator[SvcProcess]:
     data_dir = tempfile.mkdtemp(prefix="svc-py-data-", dir=tmp_root)
+    # A database with the archive imported already (the vitest run's template) spares the
+    # server its import; without one it imports the archive itself on its first start.
+    archive = os.environ.get("SVC_TEST_ARCHIVE_DB")
+    if archive:
+        shutil.copyfile(archive, os.path.join(data_dir, "svc.db"))
     svc = SvcProcess(data_dir=data_dir, port=free_port(), log_path=os.path.join(tmp_root, "svc.log"))
     try:
         svc.start()
