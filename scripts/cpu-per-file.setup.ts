@@ -1,5 +1,5 @@
 // A vitest setup file that writes each test file's CPU time (its fork's own and that of the
-// processes it started and reaped: svc, pytest, mypy, Chromium) and wall time to
+// processes it started and reaped: svc, pytest, mypy, Chromium), wall time and start (Unix ms) to
 // $SVC_TEST_CPU_LOG, one tab-separated line a file. Used by vitest.cpu.config.ts to find where
 // the suite's CPU goes (docs/testing.md, "How the time was measured"); Linux only (/proc).
 import fs from 'node:fs';
@@ -22,5 +22,5 @@ beforeAll(() => {
 });
 afterAll((suite) => {
   const file = 'file' in suite ? suite.file.name : suite.name;
-  fs.appendFileSync(log, `${(cpuSeconds() - cpuAtStart).toFixed(1)}\t${((Date.now() - wallAtStart) / 1000).toFixed(1)}\t${file}\n`);
+  fs.appendFileSync(log, `${(cpuSeconds() - cpuAtStart).toFixed(1)}\t${((Date.now() - wallAtStart) / 1000).toFixed(1)}\t${wallAtStart}\t${file}\n`);
 });
