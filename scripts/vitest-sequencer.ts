@@ -1,31 +1,35 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The test files that take longest, longest first (measured: bench/RESULTS.md "Test suite wall
- * time"). Four files run at once, and a long file started last keeps the run going on one fork
- * while the others idle; a fresh clone has no timings of its own for vitest to order by, and file
- * size (its fallback) puts short-but-slow process tests at the end. Files not listed follow in
- * vitest's own order (its recorded durations once it has them).
+ * The test files that take longest, longest first (measured with vitest.cpu.config.ts, six forks
+ * on two vCPUs: docs/testing.md). Six files run at once, and a long file started last keeps the
+ * run going on one fork while the others idle; a fresh clone has no timings of its own for vitest
+ * to order by, and file size (its fallback) puts short-but-slow process tests at the end. Files
+ * not listed follow in vitest's own order (its recorded durations once it has them).
  */
 const SLOWEST = [
-  // pytest against a real svc, about 100 s on its own.
-  'python/checks.test.ts',
+  // An own primary and streaming replica, the archive imported, a failover: about 2 minutes.
   'server/test/pg-failover.test.ts',
+  'server/test/replays.test.ts',
+  'server/test/export.test.ts',
+  // mypy and three pytest shards side by side, each against a real svc.
+  'python/checks.test.ts',
+  'server/test/replays-process.test.ts',
+  'server/test/settled-days.test.ts',
+  'server/test/redis-away.test.ts',
+  'client/test/readme.test.ts',
+  'client/test/package.test.ts',
+  'server/test/archive.test.ts',
+  'server/test/consensus-crash.test.ts',
+  'server/test/export-formats-memory.test.ts',
+  'server/test/dashboard.test.ts',
+  'server/test/export-formats.test.ts',
+  'server/test/helper-threads.test.ts',
+  'server/test/cli.test.ts',
+  'server/test/drain.test.ts',
   'server/test/pg-stall.test.ts',
   'server/test/pg-silent.test.ts',
-  'server/test/export.test.ts',
-  'server/test/replays.test.ts',
-  'server/test/replays-process.test.ts',
   'server/test/secrets-at-rest.test.ts',
-  'server/test/cli.test.ts',
-  'server/test/settled-days.test.ts',
-  'server/test/archive.test.ts',
-  'client/test/readme.test.ts',
-  'server/test/dashboard.test.ts',
-  'server/test/consensus-crash.test.ts',
-  'server/test/drain.test.ts',
-  'server/test/roles.test.ts',
-  'server/test/stream.test.ts',
 ];
 
 const rank = (spec: TestSpecification): number => {
