@@ -1,0 +1,467 @@
+// bench/capacity: what each unit of work costs a cluster, measured rather than guessed
+// (docs/capacity.md builds its projection on these figures). Two compiled `svc serve` nodes on a
+// PostgreSQL and a Redis of the bench's own (so every statement and command counted is svc's:
+// pg_stat_statements is loaded, Redis counts its commands and bytes), one phase per unit:
+//   play, to the owner   three reporters agree on a score at the node owning the game: one
+//                        provisional and one confirmed event, each framed on both nodes;
+//   play, to the other   the same three reports posted to the node that does not own the game;
+//   frame per subscriber the same plays with BENCH_SUBSCRIBERS stream clients (half on each
+//                        node), less the plays' own cost;
+//   webhook attempt      the same plays with BENCH_ENDPOINTS endpoints of a local receiver
+//                        (tier confirmed), less the plays' own cost;
+//   export line          the largest closed season's events exported once (NDJSON).
+// Each phase's figures are deltas of: the nodes' CPU (/proc), PostgreSQL's processes' CPU,
+// statements (pg_stat_statements calls), WAL bytes, Redis's CPU, commands and bytes in and out.
+// Run: npm run build && node --import tsx bench/capacity.ts
+//   (BENCH_PLAYS=300 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20). Last, the baseline: the same
+//   plays on one node on SQLite alone, its CPU a play.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { request } from 'undici';
+import WebSocket from 'ws';
+import { keyPrefix, loadConfig, openDb, KeyRepo } from '@svc/server';
+import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, stop } from './lib.js';
+import { todaysBuckets, type Bucket } from './today.js';
+
+const PLAYS = Number(process.env.BENCH_PLAYS ?? 300);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
+const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
+const TICK = 100;
+
+const run = promisify(execFile);
+const log = (s: string) => process.stdout.write(`${s}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (a && typeof a !== 'string' ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** CPU-seconds of a process (utime + stime), 0 once it is gone. */
+function cpuOf(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of a process in bytes. */
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0) * 1024;
+}
+
+/**
+ * CPU-seconds of a process, its children that ended (cutime, cstime) and its live children:
+ * PostgreSQL's postmaster and its backends, which come and go with the nodes' pools.
+ */
+function cpuWithChildren(pid: number): number {
+  let total = 0;
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    total = (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK;
+  } catch {
+    return 0;
+  }
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const f = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      if (Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) / TICK;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** A PostgreSQL of the bench's own, with pg_stat_statements, and a Redis of its own. */
+class Backends {
+  pgPid = 0;
+  redisPid = 0;
+  private redis: ChildProcess | null = null;
+  private constructor(
+    readonly dir: string,
+    readonly pgPort: number,
+    readonly redisPort: number,
+  ) {}
+
+  static async start(): Promise<Backends> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-capacity-'));
+    const b = new Backends(dir, await freePort(), await freePort());
+    const asPostgres = async (tool: string, args: string[]) => {
+      const bin = fs.readdirSync('/usr/lib/postgresql').sort().reverse().map((m) => `/usr/lib/postgresql/${m}/bin/${tool}`).find((p) => fs.existsSync(p)) ?? tool;
+      return process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', bin, ...args]) : run(bin, args);
+    };
+    if (process.getuid?.() === 0) await run('chown', ['postgres:postgres', dir]);
+    const data = path.join(dir, 'data');
+    await asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    const options = `-p ${b.pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c max_connections=200`;
+    await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']);
+    b.pgPid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const admin = new pg.Client({ connectionString: b.adminUrl });
+    await admin.connect();
+    await admin.query('CREATE DATABASE svc');
+    await admin.end();
+    const inSvc = new pg.Client({ connectionString: b.databaseUrl });
+    await inSvc.connect();
+    await inSvc.query('CREATE EXTENSION pg_stat_statements');
+    await inSvc.end();
+    b.redis = spawn('redis-server', ['--port', String(b.redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    b.redisPid = b.redis.pid ?? 0;
+    await sleep(300);
+    return b;
+  }
+
+  get adminUrl(): string {
+    return `postgres://postgres@127.0.0.1:${this.pgPort}/postgres`;
+  }
+  get databaseUrl(): string {
+    return `postgres://postgres@127.0.0.1:${this.pgPort}/svc`;
+  }
+  get redisUrl(): string {
+    return `redis://127.0.0.1:${this.redisPort}`;
+  }
+
+  async remove(): Promise<void> {
+    this.redis?.kill('SIGKILL');
+    const bin = fs.readdirSync('/usr/lib/postgresql').sort().reverse().map((m) => `/usr/lib/postgresql/${m}/bin/pg_ctl`).find((p) => fs.existsSync(p)) ?? 'pg_ctl';
+    const args = ['-D', path.join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop'];
+    await (process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', bin, ...args]) : run(bin, args)).catch(() => undefined);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** One RESP command to Redis on its own connection (INFO), answered as text. */
+function redisInfo(port: number, section: string): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    let buf = '';
+    s.on('data', (d) => {
+      buf += d.toString();
+      const m = /^\$(\d+)\r\n/.exec(buf);
+      if (m && Buffer.byteLength(buf) >= m[0].length + Number(m[1]) + 2) {
+        s.end();
+        const out: Record<string, string> = {};
+        for (const line of buf.slice(m[0].length).split('\r\n')) {
+          const i = line.indexOf(':');
+          if (i > 0) out[line.slice(0, i)] = line.slice(i + 1);
+        }
+        resolve(out);
+      }
+    });
+    s.on('error', reject);
+    s.write(`*2\r\n$4\r\nINFO\r\n$${section.length}\r\n${section}\r\n`);
+  });
+}
+
+interface Snapshot {
+  nodes: number;
+  pgCpu: number;
+  redisCpu: number;
+  statements: number;
+  walBytes: number;
+  redisCommands: number;
+  redisBytesIn: number;
+  redisBytesOut: number;
+}
+
+async function snapshot(b: Backends, nodes: ChildProcess[], probe: pg.Client): Promise<Snapshot> {
+  const statements = await probe.query<{ n: string }>(
+    "SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'svc' AND s.query NOT LIKE '%pg_stat_statements%' AND s.query NOT LIKE '%pg_current_wal_lsn%'",
+  );
+  const wal = await probe.query<{ n: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS n");
+  const stats = await redisInfo(b.redisPort, 'stats');
+  return {
+    nodes: nodes.reduce((sum, n) => sum + cpuOf(n.pid ?? 0), 0),
+    pgCpu: cpuWithChildren(b.pgPid),
+    redisCpu: cpuOf(b.redisPid),
+    statements: Number(statements.rows[0]?.n ?? 0),
+    walBytes: Number(wal.rows[0]?.n ?? 0),
+    // The INFO call itself is one command.
+    redisCommands: Number(stats.total_commands_processed ?? 0) - 1,
+    redisBytesIn: Number(stats.total_net_input_bytes ?? 0),
+    redisBytesOut: Number(stats.total_net_output_bytes ?? 0),
+  };
+}
+
+const minus = (a: Snapshot, b: Snapshot): Snapshot => ({
+  nodes: a.nodes - b.nodes,
+  pgCpu: a.pgCpu - b.pgCpu,
+  redisCpu: a.redisCpu - b.redisCpu,
+  statements: a.statements - b.statements,
+  walBytes: a.walBytes - b.walBytes,
+  redisCommands: a.redisCommands - b.redisCommands,
+  redisBytesIn: a.redisBytesIn - b.redisBytesIn,
+  redisBytesOut: a.redisBytesOut - b.redisBytesOut,
+});
+const per = (s: Snapshot, n: number): Snapshot => ({
+  nodes: s.nodes / n,
+  pgCpu: s.pgCpu / n,
+  redisCpu: s.redisCpu / n,
+  statements: s.statements / n,
+  walBytes: s.walBytes / n,
+  redisCommands: s.redisCommands / n,
+  redisBytesIn: s.redisBytesIn / n,
+  redisBytesOut: s.redisBytesOut / n,
+});
+
+function startNode(port: number, env: Record<string, string>): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--conditions=svc-compiled', 'packages/server/dist/main.js', 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off', SVC_BOOTSTRAP_KEY: BENCH_KEY, SVC_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (/svc is running/.test(out)) resolve(child);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`svc exited ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+async function reporterKeys(databaseUrl: string): Promise<string[]> {
+  const config = loadConfig({ SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off', SVC_DATABASE_URL: databaseUrl });
+  const db = await openDb(config);
+  try {
+    const repo = new KeyRepo(db, config.env, keyPrefix(config.env));
+    const keys: string[] = [];
+    for (let i = 0; i < 3; i++) keys.push((await repo.create({ name: `capacity reporter ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
+    return keys;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Stream clients that count the frames they receive. */
+class Subscribers {
+  frames = 0;
+  private readonly sockets: WebSocket[] = [];
+  static async open(urls: string[], count: number): Promise<Subscribers> {
+    const s = new Subscribers();
+    for (let i = 0; i < count; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, count - i) }, (_, j) => {
+          const ws = new WebSocket(`${urls[(i + j) % urls.length]}/v1/stream`, { headers: { authorization: `Bearer ${BENCH_KEY}` }, perMessageDeflate: false });
+          s.sockets.push(ws);
+          return new Promise<void>((resolve, reject) => {
+            let ready = false;
+            ws.on('message', (data: WebSocket.RawData) => {
+              if (!ready) {
+                ready = true;
+                resolve();
+                return;
+              }
+              if (String(data).includes('"tier"')) s.frames += 1;
+            });
+            ws.once('error', reject);
+          });
+        }),
+      );
+    }
+    return s;
+  }
+  close(): void {
+    for (const ws of this.sockets) ws.terminate();
+  }
+}
+
+/** Plays: three reporters agree on each, observed 31 s apart per bucket so no two plays merge. */
+function planPlays(buckets: Bucket[], keys: string[]): () => { bodies: string[]; keys: string[] } {
+  let k = 0;
+  const base = Date.now() - 1000;
+  return () => {
+    const bucket = buckets[k % buckets.length];
+    const slot = Math.floor(k / buckets.length);
+    k += 1;
+    const body = JSON.stringify({ ...bucket, observed_at: new Date(base - slot * 31_000).toISOString() });
+    return { bodies: [body, body, body], keys };
+  };
+}
+
+async function postPlays(base: string, next: ReturnType<typeof planPlays>, plays: number): Promise<void> {
+  for (let i = 0; i < plays; i++) {
+    const p = next();
+    for (let r = 0; r < 3; r++) {
+      const res = await request(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${p.keys[r]}`, 'content-type': 'application/json' }, body: p.bodies[r] });
+      const text = await res.body.text();
+      if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
+    }
+  }
+}
+
+async function until(what: string, check: () => boolean, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function row(unit: string, s: Snapshot): void {
+  const us = (x: number) => fmt(x * 1e6, 1);
+  log(`| ${unit} | ${us(s.nodes)} | ${us(s.pgCpu)} | ${us(s.redisCpu)} | ${fmt(s.statements, 2)} | ${fmt(s.walBytes, 0)} | ${fmt(s.redisCommands, 2)} | ${fmt(s.redisBytesIn, 0)} / ${fmt(s.redisBytesOut, 0)} |`);
+}
+
+async function main(): Promise<void> {
+  await resetBenchData();
+  const b = await Backends.start();
+  const nodes: ChildProcess[] = [];
+  const probe = new pg.Client({ connectionString: b.databaseUrl });
+  let receiver: http.Server | null = null;
+  try {
+    const env = { SVC_DATABASE_URL: b.databaseUrl, SVC_REDIS_URL: b.redisUrl, SVC_WEBHOOK_ALLOW_PRIVATE: 'on' };
+    const [portA, portB] = [await freePort(), await freePort()];
+    nodes.push(await startNode(portA, { ...env, SVC_NODE_ID: 'a' }));
+    nodes.push(await startNode(portB, { ...env, SVC_NODE_ID: 'b' }));
+    await probe.connect();
+    const a = `http://127.0.0.1:${portA}`;
+    const bUrl = `http://127.0.0.1:${portB}`;
+    const keys = await reporterKeys(b.databaseUrl);
+    const buckets = await todaysBuckets(a);
+    const next = planPlays(buckets, keys);
+    // Node A takes every game first (a report of its own for each), so it owns them all.
+    for (const bucket of buckets) {
+      const res = await request(`${a}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...bucket, observed_at: new Date(Date.now() - 5.5 * 3_600_000).toISOString() }) });
+      await res.body.text();
+    }
+    const one = await Subscribers.open([a, bUrl], 2);
+    // A warm-up of plays through both nodes: the JIT, the pools and the statement caches.
+    await postPlays(a, next, 50);
+    await postPlays(bUrl, next, 50);
+    await until('the warm-up frames', () => one.frames >= 2 * 100 * 2);
+    await sleep(1000);
+
+    log(`bench/capacity: two compiled nodes on a PostgreSQL ${(await probe.query<{ server_version: string }>('show server_version')).rows[0]?.server_version} and a Redis of their own; ${PLAYS} plays a phase (three reports each: a provisional and a confirmed event)`);
+    log('| unit | nodes CPU µs | PostgreSQL CPU µs | Redis CPU µs | statements | WAL bytes | Redis commands | Redis bytes in / out |');
+    log('|---|---|---|---|---|---|---|---|');
+
+    const phase = async (work: () => Promise<void>): Promise<Snapshot> => {
+      const s0 = await snapshot(b, nodes, probe);
+      await work();
+      await sleep(500);
+      return minus(await snapshot(b, nodes, probe), s0);
+    };
+    const framesAt = () => one.frames;
+    const playsTo = (base: string) => async () => {
+      const start = framesAt();
+      await postPlays(base, next, PLAYS);
+      await until('every play framed on both nodes', () => one.frames >= start + PLAYS * 2 * 2);
+    };
+
+    await probe.query('SELECT pg_stat_statements_reset()');
+    const toOwner = per(await phase(playsTo(a)), PLAYS);
+    row('a play (3 reports, 2 events), posted to the owner', toOwner);
+    const top = await probe.query<{ calls: string; query: string }>(
+      "SELECT calls::text, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'svc' AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_current_wal_lsn%' ORDER BY s.calls DESC LIMIT 20",
+    );
+    const statementsOfPlays = top.rows.map((r) => `  ${fmt(Number(r.calls) / PLAYS, 2)} a play: ${r.query.slice(0, 140)}`);
+    const toOther = per(await phase(playsTo(bUrl)), PLAYS);
+    row('a play, posted to the other node', toOther);
+
+    const rssBefore = nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0);
+    const many = await Subscribers.open([a, bUrl], SUBSCRIBERS);
+    await sleep(1000);
+    const rssHeld = (nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0) - rssBefore) / SUBSCRIBERS;
+    const fanout = await phase(async () => {
+      const start = many.frames;
+      await playsTo(a)();
+      await until('every subscriber framed', () => many.frames >= start + PLAYS * 2 * SUBSCRIBERS);
+    });
+    many.close();
+    log(`| a subscriber held: the nodes' resident memory | ${fmt(rssHeld / 1024, 1)} KiB | – | – | – | – | – | – |`);
+    const framesDelivered = PLAYS * 2 * SUBSCRIBERS;
+    row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, per(toOwner, 1 / PLAYS)), framesDelivered));
+
+    let delivered = 0;
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        delivered += 1;
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', r));
+    const address = receiver.address();
+    const hookPort = address && typeof address !== 'string' ? address.port : 0;
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const res = await request(`${a}/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook/${i}`, tier: 'confirmed' }) });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`POST /v1/webhooks: ${res.statusCode} ${text}`);
+    }
+    const hooks = await phase(async () => {
+      await playsTo(a)();
+      await until('every delivery', () => delivered >= PLAYS * ENDPOINTS);
+    });
+    row(`a webhook attempt (${ENDPOINTS} endpoints, less the plays)`, per(minus(hooks, per(toOwner, 1 / PLAYS)), PLAYS * ENDPOINTS));
+
+    const seasons = (await (await fetch(`${a}/v1/seasons?limit=1000`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).json()) as { data: { id: string; league: string; end: string; events: number }[] };
+    const today = new Date().toISOString().slice(0, 10);
+    const biggest = seasons.data.filter((s) => s.end < today).sort((x, y) => y.events - x.events)[0];
+    if (!biggest) throw new Error('no closed season to export');
+    const year = biggest.id.split('_').pop() ?? '';
+    let lines = 0;
+    const exported = await phase(async () => {
+      const res = await request(`${a}/v1/export?league=${biggest.league}&season=${year}&entity=events`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${text.slice(0, 300)}`);
+      lines = text.split('\n').length - 1;
+    });
+    row(`an export line (${biggest.id}: ${fmt(lines)} events, NDJSON, the database path)`, per(exported, lines));
+    one.close();
+    log('\nthe statements of a play posted to the owner, by calls (pg_stat_statements):');
+    for (const line of statementsOfPlays) log(line);
+  } finally {
+    receiver?.close();
+    await probe.end().catch(() => undefined);
+    for (const n of nodes.splice(0)) await stop(n);
+    await b.remove();
+  }
+  await single();
+}
+
+/** The baseline: the same plays on one node on SQLite, alone (no PostgreSQL, no Redis). */
+async function single(): Promise<void> {
+  await resetBenchData();
+  const port = await freePort();
+  const node = await startNode(port, {});
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const keys = await reporterKeys('');
+    const next = planPlays(await todaysBuckets(base), keys);
+    const one = await Subscribers.open([base], 1);
+    await postPlays(base, next, 100);
+    await until('the warm-up frames', () => one.frames >= 100 * 2);
+    await sleep(1000);
+    const c0 = cpuOf(node.pid ?? 0);
+    const start = one.frames;
+    await postPlays(base, next, PLAYS);
+    await until('every play framed', () => one.frames >= start + PLAYS * 2);
+    await sleep(500);
+    const cpu = (cpuOf(node.pid ?? 0) - c0) / PLAYS;
+    log(`| a play on one node, SQLite, alone (the baseline) | ${fmt(cpu * 1e6, 1)} | – | – | – | – | – | – |`);
+    one.close();
+  } finally {
+    await stop(node);
+  }
+}
+
+await main();
