@@ -5,9 +5,10 @@ import type { FastifySerializerCompiler } from 'fastify';
  * The response serializers, compiled once per response schema for the process rather than once
  * per app. Compiling them is most of what building an app costs (about half a CPU-second for
  * every route's responses), and a process that builds several apps over the same route schemas
- * (the test suite, a node's helper threads) would pay it each time. The routes' schemas are
- * module-level constants and the app registers no shared schemas, so a schema object compiles to
- * the same function whoever asks (docs/testing.md, "What makes it fast").
+ * (the test suite builds hundreds) would pay it each time; within one app, routes that share a
+ * response schema compile it once. The routes' schemas are module-level constants and the app
+ * registers no shared schemas, so a schema object compiles to the same function whoever asks
+ * (docs/testing.md, "What makes it fast").
  */
 type Serializer = (data: unknown) => string;
 
