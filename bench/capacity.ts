@@ -27,6 +27,8 @@ const PLAYS = Number(process.env.BENCH_PLAYS ?? 300);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
 const log = (s: string) => process.stdout.write(`${s}\n`);
+
+/** What a phase is measured by: totals read before and after it. */
 interface Snapshot {
   nodes: number;
   pgCpu: number;
