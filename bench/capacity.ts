@@ -21,7 +21,7 @@ import pg from 'pg';
 import { request } from 'undici';
 import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { Backends, cpuOf, cpuWithChildren, freePort, redisInfo, reporterKeys, rssOf, sleep, startNode, Subscribers, until } from './cluster-parts.js';
-import { todaysBuckets, type Bucket } from './today.js';
+import { spacedObservations, todaysBuckets, type SpacedObservation } from './today.js';
 
 const PLAYS = Number(process.env.BENCH_PLAYS ?? 300);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
@@ -80,24 +80,12 @@ const per = (s: Snapshot, n: number): Snapshot => ({
   redisBytesOut: s.redisBytesOut / n,
 });
 
-/** Plays: three reporters agree on each, observed 31 s apart per bucket so no two plays merge. */
-function planPlays(buckets: Bucket[], keys: string[]): () => { bodies: string[]; keys: string[] } {
-  let k = 0;
-  const base = Date.now() - 1000;
-  return () => {
-    const bucket = buckets[k % buckets.length];
-    const slot = Math.floor(k / buckets.length);
-    k += 1;
-    const body = JSON.stringify({ ...bucket, observed_at: new Date(base - slot * 31_000).toISOString() });
-    return { bodies: [body, body, body], keys };
-  };
-}
-
-async function postPlays(base: string, next: ReturnType<typeof planPlays>, plays: number): Promise<void> {
+/** Plays, one after another: the three reporters each report the same observation, which no other play's joins. */
+async function postPlays(base: string, next: () => SpacedObservation, keys: string[], plays: number): Promise<void> {
   for (let i = 0; i < plays; i++) {
-    const p = next();
-    for (let r = 0; r < 3; r++) {
-      const res = await request(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${p.keys[r]}`, 'content-type': 'application/json' }, body: p.bodies[r] });
+    const { body } = next();
+    for (const key of keys) {
+      const res = await request(`${base}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
       const text = await res.body.text();
       if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
     }
@@ -125,7 +113,7 @@ async function main(): Promise<void> {
     const bUrl = `http://127.0.0.1:${portB}`;
     const keys = await reporterKeys(b.databaseUrl);
     const buckets = await todaysBuckets(a);
-    const next = planPlays(buckets, keys);
+    const next = spacedObservations(buckets);
     // Node A takes every game first (a report of its own for each), so it owns them all.
     for (const bucket of buckets) {
       const res = await request(`${a}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...bucket, observed_at: new Date(Date.now() - 5.5 * 3_600_000).toISOString() }) });
@@ -133,8 +121,8 @@ async function main(): Promise<void> {
     }
     const one = await Subscribers.open([a, bUrl], 2);
     // A warm-up of plays through both nodes: the JIT, the pools and the statement caches.
-    await postPlays(a, next, 50);
-    await postPlays(bUrl, next, 50);
+    await postPlays(a, next, keys, 50);
+    await postPlays(bUrl, next, keys, 50);
     await until('the warm-up frames', () => one.frames >= 2 * 100 * 2);
     await sleep(1000);
 
@@ -151,19 +139,19 @@ async function main(): Promise<void> {
     const framesAt = () => one.frames;
     const playsTo = (base: string) => async () => {
       const start = framesAt();
-      await postPlays(base, next, PLAYS);
+      await postPlays(base, next, keys, PLAYS);
       await until('every play framed on both nodes', () => one.frames >= start + PLAYS * 2 * 2);
     };
 
     await probe.query('SELECT pg_stat_statements_reset()');
-    const toOwner = per(await phase(playsTo(a)), PLAYS);
-    row('a play (3 reports, 2 events), posted to the owner', toOwner);
+    // The plays' own cost, taken off the phases that add subscribers or endpoints to them.
+    const playsAlone = await phase(playsTo(a));
+    row('a play (3 reports, 2 events), posted to the owner', per(playsAlone, PLAYS));
     const top = await probe.query<{ calls: string; query: string }>(
       "SELECT calls::text, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'svc' AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_current_wal_lsn%' ORDER BY s.calls DESC LIMIT 20",
     );
     const statementsOfPlays = top.rows.map((r) => `  ${fmt(Number(r.calls) / PLAYS, 2)} a play: ${r.query.slice(0, 140)}`);
-    const toOther = per(await phase(playsTo(bUrl)), PLAYS);
-    row('a play, posted to the other node', toOther);
+    row('a play, posted to the other node', per(await phase(playsTo(bUrl)), PLAYS));
 
     const rssBefore = nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0);
     const many = await Subscribers.open([a, bUrl], SUBSCRIBERS);
@@ -177,7 +165,7 @@ async function main(): Promise<void> {
     many.close();
     log(`| a subscriber held: the nodes' resident memory | ${fmt(rssHeld / 1024, 1)} KiB | – | – | – | – | – | – |`);
     const framesDelivered = PLAYS * 2 * SUBSCRIBERS;
-    row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, per(toOwner, 1 / PLAYS)), framesDelivered));
+    row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, playsAlone), framesDelivered));
 
     let delivered = 0;
     receiver = http.createServer((req, res) => {
@@ -199,7 +187,7 @@ async function main(): Promise<void> {
       await playsTo(a)();
       await until('every delivery', () => delivered >= PLAYS * ENDPOINTS);
     });
-    row(`a webhook attempt (${ENDPOINTS} endpoints, less the plays)`, per(minus(hooks, per(toOwner, 1 / PLAYS)), PLAYS * ENDPOINTS));
+    row(`a webhook attempt (${ENDPOINTS} endpoints, less the plays)`, per(minus(hooks, playsAlone), PLAYS * ENDPOINTS));
 
     const seasons = (await (await fetch(`${a}/v1/seasons?limit=1000`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).json()) as { data: { id: string; league: string; end: string; events: number }[] };
     const today = new Date().toISOString().slice(0, 10);
@@ -234,14 +222,14 @@ async function single(): Promise<void> {
   try {
     const base = `http://127.0.0.1:${port}`;
     const keys = await reporterKeys('');
-    const next = planPlays(await todaysBuckets(base), keys);
+    const next = spacedObservations(await todaysBuckets(base));
     const one = await Subscribers.open([base], 1);
-    await postPlays(base, next, 100);
+    await postPlays(base, next, keys, 100);
     await until('the warm-up frames', () => one.frames >= 100 * 2);
     await sleep(1000);
     const c0 = cpuOf(node.pid ?? 0);
     const start = one.frames;
-    await postPlays(base, next, PLAYS);
+    await postPlays(base, next, keys, PLAYS);
     await until('every play framed', () => one.frames >= start + PLAYS * 2);
     await sleep(500);
     const cpu = (cpuOf(node.pid ?? 0) - c0) / PLAYS;

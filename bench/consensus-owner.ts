@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { keyPrefix, loadConfig, openDb, KeyRepo } from '@svc/server';
 import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, startSvc, stop } from './lib.js';
 import { now, percentile, roundTripAgent } from './stream-common.js';
-import { todaysBuckets, type Bucket } from './today.js';
+import { spacedObservations, todaysBuckets, type Bucket } from './today.js';
 
 const MODES = new Set((process.env.BENCH_MODES ?? 'single,owner,forward').split(','));
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 400);
@@ -43,14 +43,10 @@ async function makeKeys(databaseUrl: string | null): Promise<string[]> {
 
 /** Each report opens a new candidate: buckets in turn, observed times 31 s apart, keys in turn. */
 function plan(buckets: Bucket[], keys: string[]): () => { key: string; bucket: Bucket; body: string } {
-  let k = 0;
-  const base = Date.now() - 1000;
+  const next = spacedObservations(buckets);
   return () => {
-    const bucket = buckets[k % buckets.length];
-    const slot = Math.floor(k / buckets.length);
-    k += 1;
-    const body = JSON.stringify({ ...bucket, observed_at: new Date(base - slot * 31_000).toISOString() });
-    return { key: keys[(k + slot) % keys.length], bucket, body };
+    const { bucket, turn, slot, body } = next();
+    return { key: keys[(turn + 1 + slot) % keys.length], bucket, body };
   };
 }
 

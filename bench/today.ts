@@ -37,6 +37,29 @@ export async function todaysBuckets(base: string): Promise<Bucket[]> {
 /** Distinct games among the buckets. */
 export const gameCount = (buckets: Bucket[]): number => new Set(buckets.map((b) => b.game_id)).size;
 
+/** An observation of a bucket, and where it falls in the turns: `turn` counts every one, `slot` the bucket's own. */
+export interface SpacedObservation {
+  bucket: Bucket;
+  turn: number;
+  slot: number;
+  body: string;
+}
+
+/**
+ * Observations that never join one another's candidates: the buckets in turn, each bucket's
+ * observed times 31 s apart (outside the 30 s window), counting back from a second ago.
+ */
+export function spacedObservations(buckets: Bucket[]): () => SpacedObservation {
+  let turn = 0;
+  const base = Date.now() - 1000;
+  return () => {
+    const bucket = buckets[turn % buckets.length];
+    const slot = Math.floor(turn / buckets.length);
+    turn += 1;
+    return { bucket, turn: turn - 1, slot, body: JSON.stringify({ ...bucket, observed_at: new Date(base - slot * 31_000).toISOString() }) };
+  };
+}
+
 /** Reporter keys per svc process: consensus lets one key start at most 16 open candidates per bucket. */
 export const REPORT_KEYS = 16;
 const MAX_OPEN_STARTED_PER_REPORTER = 16;

@@ -15,13 +15,19 @@ describe.each(engines())('another node’s lease, remembered (store/leases.ts) o
     await db.close();
   });
 
-  it('names the owner without reading the store again until the lease would lapse, and reads it again once told the owner is gone', async () => {
+  /** Nodes A and B on one clock; A has claimed `game` and B, refused, names A as its owner. */
+  async function ownedByA(n: number) {
     const clock = new ManualClock();
     const a = new GameLeases(db, clock, 'node-a', TTL);
     const b = new GameLeases(db, clock, 'node-b', TTL);
-    const game = `leases_${engine}_1`;
+    const game = `leases_${engine}_${n}`;
     expect(await a.claim(game)).toMatchObject({ owned: true });
     expect(await b.claim(game)).toEqual({ owned: false, owner: 'node-a' });
+    return { clock, a, b, game };
+  }
+
+  it('names the owner without reading the store again until the lease would lapse, and reads it again once told the owner is gone', async () => {
+    const { a, b, game } = await ownedByA(1);
 
     // A lets the game go: B still routes to A (which would take the game back when asked) ...
     await a.release([game]);
@@ -33,12 +39,7 @@ describe.each(engines())('another node’s lease, remembered (store/leases.ts) o
   });
 
   it('reads the lease again once it would have lapsed, and takes the game of a node that died', async () => {
-    const clock = new ManualClock();
-    const a = new GameLeases(db, clock, 'node-a', TTL);
-    const b = new GameLeases(db, clock, 'node-b', TTL);
-    const game = `leases_${engine}_2`;
-    expect(await a.claim(game)).toMatchObject({ owned: true });
-    expect(await b.claim(game)).toEqual({ owned: false, owner: 'node-a' });
+    const { clock, b, game } = await ownedByA(2);
     // A dies without a word; its lease lapses on the clock, and B's memory of it with it.
     clock.advance(TTL - 1);
     expect(await b.claim(game)).toEqual({ owned: false, owner: 'node-a' });
