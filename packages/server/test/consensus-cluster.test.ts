@@ -99,6 +99,29 @@ describe('consensus over several nodes and a shared store', () => {
     await after.live.ingest.close();
   });
 
+  it('a track record another node moved is the one the owner weighs', async () => {
+    clock.advance(RETRACT_MS * 3);
+    const a = start('records_a');
+    const reporter = principal(7);
+    const at = (play: number) => ({ ...plays[play], observed_at: new Date(clock.now() - 1000).toISOString() });
+    // A newcomer weighs 0.5: enough to start a candidate, so its report is published at once.
+    const [first] = await a.live.ingest.submit(reporter, [at(0)], false);
+    expect(first.event_id).not.toBeNull();
+    // Ten of its reports retracted on games another node owns: that node's commit moved the stored record.
+    await db.kysely
+      .insertInto('reporter_records')
+      .values({ key_id: reporter.keyId, agreed: 0, disagreed: 10 })
+      .onConflict((oc) => oc.column('key_id').doUpdateSet({ agreed: 0, disagreed: 10 }))
+      .execute();
+    // Weight 1/12, below minStartWeight: a candidate it alone starts is not published.
+    const [second] = await a.live.ingest.submit(reporter, [at(2)], false);
+    expect(second.event_id).toBeNull();
+    expect(a.live.engine.weights.snapshot()[reporter.keyId]).toMatchObject({ agreed: 0, disagreed: 10 });
+    const events = await db.kysely.selectFrom('events').select('seq').where('game_id', '=', plays[2].game_id).where('team', '=', plays[2].team).where('points', '=', plays[2].points).where('ts', '>=', new Date(clock.now() - 60_000).toISOString()).execute();
+    expect(events).toEqual([]);
+    await a.live.ingest.close();
+  });
+
   it('a node whose lease was taken over cannot publish: its report goes to the new owner (fencing)', async () => {
     clock.advance(RETRACT_MS * 3);
     const firstSeq = Number((await db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst())?.m ?? 0);

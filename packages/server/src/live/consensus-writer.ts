@@ -2,6 +2,7 @@ import type { ReportInput, ReportResult } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
+import type { TrackRecord } from '../domain/consensus/weights.js';
 import type { ConsensusStore, StoredGame } from '../store/consensus.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { GameLeases } from '../store/leases.js';
@@ -26,6 +27,8 @@ export interface TakenReports {
   reporterId: string;
   receivedAt: number;
   reports: TakenReport[];
+  /** The reporter's track record the decisions weighed, checked against the stored one in the write (a cluster's node). */
+  weighed?: TrackRecord;
 }
 
 /** Candidates live for minutes: the maps of their events need only outlive them (a rebuild restores them). */
@@ -106,7 +109,10 @@ export class ConsensusWriter {
       else if (o.kind === 'confirmed' && rows[i].provisional_id === null) rows[i].provisionalIndex = indexOfProvisional.get(o.candidateId);
     });
     return this.log.append(rows, {
-      before: (tx) => this.leases.fence(tx, gameId),
+      before: async (tx) => {
+        await this.leases.fence(tx, gameId);
+        for (const t of taken) if (t.weighed) this.state.checkRecord(tx, t.reporterId, t.weighed);
+      },
       within: async (tx, stored) => {
         stored.forEach((s, i) => {
           const o = outcomes[i];

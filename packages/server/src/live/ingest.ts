@@ -5,7 +5,7 @@ import type { Outcome } from '../domain/consensus/types.js';
 import { SvcError } from '../domain/errors.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Principal } from '../domain/scopes.js';
-import type { ConsensusStore } from '../store/consensus.js';
+import { StaleTrackRecord, type ConsensusStore } from '../store/consensus.js';
 import type { StoredEvent } from '../store/events.js';
 import { LeaseLost, type GameLeases } from '../store/leases.js';
 import type { ConsensusWriter, TakenReport, TakenReports } from './consensus-writer.js';
@@ -24,6 +24,9 @@ class Serial {
 }
 
 const NO_PRIOR_REPORTS: ReadonlyMap<string, ReportResult> = new Map();
+
+/** How often a routed request is decided again when the reporter's track record moved meanwhile. */
+const STALE_RECORD_ATTEMPTS = 3;
 
 /** How long one request to a game's owner may take before the sender asks again. */
 const ROUTE_TIMEOUT_MS = 1000;
@@ -156,8 +159,9 @@ export class LiveIngest {
           return await this.serial.run(local);
         } catch (err) {
           // Taken over while this node wrote: ask again, now of the new owner; past the deadline a
-          // retryable 503 like any other wait for an owner, never the internal LeaseLost.
-          if (!(err instanceof LeaseLost)) throw err;
+          // retryable 503 like any other wait for an owner, never the internal LeaseLost. A track
+          // record moved meanwhile: decide again, the game rebuilt from the store.
+          if (!(err instanceof LeaseLost || err instanceof StaleTrackRecord)) throw err;
           if (this.clock.now() <= deadline) continue;
         }
       } else if (this.router) {
@@ -184,16 +188,20 @@ export class LiveIngest {
 
   /** A request from another node for a game this node owns (else `notOwner`, and the sender asks again). */
   private async handle(req: OwnerRequest): Promise<OwnerReply> {
-    // The sender read this node's name on the lease: take the game back if it was dropped after a failed write.
-    if (!(await this.leases.claim(req.gameId)).owned) return { ok: false, notOwner: true };
-    try {
-      if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.reporterId, req.gameId, req.reports)) };
-      if (req.kind === 'official') await this.serial.run(() => this.officialOwned(req.gameId, req.play));
-      else await this.serial.run(() => this.forgetOwned(req.gameId));
-      return { ok: true, results: [] };
-    } catch (err) {
-      if (err instanceof LeaseLost) return { ok: false, notOwner: true };
-      return errorReply(err);
+    for (let attempt = 1; ; attempt++) {
+      // The sender read this node's name on the lease: take the game back if it was dropped after a failed write.
+      if (!(await this.leases.claim(req.gameId)).owned) return { ok: false, notOwner: true };
+      try {
+        if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.reporterId, req.gameId, req.reports)) };
+        if (req.kind === 'official') await this.serial.run(() => this.officialOwned(req.gameId, req.play));
+        else await this.serial.run(() => this.forgetOwned(req.gameId));
+        return { ok: true, results: [] };
+      } catch (err) {
+        // A track record moved on another node: decided again here, a few times at most.
+        if (err instanceof StaleTrackRecord && attempt < STALE_RECORD_ATTEMPTS) continue;
+        if (err instanceof LeaseLost || err instanceof StaleTrackRecord) return { ok: false, notOwner: true };
+        return errorReply(err);
+      }
     }
   }
 
@@ -222,12 +230,13 @@ export class LiveIngest {
 
   private async processOwned(reporterId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
-    // In a cluster, track records move on every node owning a game the reporter votes in: take the
-    // stored one. A single node writes them all itself, so its memory is current once loaded.
-    if (this.router !== null || !this.engine.weights.has(reporterId)) {
+    if (!this.engine.weights.has(reporterId)) {
       const stored = await this.state.records([reporterId]);
       this.engine.weights.load(reporterId, stored.get(reporterId) ?? { agreed: 0, disagreed: 0 });
     }
+    // In a cluster a reporter's record also moves on the nodes owning the other games it votes in:
+    // the write checks that the record weighed is still the stored one (ConsensusStore.checkRecord).
+    const weighed = this.router !== null ? this.engine.weights.recordOf(reporterId) : undefined;
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
@@ -256,7 +265,13 @@ export class LiveIngest {
       taken.push({ result, input: r, voted: out.candidateId, candidate: out.candidateId ?? out.repeatOf ?? null, observedAt });
       results.push(result);
     }
-    await this.persist(outcomes, [{ gameId, reporterId, receivedAt: now, reports: taken }]);
+    try {
+      await this.persist(outcomes, [{ gameId, reporterId, receivedAt: now, reports: taken, weighed }]);
+    } catch (err) {
+      // The game was dropped with the refused write; it is decided again on the stored record.
+      if (err instanceof StaleTrackRecord) this.engine.weights.load(err.reporterId, err.stored);
+      throw err;
+    }
     return results;
   }
 

@@ -22,7 +22,7 @@ export async function lockChangeOrder(k: Kysely<Database>, engine: Engine): Prom
 
 /** Takes the change order's lock (PostgreSQL) inside a hot write transaction. */
 export async function lockChangeOrderTx(tx: WriteTx): Promise<void> {
-  if (tx.engine === 'postgres') await tx.run(ORDER_LOCK_SQL, []);
+  if (tx.engine === 'postgres') tx.later(ORDER_LOCK_SQL, []);
 }
 
 export interface NewChange {
@@ -38,7 +38,7 @@ const INSERT_CHANGE = new HotSql('insert into changes (type, object_id, sport, l
 
 /** In a hot write transaction that holds the order lock (the event log's append): one row per change. */
 export async function insertChangesTx(tx: WriteTx, rows: readonly NewChange[]): Promise<void> {
-  for (const r of rows) await tx.run(INSERT_CHANGE, [r.type, r.object_id, r.sport, r.league, r.owner_key_id, r.at]);
+  for (const r of rows) tx.later(INSERT_CHANGE, [r.type, r.object_id, r.sport, r.league, r.owner_key_id, r.at]);
 }
 
 /** In a Kysely transaction: takes the order lock, then writes the rows. */

@@ -289,7 +289,7 @@ export class CompetitionRepo {
     let head: { id: string; sport: string; league: string; owner_key_id: string | null } | undefined;
     const stored = await log.append(
       async (tx) => {
-        const row = await tx.kysely
+        const row = await (await tx.builder())
           .selectFrom('competitions')
           .select(['id', 'sport', 'league', 'season_id', 'n', 'status', 'start_time', 'original_start_time', 'date', 'owner_key_id'])
           .where('id', '=', competitionId)
@@ -298,7 +298,7 @@ export class CompetitionRepo {
         change = plan({ status: row.status, start_time: row.start_time, original_start_time: row.original_start_time ?? null, date: row.date });
         if (!change) return [];
         head = { id: row.id, sport: row.sport, league: row.league, owner_key_id: row.owner_key_id ?? null };
-        await tx.kysely
+        await (await tx.builder())
           .updateTable('competitions')
           .set({ status: change.status, start_time: change.start_time, original_start_time: change.original_start_time, date: change.date, status_reason: change.status_reason })
           .where('id', '=', competitionId)

@@ -29,6 +29,23 @@ const REPORT_COLUMNS = ['id', 'key_id', 'ref', 'game_id', 'team', 'points', 'eve
 const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPORT_COLUMNS;
 const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
 
+const RECORD_OF = new HotSql('select agreed, disagreed from reporter_records where key_id = ?');
+
+/**
+ * A reporter's stored track record is not the one a decision weighed: another node moved it (a
+ * candidate the reporter voted in closed on a game that node owns) since this node read it. The
+ * write is refused; the decision is taken again with `stored`.
+ */
+export class StaleTrackRecord extends Error {
+  constructor(
+    readonly reporterId: string,
+    readonly stored: TrackRecord,
+  ) {
+    super(`the track record of ${reporterId} moved on another node`);
+    this.name = 'StaleTrackRecord';
+  }
+}
+
 const isState = (s: string): s is CandidateSnapshot['state'] => s === 'open' || s === 'confirmed' || s === 'retracted';
 
 /**
@@ -123,8 +140,21 @@ export class ConsensusStore {
   /** Stores reports inside the append's transaction. */
   async insertReports(tx: WriteTx, reports: readonly ReportTable[]): Promise<void> {
     // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
-    if (reports.length === 1) await tx.run(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
-    else if (reports.length > 1) await tx.kysely.insertInto('reports').values([...reports]).execute();
+    if (reports.length === 1) tx.later(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
+    else if (reports.length > 1) await (await tx.builder()).insertInto('reports').values([...reports]).execute();
+  }
+
+  /**
+   * Inside a write, ahead of its track record upserts: refuses it (StaleTrackRecord) unless the
+   * reporter's stored record is `weighed`, the one its decision used. A node keeps the records it
+   * read and moves them itself as its own candidates close; only another node's commit can make
+   * them differ, and then the decision is taken again, so no report is weighed on an old record.
+   */
+  checkRecord(tx: WriteTx, reporterId: string, weighed: TrackRecord): void {
+    tx.fence(RECORD_OF, [reporterId], ([row]) => {
+      const stored = { agreed: Number(row?.agreed ?? 0), disagreed: Number(row?.disagreed ?? 0) };
+      if (stored.agreed !== weighed.agreed || stored.disagreed !== weighed.disagreed) throw new StaleTrackRecord(reporterId, stored);
+    });
   }
 
   /** Stored track records of these reporters (absent: a newcomer). */
@@ -146,7 +176,7 @@ export class ConsensusStore {
   async write(tx: WriteTx, changes: CandidateChange[], eventsOf: (candidateId: string) => { provisional: string | null; confirmed: string | null }): Promise<void> {
     for (const { candidate: c } of changes) {
       const ev = eventsOf(c.id);
-      await tx.run(UPSERT_CANDIDATE, [
+      tx.later(UPSERT_CANDIDATE, [
         c.id, c.gameId, c.team, c.points, c.firstObservedAt, c.firstReceivedAt, c.eventType, c.clock, c.starter, c.state,
         c.published ? 1 : 0, c.official ? 1 : 0, ev.provisional, ev.confirmed,
       ]);
@@ -162,7 +192,7 @@ export class ConsensusStore {
       }
     }
     for (const [keyId, m] of moved) {
-      await tx.kysely
+      await (await tx.builder())
         .insertInto('reporter_records')
         .values({ key_id: keyId, agreed: m.agreed, disagreed: m.disagreed })
         .onConflict((oc) =>

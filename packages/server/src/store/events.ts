@@ -29,7 +29,7 @@ export interface StoredEvent {
 }
 
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
-export type OutboxHook = (trx: Kysely<Database>, events: StoredEvent[]) => Promise<void>;
+export type OutboxHook = (tx: WriteTx, events: StoredEvent[]) => Promise<void>;
 
 const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id', 'status', 'previous_status', 'start_time', 'reason'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
@@ -100,7 +100,7 @@ export class EventLog {
       }
       // Every event is a change of the feed (docs/changes.md), in the event's own transaction.
       await insertChangesTx(tx, stored.map(eventChange));
-      if (stored.length > 0) for (const hook of this.hooks) await hook(tx.kysely, stored);
+      if (stored.length > 0) for (const hook of this.hooks) await hook(tx, stored);
       await opts.within?.(tx, stored);
       return stored;
     });

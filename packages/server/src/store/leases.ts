@@ -110,11 +110,12 @@ export class GameLeases {
   async fence(tx: WriteTx, gameId: string): Promise<void> {
     const token = this.held.get(gameId);
     if (token === undefined) throw new LeaseLost(gameId);
-    const [row] = await tx.run(tx.engine === 'postgres' ? FENCE_LOCKED : FENCE, [gameId]);
-    if (!row || row.owner !== this.nodeId || Number(row.token) !== token) {
-      this.held.delete(gameId);
-      throw new LeaseLost(gameId);
-    }
+    tx.fence(tx.engine === 'postgres' ? FENCE_LOCKED : FENCE, [gameId], ([row]) => {
+      if (!row || row.owner !== this.nodeId || Number(row.token) !== token) {
+        this.held.delete(gameId);
+        throw new LeaseLost(gameId);
+      }
+    });
   }
 
   /** This node stops believing it owns the game (after a failed write). */

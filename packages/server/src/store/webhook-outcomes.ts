@@ -80,7 +80,8 @@ async function writeOutcomes(
   health: HealthMarks,
 ): Promise<Notification[]> {
   const nowIso = isoTime(now);
-  return writeTransaction(db, async ({ kysely: trx }) => {
+  return writeTransaction(db, async (tx) => {
+    const trx = await tx.builder();
     const held = await writeDeliveryOutcomes(trx, db.engine, nowIso, rows);
     const attempts: AttemptLogRow[] = [];
     const tallies = new Map<string, EndpointTally>();

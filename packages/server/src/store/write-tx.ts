@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import type { Db, Engine } from './db.js';
 import type { SqliteParam, CachedStatements } from './statement-cache.js';
 import type { Database } from './types.js';
@@ -31,27 +32,139 @@ export type EveryColumn<T, C extends readonly string[], Except extends keyof T =
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /**
+ * A statement's parameters written into its text as SQL literals, for PostgreSQL's simple query
+ * protocol, the only one that carries several statements in one message. Strings are quoted by
+ * pg's own `escapeLiteral` (libpq's rules); numbers must be finite.
+ */
+export function inlineSql(q: HotSql, params: readonly SqliteParam[]): string {
+  let i = 0;
+  const text = q.sqlite.replace(/\?/g, () => {
+    if (i >= params.length) throw new Error(`too few parameters for: ${q.sqlite}`);
+    return literal(params[i++]);
+  });
+  if (i !== params.length) throw new Error(`too many parameters for: ${q.sqlite}`);
+  return text;
+}
+
+function literal(v: SqliteParam): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
+    return String(v);
+  }
+  return pg.escapeLiteral(v);
+}
+
+/** A statement held back until the next round trip, with what must hold of its rows (the lease fence). */
+interface Held {
+  text: string;
+  check?: (rows: Row[]) => void;
+}
+
+/**
+ * The statements of one PostgreSQL transaction on one pooled client, sent as few round trips as
+ * the data allows (docs/architecture.md "Hot writes"): a statement whose rows are not needed
+ * right away waits, and goes with the next one that is needed, or with the COMMIT, as one
+ * multi-statement message. PostgreSQL runs such a message's statements in order and abandons the
+ * rest at the first error, so order and all-or-nothing are those of one statement at a time.
+ */
+class PgRoundTrips {
+  private held: Held[] = [];
+
+  constructor(readonly client: pg.PoolClient) {}
+
+  hold(text: string, check?: (rows: Row[]) => void): void {
+    this.held.push({ text, check });
+  }
+
+  /** Sends what is held and `q`, returns `q`'s rows; alone it goes with its parameters. */
+  async run(q: HotSql, params: readonly SqliteParam[]): Promise<Row[]> {
+    if (this.held.length === 0) return (await this.client.query<Row>(q.postgres, [...params])).rows;
+    this.hold(inlineSql(q, params));
+    const results = await this.flush();
+    return results[results.length - 1] ?? [];
+  }
+
+  /** Sends what is held, if anything; checks the held statements' rows. */
+  async flush(): Promise<Row[][]> {
+    if (this.held.length === 0) return [];
+    const batch = this.held;
+    this.held = [];
+    const res: pg.QueryResult<Row> | pg.QueryResult<Row>[] = await this.client.query<Row>(batch.map((h) => h.text).join(';\n'));
+    const all = Array.isArray(res) ? res : [res];
+    const rows = all.map((r) => r.rows ?? []);
+    batch.forEach((h, i) => h.check?.(rows[i] ?? []));
+    return rows;
+  }
+
+  /** The held statements' checks run before the COMMIT is sent, never after it. */
+  async commit(): Promise<void> {
+    if (this.held.some((h) => h.check)) await this.flush();
+    this.hold('commit');
+    await this.flush();
+  }
+}
+
+/**
  * A write transaction whose per-report statements skip the query builder (docs/architecture.md
- * "Hot writes"): `run` takes a fixed text and its parameters. On SQLite it runs a cached
- * prepared statement synchronously on the transaction's own connection; on PostgreSQL it goes
- * through the transaction's client like any Kysely query. `kysely` is the same transaction for
- * the statements off the hot path (webhook deliveries, track records), so both kinds commit or
- * roll back together.
+ * "Hot writes"): `run` takes a fixed text and its parameters and returns its rows; `later` and
+ * `fence` take statements whose rows are not read at once. On SQLite each runs at once as a cached
+ * prepared statement, synchronously, on the transaction's own connection; on PostgreSQL `later`
+ * and `fence` wait to travel with the next statement that needs its rows, or with the COMMIT
+ * (PgRoundTrips). `builder()` is the same transaction for the statements off the hot path
+ * (webhook deliveries, track records); what was held is sent first, so statements keep their
+ * order and commit or roll back together.
  */
 export class WriteTx {
   constructor(
     /** The same transaction as Kysely sees it (on SQLite, the connection it is open on). */
-    readonly kysely: Kysely<Database>,
+    private readonly kysely: Kysely<Database>,
     readonly engine: Engine,
     /** The SQLite connection Kysely holds for this transaction; null on PostgreSQL. */
     private readonly sqlite: CachedStatements | null,
+    /** The PostgreSQL client of this transaction; null on SQLite. */
+    private readonly pg: PgRoundTrips | null,
   ) {}
 
   async run(q: HotSql, params: SqliteParam[]): Promise<Row[]> {
     if (this.sqlite) return this.sqlite.rowsNow(q.sqlite, params);
-    const res = await this.kysely.executeQuery<Row>(CompiledQuery.raw(q.postgres, params));
-    return res.rows;
+    if (this.pg) return this.pg.run(q, params);
+    throw new Error('a write transaction without a connection');
   }
+
+  /** A statement whose rows nobody reads; its failure fails the transaction all the same. */
+  later(q: HotSql, params: SqliteParam[]): void {
+    if (this.sqlite) this.sqlite.rowsNow(q.sqlite, params);
+    else this.pg?.hold(inlineSql(q, params));
+  }
+
+  /**
+   * A statement whose rows `check` must accept (throwing refuses the transaction): at once on
+   * SQLite, before the COMMIT is sent on PostgreSQL, so nothing it refuses is ever committed.
+   */
+  fence(q: HotSql, params: SqliteParam[], check: (rows: Row[]) => void): void {
+    if (this.sqlite) check(this.sqlite.rowsNow(q.sqlite, params));
+    else this.pg?.hold(inlineSql(q, params), check);
+  }
+
+  /** The transaction for built queries, once what is held has been sent. */
+  async builder(): Promise<Kysely<Database>> {
+    await this.pg?.flush();
+    return this.kysely;
+  }
+}
+
+/** Kysely on one pooled client, for a transaction's built queries: the client goes back to the pool with the transaction, not with each query. */
+const onClient = new WeakMap<pg.PoolClient, Kysely<Database>>();
+
+function kyselyOn(client: pg.PoolClient): Kysely<Database> {
+  let k = onClient.get(client);
+  if (!k) {
+    const held = { query: client.query.bind(client), release: () => undefined };
+    k = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => held, end: async () => undefined } }) });
+    onClient.set(client, k);
+  }
+  return k;
 }
 
 /**
@@ -59,15 +172,20 @@ export class WriteTx {
  * are only sound here: Kysely's SQLite driver has one connection, and `connection()` holds it,
  * behind the driver's mutex, until `fn` is done, so nothing else runs on it meanwhile and every
  * statement of `fn`, raw or built, is part of this transaction. On SQLite BEGIN and COMMIT are
- * raw statements too: Kysely's transaction() added two more queued queries to every report.
+ * raw statements too: Kysely's transaction() added two more queued queries to every report. On
+ * PostgreSQL the transaction owns a pooled client: BEGIN travels with its first statement, and
+ * the COMMIT with its last writes.
  */
-export function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const sqlite = db.engine === 'sqlite' ? db.statements : undefined;
-  if (!sqlite) return db.kysely.transaction().execute((trx) => fn(new WriteTx(trx, db.engine, null)));
+  if (!sqlite) {
+    if (!db.pgPool) return db.kysely.transaction().execute((trx) => fn(new WriteTx(trx, db.engine, null, null)));
+    return pgTransaction(await db.pgPool.connect(), fn);
+  }
   return db.kysely.connection().execute(async (conn) => {
     sqlite.rowsNow('begin', []);
     try {
-      const out = await fn(new WriteTx(conn, 'sqlite', sqlite));
+      const out = await fn(new WriteTx(conn, 'sqlite', sqlite, null));
       sqlite.rowsNow('commit', []);
       return out;
     } catch (err) {
@@ -76,4 +194,23 @@ export function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Pr
       throw err;
     }
   });
+}
+
+async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+  const trips = new PgRoundTrips(client);
+  trips.hold('begin');
+  let out: T;
+  try {
+    out = await fn(new WriteTx(kyselyOn(client), 'postgres', null, trips));
+    await trips.commit();
+  } catch (err) {
+    // A connection that cannot roll back is not given back to the pool: pg closes it.
+    await client.query('rollback').then(
+      () => client.release(),
+      (rollbackErr: unknown) => client.release(rollbackErr instanceof Error ? rollbackErr : true),
+    );
+    throw err;
+  }
+  client.release();
+  return out;
 }

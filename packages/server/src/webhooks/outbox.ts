@@ -22,9 +22,10 @@ export function subscribes(s: Subscriber, e: StoredEvent): boolean {
  * written with the events' own transaction so neither can exist without the other.
  */
 export function outboxHook(clock: Clock, afterWrite: () => void): OutboxHook {
-  return async (trx, events) => {
+  return async (tx, events) => {
     const due = events.filter(webhookable);
     if (due.length === 0) return;
+    const trx = await tx.builder();
     const subs = await subscribers(trx);
     if (subs.length === 0) return;
     const pairs: [Subscriber, StoredEvent][] = [];

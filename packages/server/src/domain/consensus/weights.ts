@@ -44,6 +44,12 @@ export class ReporterWeights {
     return this.entries.has(reporterId);
   }
 
+  /** The counts held for a reporter (a newcomer's are zero). */
+  recordOf(reporterId: string): TrackRecord {
+    const e = this.entries.get(reporterId);
+    return { agreed: e?.agreed ?? 0, disagreed: e?.disagreed ?? 0 };
+  }
+
   /** Sets a reporter's record as stored (a node taking a game over, or a record moved by another node). */
   load(reporterId: string, r: TrackRecord): void {
     this.entries.set(reporterId, { agreed: r.agreed, disagreed: r.disagreed, weight: laplace(r.agreed, r.disagreed) });
