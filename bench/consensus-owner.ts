@@ -1,12 +1,12 @@
 // bench/consensus-owner: what owning each game's consensus on one node costs a report.
 // Times POST /v1/reports sent → the provisional event's frame received on a stream client, one
 // report at a time (5 ms apart), each report opening a new candidate, on real `svc serve`
-// processes:
+// processes, compiled as users run them (`npm run build` first):
 //   single   one node on SQLite (the default deployment);
 //   owner    two nodes on PostgreSQL + Redis, reports posted to the node that owns the games;
 //   forward  the same two nodes, reports posted to the other node (routed to the owner).
 // The stream client is connected to the node the reports are posted to.
-// Run: node --import tsx bench/consensus-owner.ts   (BENCH_MODES=single,owner,forward
+// Run: npm run build && node --import tsx bench/consensus-owner.ts   (BENCH_MODES=single,owner,forward
 //   BENCH_LATENCY_SAMPLES=400; PostgreSQL and Redis from SVC_TEST_PG_URL / SVC_TEST_REDIS_URL or
 //   the local defaults)
 import type { ChildProcess } from 'node:child_process';
@@ -14,7 +14,8 @@ import pg from 'pg';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { keyPrefix, loadConfig, openDb, KeyRepo } from '@svc/server';
-import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, startSvc, stop } from './lib.js';
+import { startNode } from './cluster-parts.js';
+import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { now, percentile, roundTripAgent } from './stream-common.js';
 import { spacedObservations, todaysBuckets, type Bucket } from './today.js';
 
@@ -91,7 +92,7 @@ async function single(): Promise<void> {
   await resetBenchData();
   const keys = await makeKeys(null);
   const port = 18611;
-  const svc = await startSvc(port);
+  const svc = await startNode(port, {});
   try {
     const base = `http://127.0.0.1:${port}`;
     const r = await measure(base, `ws://127.0.0.1:${port}`, plan(await todaysBuckets(base), keys));
@@ -112,8 +113,8 @@ async function cluster(): Promise<void> {
   const nodes: ChildProcess[] = [];
   try {
     const env = { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: REDIS };
-    nodes.push(await startSvc(18621, env));
-    nodes.push(await startSvc(18622, env));
+    nodes.push(await startNode(18621, env));
+    nodes.push(await startNode(18622, env));
     const keys = await makeKeys(databaseUrl);
     const a = 'http://127.0.0.1:18621';
     const b = 'http://127.0.0.1:18622';

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventId } from '@svc/schema';
 import type { Db } from '../src/store/db.js';
-import { HotSql, inlineSql, writeTransaction } from '../src/store/write-tx.js';
+import { EventLog, type NewEvent } from '../src/store/events.js';
+import { HotSql, inlineSql, writeTransaction, type Fence } from '../src/store/write-tx.js';
 import { engines, freshDb } from './helpers.js';
 
 /**
@@ -13,6 +15,8 @@ import { engines, freshDb } from './helpers.js';
 const INSERT = new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, ?)');
 const READ_BACK = new HotSql('select object_id, owner_key_id from changes where type = ? order by seq');
 // Typed: an untyped parameter and a literal would be inferred differently (text and integer).
+const BLOCKERS = new HotSql('select seq from changes where type = ?');
+class Refused extends Error {}
 const ECHO = new HotSql('select cast(? as text) as s, cast(? as integer) as n');
 
 const dbs: Db[] = [];
@@ -81,28 +85,67 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
     expect(rows[1].owner_key_id).toBe('owner');
   });
 
-  it('a fence that refuses leaves nothing, even statements that ran before its check', async () => {
-    class Refused extends Error {}
-    await expect(
-      writeTransaction(db, async (tx) => {
-        tx.fence(READ_BACK, ['write_tx.none'], () => {
-          throw new Refused('refused');
-        });
-        tx.later(INSERT, ['write_tx.fenced', 'one', 's', 'l', null, 't']);
-        await tx.run(READ_BACK, ['write_tx.fenced']);
-        tx.later(INSERT, ['write_tx.fenced', 'two', 's', 'l', null, 't']);
-      }),
-    ).rejects.toBeInstanceOf(Refused);
-    // A fence held to the end is checked before the COMMIT is sent.
-    await expect(
-      writeTransaction(db, async (tx) => {
-        tx.later(INSERT, ['write_tx.fenced', 'three', 's', 'l', null, 't']);
-        tx.fence(READ_BACK, ['write_tx.none'], () => {
-          throw new Refused('refused');
-        });
-      }),
-    ).rejects.toBeInstanceOf(Refused);
-    expect(await db.kysely.selectFrom('changes').select('seq').where('type', '=', 'write_tx.fenced').execute()).toEqual([]);
+  /** Refuses while a change of type `blocker` exists. */
+  const unblocked = (reason: string): Fence => {
+    const refused = () => new Refused(reason);
+    return {
+      sqlite: {
+        q: BLOCKERS,
+        params: ['write_tx.blocker'],
+        check: (rows) => {
+          if (rows.length > 0) throw refused();
+        },
+      },
+      postgres: { q: new HotSql(`select case when not exists (select 1 from changes where type = ?) then 1 else svc_refuse('${reason}') end`), params: ['write_tx.blocker'] },
+      reason,
+      refused,
+    };
+  };
+  const NEVER = new HotSql('select seq from changes where type = ? and seq < 0');
+  /** Always holds. */
+  const holds: Fence = {
+    sqlite: { q: NEVER, params: ['x'], check: () => undefined },
+    postgres: { q: new HotSql("select case when true then 1 else svc_refuse('write_tx_never') end"), params: [] },
+    reason: 'write_tx_never',
+    refused: () => new Error('never refused'),
+  };
+
+  it('a fence that refuses fails the write with its own error and leaves nothing; one that holds lets it commit', async () => {
+    await writeTransaction(db, async (tx) => {
+      tx.fence(unblocked('write_tx_first'));
+      tx.fence(holds);
+      tx.later(INSERT, ['write_tx.fenced', 'before', 's', 'l', null, 't']);
+    });
+    await db.kysely.insertInto('changes').values({ type: 'write_tx.blocker', object_id: 'b', sport: 's', league: 'l', owner_key_id: null, at: 't' }).execute();
+    // Sent with a statement whose rows are read.
+    const first = writeTransaction(db, async (tx) => {
+      tx.fence(holds);
+      tx.fence(unblocked('write_tx_first'));
+      tx.later(INSERT, ['write_tx.fenced', 'one', 's', 'l', null, 't']);
+      await tx.run(READ_BACK, ['write_tx.fenced']);
+    });
+    await expect(first).rejects.toThrow(new Refused('write_tx_first'));
+    // Held to the end: travels with the COMMIT, which the refusal abandons.
+    const second = writeTransaction(db, async (tx) => {
+      tx.later(INSERT, ['write_tx.fenced', 'two', 's', 'l', null, 't']);
+      tx.fence(unblocked('write_tx_second'));
+    });
+    await expect(second).rejects.toThrow(new Refused('write_tx_second'));
+    const rows = await db.kysely.selectFrom('changes').select('object_id').where('type', '=', 'write_tx.fenced').execute();
+    expect(rows).toEqual([{ object_id: 'before' }]);
+  });
+
+  it('the rows of a held statement are there after the round trip that carried it', async () => {
+    const [held, early] = await writeTransaction(db, async (tx) => {
+      tx.later(INSERT, ['write_tx.held', 'h', 's', 'l', null, 't']);
+      const held = tx.hold(READ_BACK, ['write_tx.held']);
+      const early = held.ready;
+      await tx.flush();
+      return [held.rows, early];
+    });
+    expect(held).toEqual([{ object_id: 'h', owner_key_id: null }]);
+    // SQLite runs it at once; PostgreSQL sends it with the next round trip.
+    expect(early).toBe(engine === 'sqlite');
   });
 
   it('a held statement that fails at the COMMIT fails the transaction and stores nothing', async () => {
@@ -118,5 +161,64 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
     // The connection went back to the pool usable: the next transaction commits.
     await writeTransaction(db, async (tx) => tx.later(INSERT, ['write_tx.failed', 'after', 's', 'l', null, 't']));
     expect(await db.kysely.selectFrom('changes').select('object_id').where('type', '=', 'write_tx.failed').execute()).toEqual([{ object_id: 'after' }]);
+  });
+});
+
+describe.each(engines())('EventLog.append on the hot write transaction (%s)', (engine) => {
+  let db: Db;
+  beforeAll(async () => {
+    ({ db } = await freshDb(engine));
+    dbs.push(db);
+  });
+  const row = (tier: 'provisional' | 'confirmed', team: string): NewEvent => ({
+    type: 'score', tier, game_id: 'basketball_990001', competition_id: 'c_990001', sport: 'basketball', league: 'nba', season_id: 'nba_2026',
+    team, event_type: 'two_pointer', points: 2, clock: null, ts: '2026-06-01T12:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 5,
+    provisional_id: null, retracted_id: null,
+  });
+  const REPORT_EVENT = new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, ?)');
+
+  it('rows written after an event name it by the id the database gives, events a later row links to included', async () => {
+    const log = new EventLog(db);
+    const seen: (string | null)[][] = [];
+    const stored = await log.append([row('provisional', "O'Neil"), { ...row('confirmed', "O'Neil"), provisionalIndex: 0 }, row('provisional', 'B\\C')], {
+      within: async (tx, ids) => {
+        seen.push(ids.map((id) => (typeof id === 'string' ? id : null)));
+        for (const id of ids) tx.later(REPORT_EVENT, ['write_tx.named', id, 's', 'l', null, 't']);
+      },
+    });
+    expect(stored.map((s) => s.event.id)).toEqual(stored.map((s) => eventId(s.seq)));
+    // The confirmation holds its provisional's id, so that one was asked for at once; on PostgreSQL the others were not.
+    expect(stored[1].event).toMatchObject({ tier: 'confirmed', provisional_id: stored[0].event.id, team: "O'Neil" });
+    expect(seen[0][0]).toBe(stored[0].event.id);
+    expect(seen[0].slice(1).map((id) => id !== null)).toEqual(engine === 'sqlite' ? [true, true] : [false, false]);
+    const named = await db.kysely.selectFrom('changes').select('object_id').where('type', '=', 'write_tx.named').orderBy('seq').execute();
+    expect(named.map((n) => n.object_id)).toEqual(stored.map((s) => s.event.id));
+    const feed = await db.kysely.selectFrom('changes').select('object_id').where('type', '=', 'event.created').where('object_id', 'in', stored.map((s) => s.event.id)).orderBy('seq').execute();
+    expect(feed.map((n) => n.object_id)).toEqual(stored.map((s) => s.event.id));
+    // The stored JSON is the record's.
+    const back = await log.get(stored[2].event.id);
+    expect(back?.event).toEqual(stored[2].event);
+  });
+
+  it('a refused write stores no event and leaves the sequence to the next one', async () => {
+    const log = new EventLog(db);
+    class Refused extends Error {}
+    const fence: Fence = {
+      sqlite: {
+        q: new HotSql('select 1 as x where ? = ?'),
+        params: [1, 1],
+        check: () => {
+          throw new Refused('no');
+        },
+      },
+      postgres: { q: new HotSql("select case when false then 1 else svc_refuse('write_tx_append') end"), params: [] },
+      reason: 'write_tx_append',
+      refused: () => new Refused('no'),
+    };
+    const before = await log.lastSeq();
+    await expect(log.append([row('provisional', 'AAA')], { before: async (tx) => tx.fence(fence) })).rejects.toBeInstanceOf(Refused);
+    expect(await log.lastSeq()).toBe(before);
+    const [next] = await log.append([row('provisional', 'AAA')]);
+    expect(next.seq).toBeGreaterThan(before);
   });
 });

@@ -3,10 +3,9 @@ import type { EventBus } from '../bus/bus.js';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
-import type { ConsensusStore, StoredGame } from '../store/consensus.js';
+import type { ConsensusStore, EventIdParam, NewReport, StoredGame } from '../store/consensus.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { GameLeases } from '../store/leases.js';
-import type { ReportTable } from '../store/types.js';
 import type { GameDirectory, GameInfo } from './games.js';
 
 /** A report the engine has taken, waiting to be stored with the events its decision produced. */
@@ -108,48 +107,43 @@ export class ConsensusWriter {
       if (o.kind === 'provisional') indexOfProvisional.set(o.candidateId, i);
       else if (o.kind === 'confirmed' && rows[i].provisional_id === null) rows[i].provisionalIndex = indexOfProvisional.get(o.candidateId);
     });
-    return this.log.append(rows, {
+    // This write's events by candidate: on PostgreSQL their ids are the database's until the commit.
+    const provisional = new Map<string, EventIdParam>();
+    const confirmed = new Map<string, EventIdParam>();
+    const ids: EventIds = {
+      provisional: (c) => provisional.get(c) ?? this.provisionalOf.get(c) ?? null,
+      confirmed: (c) => confirmed.get(c) ?? this.confirmedOf.get(c) ?? null,
+    };
+    const stored = await this.log.append(rows, {
       before: async (tx) => {
         await this.leases.fence(tx, gameId);
         for (const t of taken) if (t.weighed) this.state.checkRecord(tx, t.reporterId, t.weighed);
       },
-      within: async (tx, stored) => {
-        stored.forEach((s, i) => {
+      within: async (tx, eventIds) => {
+        eventIds.forEach((id, i) => {
           const o = outcomes[i];
-          if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
-          if (o.kind === 'confirmed') this.confirmedOf.set(o.candidateId, s.event.id);
+          if (o.kind === 'provisional') provisional.set(o.candidateId, id);
+          if (o.kind === 'confirmed') confirmed.set(o.candidateId, id);
         });
-        await this.state.write(tx, changes, (id) => ({ provisional: this.provisionalOf.get(id) ?? null, confirmed: this.confirmedOf.get(id) ?? null }));
-        await this.state.insertReports(tx, taken.flatMap((t) => this.reportRows(t)));
+        await this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
+        await this.state.insertReports(tx, taken.flatMap((t) => reportRows(t, ids)));
       },
     });
-  }
-
-  /** Each report points at its candidate's newest event: the confirmation once there is one. */
-  private reportRows(t: TakenReports): ReportTable[] {
-    return t.reports.map((r) => {
-      const res = r.result;
-      if (r.voted) {
-        const confirmed = this.confirmedOf.get(r.voted);
-        res.event_id = confirmed ?? this.provisionalOf.get(r.voted) ?? null;
-        res.tier = confirmed ? 'confirmed' : 'provisional';
-      }
-      return {
-        id: res.id,
-        key_id: t.reporterId,
-        ref: r.input.ref ?? null,
-        game_id: t.gameId,
-        team: r.input.team,
-        points: r.input.points,
-        event_type: r.input.event_type ?? null,
-        clock: r.input.clock ?? null,
-        observed_at: isoTime(r.observedAt),
-        received_at: isoTime(t.receivedAt),
-        event_id: res.event_id,
-        tier: res.tier,
-        candidate_id: r.candidate,
-      };
+    // Committed: the maps and the answers take the ids the database gave.
+    stored.forEach((s, i) => {
+      const o = outcomes[i];
+      if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
+      if (o.kind === 'confirmed') this.confirmedOf.set(o.candidateId, s.event.id);
     });
+    for (const t of taken) {
+      for (const r of t.reports) {
+        if (!r.voted) continue;
+        const confirmedId = this.confirmedOf.get(r.voted);
+        r.result.event_id = confirmedId ?? this.provisionalOf.get(r.voted) ?? null;
+        r.result.tier = confirmedId ? 'confirmed' : 'provisional';
+      }
+    }
+    return stored;
   }
 
   private trim(): void {
@@ -160,6 +154,36 @@ export class ConsensusWriter {
       }
     }
   }
+}
+
+/** A candidate's events as a write names them: stored ids, or the database's until its commit. */
+interface EventIds {
+  provisional(candidateId: string): EventIdParam | null;
+  confirmed(candidateId: string): EventIdParam | null;
+}
+
+/** Each report points at its candidate's newest event: the confirmation once there is one. */
+function reportRows(t: TakenReports, ids: EventIds): NewReport[] {
+  return t.reports.map((r) => {
+    const res = r.result;
+    const confirmed = r.voted ? ids.confirmed(r.voted) : null;
+    const event = r.voted ? (confirmed ?? ids.provisional(r.voted)) : res.event_id;
+    return {
+      id: res.id,
+      key_id: t.reporterId,
+      ref: r.input.ref ?? null,
+      game_id: t.gameId,
+      team: r.input.team,
+      points: r.input.points,
+      event_type: r.input.event_type ?? null,
+      clock: r.input.clock ?? null,
+      observed_at: isoTime(r.observedAt),
+      received_at: isoTime(t.receivedAt),
+      event_id: event,
+      tier: r.voted ? (confirmed ? 'confirmed' : 'provisional') : res.tier,
+      candidate_id: r.candidate,
+    };
+  });
 }
 
 /** The event an outcome publishes; a confirmation or retraction names its provisional (`provisionalOf`). */

@@ -269,7 +269,10 @@ export class LiveIngest {
       await this.persist(outcomes, [{ gameId, reporterId, receivedAt: now, reports: taken, weighed }]);
     } catch (err) {
       // The game was dropped with the refused write; it is decided again on the stored record.
-      if (err instanceof StaleTrackRecord) this.engine.weights.load(err.reporterId, err.stored);
+      if (err instanceof StaleTrackRecord) {
+        const stored = await this.state.records([reporterId]);
+        this.engine.weights.load(reporterId, stored.get(reporterId) ?? { agreed: 0, disagreed: 0 });
+      }
       throw err;
     }
     return results;

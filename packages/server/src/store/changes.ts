@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ChangeType } from '@svc/schema';
 import type { Db, Engine } from './db.js';
 import type { Database } from './types.js';
-import { HotSql, type WriteTx } from './write-tx.js';
+import { HotSql, type SqlExpr, type WriteTx } from './write-tx.js';
 
 /**
  * The change feed's log (docs/changes.md): one row per created or updated competition and per
@@ -21,7 +21,7 @@ export async function lockChangeOrder(k: Kysely<Database>, engine: Engine): Prom
 }
 
 /** Takes the change order's lock (PostgreSQL) inside a hot write transaction. */
-export async function lockChangeOrderTx(tx: WriteTx): Promise<void> {
+export function lockChangeOrderTx(tx: WriteTx): void {
   if (tx.engine === 'postgres') tx.later(ORDER_LOCK_SQL, []);
 }
 
@@ -36,8 +36,11 @@ export interface NewChange {
 
 const INSERT_CHANGE = new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, ?)');
 
+/** A change written by the event log's append: the event's id may be the database's until the commit (store/events.ts). */
+export type HotChange = Omit<NewChange, 'object_id'> & { object_id: string | SqlExpr };
+
 /** In a hot write transaction that holds the order lock (the event log's append): one row per change. */
-export async function insertChangesTx(tx: WriteTx, rows: readonly NewChange[]): Promise<void> {
+export function insertChangesTx(tx: WriteTx, rows: readonly HotChange[]): void {
   for (const r of rows) tx.later(INSERT_CHANGE, [r.type, r.object_id, r.sport, r.league, r.owner_key_id, r.at]);
 }
 

@@ -7,7 +7,7 @@ import type { TrackRecord } from '../domain/consensus/weights.js';
 import type { Db } from './db.js';
 import type { ConsensusCandidateTable } from './consensus-types.js';
 import type { ReportTable } from './types.js';
-import { HotSql, placeholders, type EveryColumn, type WriteTx } from './write-tx.js';
+import { HotSql, placeholders, SqlExpr, type EveryColumn, type WriteTx } from './write-tx.js';
 
 /** A game's stored consensus state, with the events its candidates published. */
 export interface StoredGame {
@@ -30,21 +30,29 @@ const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPO
 const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
 
 const RECORD_OF = new HotSql('select agreed, disagreed from reporter_records where key_id = ?');
+const RECORD_MOVED = 'track_record_moved';
+const RECORD_IS = new HotSql(
+  `select case when coalesce((select agreed from reporter_records where key_id = ?), 0) = ? ` +
+    `and coalesce((select disagreed from reporter_records where key_id = ?), 0) = ? then 1 else svc_refuse('${RECORD_MOVED}') end`,
+);
 
 /**
  * A reporter's stored track record is not the one a decision weighed: another node moved it (a
  * candidate the reporter voted in closed on a game that node owns) since this node read it. The
- * write is refused; the decision is taken again with `stored`.
+ * write is refused; the decision is taken again on the stored record.
  */
 export class StaleTrackRecord extends Error {
-  constructor(
-    readonly reporterId: string,
-    readonly stored: TrackRecord,
-  ) {
+  constructor(readonly reporterId: string) {
     super(`the track record of ${reporterId} moved on another node`);
     this.name = 'StaleTrackRecord';
   }
 }
+
+/** An event's id as a write stores it: known, or given by the database in the same write (store/events.ts). */
+export type EventIdParam = string | SqlExpr;
+
+/** A report row as a write stores it. */
+export type NewReport = Omit<ReportTable, 'event_id'> & { event_id: EventIdParam | null };
 
 const isState = (s: string): s is CandidateSnapshot['state'] => s === 'open' || s === 'confirmed' || s === 'retracted';
 
@@ -138,10 +146,13 @@ export class ConsensusStore {
   }
 
   /** Stores reports inside the append's transaction. */
-  async insertReports(tx: WriteTx, reports: readonly ReportTable[]): Promise<void> {
+  async insertReports(tx: WriteTx, reports: readonly NewReport[]): Promise<void> {
     // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
     if (reports.length === 1) tx.later(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
-    else if (reports.length > 1) await (await tx.builder()).insertInto('reports').values([...reports]).execute();
+    else if (reports.length > 1) {
+      const rows = reports.map((r) => ({ ...r, event_id: r.event_id instanceof SqlExpr ? sql.raw<string>(r.event_id.text) : r.event_id }));
+      await (await tx.builder()).insertInto('reports').values(rows).execute();
+    }
   }
 
   /**
@@ -151,9 +162,18 @@ export class ConsensusStore {
    * them differ, and then the decision is taken again, so no report is weighed on an old record.
    */
   checkRecord(tx: WriteTx, reporterId: string, weighed: TrackRecord): void {
-    tx.fence(RECORD_OF, [reporterId], ([row]) => {
-      const stored = { agreed: Number(row?.agreed ?? 0), disagreed: Number(row?.disagreed ?? 0) };
-      if (stored.agreed !== weighed.agreed || stored.disagreed !== weighed.disagreed) throw new StaleTrackRecord(reporterId, stored);
+    const refused = () => new StaleTrackRecord(reporterId);
+    tx.fence({
+      sqlite: {
+        q: RECORD_OF,
+        params: [reporterId],
+        check: ([row]) => {
+          if (Number(row?.agreed ?? 0) !== weighed.agreed || Number(row?.disagreed ?? 0) !== weighed.disagreed) throw refused();
+        },
+      },
+      postgres: { q: RECORD_IS, params: [reporterId, weighed.agreed, reporterId, weighed.disagreed] },
+      reason: RECORD_MOVED,
+      refused,
     });
   }
 
@@ -173,7 +193,7 @@ export class ConsensusStore {
    * report changes a candidate, so its upsert is a hot write; track records move only when a
    * candidate closes.
    */
-  async write(tx: WriteTx, changes: CandidateChange[], eventsOf: (candidateId: string) => { provisional: string | null; confirmed: string | null }): Promise<void> {
+  async write(tx: WriteTx, changes: CandidateChange[], eventsOf: (candidateId: string) => { provisional: EventIdParam | null; confirmed: EventIdParam | null }): Promise<void> {
     for (const { candidate: c } of changes) {
       const ev = eventsOf(c.id);
       tx.later(UPSERT_CANDIDATE, [

@@ -1,14 +1,21 @@
 import type { Event } from '@svc/schema';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from './db.js';
-import { eventId, eventSeq } from '@svc/schema';
+import { eventId, eventSeq, ID_PREFIX } from '@svc/schema';
 import { chunks } from './batches.js';
-import { insertChangesTx, lockChangeOrderTx, type NewChange } from './changes.js';
+import { insertChangesTx, lockChangeOrderTx, type HotChange } from './changes.js';
 import { eventRecord, eventRowOf } from './event-rows.js';
 import { storedEventRow, type EventFields } from './event-json.js';
 import { rowTextOrNull } from './row-reader.js';
 import type { Database, EventTable } from './types.js';
-import { HotSql, placeholders, writeTransaction, type EveryColumn, type Row, type WriteTx } from './write-tx.js';
+import type { EventIdParam } from './consensus.js';
+import { HotSql, placeholders, SqlExpr, writeTransaction, type EveryColumn, type HeldRows, type HotParam, type Row, type WriteTx } from './write-tx.js';
+
+function onlyRow(h: HeldRows): Row {
+  const [r] = h.rows;
+  if (!r) throw new Error('insert into events returned no row');
+  return r;
+}
 
 export type NewEvent = EventFields & {
   /** Index of an earlier row of the same append whose id becomes this row's provisional_id. */
@@ -28,18 +35,54 @@ export interface StoredEvent {
   event: Event;
 }
 
+/**
+ * The events of an append, inside its transaction: their fields at once, the stored events (with
+ * their seqs) once asked for, which on PostgreSQL costs a round trip of its own.
+ */
+export interface Appended {
+  fields: readonly EventFields[];
+  stored(): Promise<StoredEvent[]>;
+}
+
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
-export type OutboxHook = (tx: WriteTx, events: StoredEvent[]) => Promise<void>;
+export type OutboxHook = (tx: WriteTx, events: Appended) => Promise<void>;
 
 const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id', 'status', 'previous_status', 'start_time', 'reason'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
 const RETURNED = INSERTED.filter((c) => c !== 'json_tail');
 const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}`);
+/**
+ * PostgreSQL: the same insert, which also notes the new seq in a setting of the transaction (the
+ * last parameter names it), so later statements of the same message can name the event
+ * (`eventIdAt`) before the database has answered.
+ */
+const INSERT_EVENT_NOTED = new HotSql(
+  `with e as (insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}) ` +
+    `select set_config(?, e.seq::text, true) as noted, e.* from e`,
+);
+const slotOf = (k: number): string => `svc.event_${k}`;
+/** The id of the append's k-th event, in SQL: eventId() of the seq INSERT_EVENT_NOTED noted. */
+const eventIdAt = (k: number): SqlExpr => {
+  const seq = `current_setting('${slotOf(k)}')`;
+  return new SqlExpr(`('${ID_PREFIX.event}' || repeat('0', greatest(0, 12 - length(${seq}))) || ${seq})`);
+};
 // On PostgreSQL, concurrent appenders would commit out of sequence order and a resume reading
 // "after N" could skip a late-committing lower seq; one lock keeps them in order. It is also the
 // change feed's order lock (store/changes.ts), as every event is a change.
 
-const eventChange = (s: StoredEvent): NewChange => ({ type: 'event.created', object_id: s.event.id, sport: s.sport, league: s.league, owner_key_id: s.ownerKeyId, at: s.event.ts });
+const eventChange = (f: EventFields, id: EventIdParam): HotChange => ({ type: 'event.created', object_id: id, sport: f.sport, league: f.league, owner_key_id: f.owner_key_id ?? null, at: f.ts });
+
+function storedOf(r: Row): StoredEvent {
+  const row = eventRowOf(r);
+  return { seq: row.seq, competitionId: row.competition_id, seasonId: row.season_id, sport: row.sport, league: row.league, ownerKeyId: rowTextOrNull(r.owner_key_id), event: eventRecord(row) };
+}
+
+/** An event of an append: its row as stored, its id, known or the database's until the commit. */
+interface Inserted {
+  fields: EventFields;
+  rows: HeldRows;
+  id: EventIdParam;
+}
 
 /**
  * Inside a bulk load's transaction (store/archive-load.ts), events already in their final order:
@@ -76,34 +119,51 @@ export class EventLog {
 
   /**
    * `before` runs first in the transaction (a fence that may refuse the write), `within` after the
-   * rows (writes that must commit with them); with either, the transaction runs even without rows.
-   * The append is the write of every report, so its own statements are hot writes (WriteTx).
+   * rows (writes that must commit with them), given each event's id; with either, the transaction
+   * runs even without rows. The append is the write of every report, so its own statements are
+   * hot writes (WriteTx): on PostgreSQL the events go with the fences before them and the rows
+   * after them, COMMIT included, in one round trip, the ids standing as SQL until then
+   * (docs/architecture.md "Hot writes").
    */
   async append(
     rowsOrBuild: NewEvent[] | ((tx: WriteTx) => Promise<NewEvent[]>),
-    opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, stored: StoredEvent[]) => Promise<void> } = {},
+    opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, ids: readonly EventIdParam[]) => Promise<void> } = {},
   ): Promise<StoredEvent[]> {
     if (Array.isArray(rowsOrBuild) && rowsOrBuild.length === 0 && !opts.before && !opts.within) return [];
-    const stored = await writeTransaction(this.db, async (tx) => {
+    const inserted = await writeTransaction(this.db, async (tx) => {
       await opts.before?.(tx);
       // `build` runs in the transaction: its rows may depend on what it reads and writes there.
       const rows = Array.isArray(rowsOrBuild) ? rowsOrBuild : await rowsOrBuild(tx);
-      if (rows.length > 0) await lockChangeOrderTx(tx);
-      const stored: StoredEvent[] = [];
-      for (const { provisionalIndex, ...fields } of rows) {
-        if (provisionalIndex !== undefined) fields.provisional_id = stored[provisionalIndex]?.event.id ?? fields.provisional_id;
+      if (rows.length > 0) lockChangeOrderTx(tx);
+      // An event whose id a later row of the append stores in its JSON is asked for at once.
+      const named = new Set(rows.flatMap((r) => (r.provisionalIndex === undefined ? [] : [r.provisionalIndex])));
+      const inserted: Inserted[] = [];
+      for (const [k, { provisionalIndex, ...fields }] of rows.entries()) {
+        const earlier = provisionalIndex === undefined ? undefined : inserted[provisionalIndex]?.id;
+        if (typeof earlier === 'string') fields.provisional_id = earlier;
         const row = storedEventRow(fields);
-        const [inserted] = await tx.run(INSERT_EVENT, INSERTED.map((c) => row[c] ?? null));
-        if (!inserted) throw new Error('insert into events returned no row');
-        const r = eventRowOf(inserted);
-        stored.push({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: rowTextOrNull(inserted.owner_key_id), event: eventRecord(r) });
+        const params: HotParam[] = INSERTED.map((c) => row[c] ?? null);
+        const held = tx.engine === 'postgres' ? tx.hold(INSERT_EVENT_NOTED, [...params, slotOf(k)]) : tx.hold(INSERT_EVENT, params);
+        if (named.has(k)) await tx.flush();
+        inserted.push({ fields: row, rows: held, id: held.ready ? storedOf(onlyRow(held)).event.id : eventIdAt(k) });
       }
       // Every event is a change of the feed (docs/changes.md), in the event's own transaction.
-      await insertChangesTx(tx, stored.map(eventChange));
-      if (stored.length > 0) for (const hook of this.hooks) await hook(tx, stored);
-      await opts.within?.(tx, stored);
-      return stored;
+      insertChangesTx(tx, inserted.map((i) => eventChange(i.fields, i.id)));
+      if (inserted.length > 0) {
+        const appended: Appended = {
+          fields: inserted.map((i) => i.fields),
+          stored: async () => {
+            await tx.flush();
+            return inserted.map((i) => storedOf(onlyRow(i.rows)));
+          },
+        };
+        for (const hook of this.hooks) await hook(tx, appended);
+      }
+      await opts.within?.(tx, inserted.map((i) => i.id));
+      return inserted;
     });
+    // The commit carried whatever was held: every event's row is back.
+    const stored = inserted.map((i) => storedOf(onlyRow(i.rows)));
     if (stored.length > 0) for (const listener of this.committed) listener(stored);
     return stored;
   }

@@ -3,10 +3,15 @@ import type { Clock } from '../domain/clock.js';
 import type { Db } from './db.js';
 import { HotSql, type WriteTx } from './write-tx.js';
 
-// A report's write reads its game's lease first (store/write-tx.ts: a hot write). PostgreSQL locks
-// the row, so a takeover waits for the write and every later write of the old owner fails.
+const LEASE_LOST = 'lease_lost';
+
+// A report's write checks its game's lease first (store/write-tx.ts: a hot write). PostgreSQL locks
+// the row, so a takeover waits for the write and every later write of the old owner fails; there
+// the check is in the statement, which refuses by itself and travels with the write.
 const FENCE = new HotSql('select owner, token from consensus_leases where game_id = ?');
-const FENCE_LOCKED = new HotSql(`${FENCE.sqlite} for update`);
+const FENCE_LOCKED = new HotSql(
+  `select case when exists (select 1 from consensus_leases where game_id = ? and owner = ? and token = ? for update) then 1 else svc_refuse('${LEASE_LOST}') end`,
+);
 
 /** Other nodes' leases kept in memory at most (a game each); past it the memory starts over. */
 const MAX_OTHERS = 10_000;
@@ -110,11 +115,21 @@ export class GameLeases {
   async fence(tx: WriteTx, gameId: string): Promise<void> {
     const token = this.held.get(gameId);
     if (token === undefined) throw new LeaseLost(gameId);
-    tx.fence(tx.engine === 'postgres' ? FENCE_LOCKED : FENCE, [gameId], ([row]) => {
-      if (!row || row.owner !== this.nodeId || Number(row.token) !== token) {
-        this.held.delete(gameId);
-        throw new LeaseLost(gameId);
-      }
+    const refused = () => {
+      this.held.delete(gameId);
+      return new LeaseLost(gameId);
+    };
+    tx.fence({
+      sqlite: {
+        q: FENCE,
+        params: [gameId],
+        check: ([row]) => {
+          if (!row || row.owner !== this.nodeId || Number(row.token) !== token) throw refused();
+        },
+      },
+      postgres: { q: FENCE_LOCKED, params: [gameId, this.nodeId, token] },
+      reason: LEASE_LOST,
+      refused,
     });
   }
 

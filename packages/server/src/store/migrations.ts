@@ -6,6 +6,7 @@ import { idempotencyMigration } from './migrations-idempotency.js';
 import { groupsMigration } from './migrations-groups.js';
 import { replaysMigration } from './migrations-replays.js';
 import { scheduleMigration } from './migrations-schedule.js';
+import { refusalsMigration } from './migrations-refusals.js';
 import { reportIndexesMigration } from './migrations-report-indexes.js';
 import { encryptedSecretsMigration } from './migrations-secrets.js';
 import { statusHistoryMigration } from './migrations-status.js';
@@ -211,6 +212,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0010_replays': replaysMigration(),
         '0011_groups': groupsMigration(engine),
         '0012_schedule_changes': scheduleMigration(engine),
+        '0013_write_refusals': refusalsMigration(engine),
       };
     },
   };

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Db, Engine } from './db.js';
+import { REFUSED_SQLSTATE } from './migrations-refusals.js';
 import type { SqliteParam, CachedStatements } from './statement-cache.js';
 import type { Database } from './types.js';
 
@@ -32,11 +33,23 @@ export type EveryColumn<T, C extends readonly string[], Except extends keyof T =
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /**
+ * SQL the code wrote, standing where a parameter would (never text from a request): on PostgreSQL
+ * a value only the database knows yet, such as the id of an event inserted earlier in the same
+ * message (store/events.ts). It is written into the text as it is.
+ */
+export class SqlExpr {
+  constructor(readonly text: string) {}
+}
+
+/** What a hot statement takes for a `?`. */
+export type HotParam = SqliteParam | SqlExpr;
+
+/**
  * A statement's parameters written into its text as SQL literals, for PostgreSQL's simple query
  * protocol, the only one that carries several statements in one message. Strings are quoted by
  * pg's own `escapeLiteral` (libpq's rules); numbers must be finite.
  */
-export function inlineSql(q: HotSql, params: readonly SqliteParam[]): string {
+export function inlineSql(q: HotSql, params: readonly HotParam[]): string {
   let i = 0;
   const text = q.sqlite.replace(/\?/g, () => {
     if (i >= params.length) throw new Error(`too few parameters for: ${q.sqlite}`);
@@ -46,8 +59,9 @@ export function inlineSql(q: HotSql, params: readonly SqliteParam[]): string {
   return text;
 }
 
-function literal(v: SqliteParam): string {
+function literal(v: HotParam): string {
   if (v === null) return 'NULL';
+  if (v instanceof SqlExpr) return v.text;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
     return String(v);
@@ -55,10 +69,53 @@ function literal(v: SqliteParam): string {
   return pg.escapeLiteral(v);
 }
 
-/** A statement held back until the next round trip, with what must hold of its rows (the lease fence). */
+function plain(params: readonly HotParam[]): SqliteParam[] {
+  return params.map((v) => {
+    if (v instanceof SqlExpr) throw new Error('an SQL expression cannot be a SQLite parameter');
+    return v;
+  });
+}
+
+/**
+ * A check inside a write transaction that refuses the write unless the stored state is what
+ * the writer believed (the game's lease, a reporter's track record). On SQLite a read and a check
+ * of its rows. On PostgreSQL one statement that fails by itself, through `svc_refuse(reason)`
+ * (store/migrations-refusals.ts): it travels with the rest of the write and the COMMIT, and the
+ * database abandons the message, COMMIT included, at the refusal.
+ */
+export interface Fence {
+  sqlite: { q: HotSql; params: SqliteParam[]; check: (rows: Row[]) => void };
+  postgres: { q: HotSql; params: SqliteParam[] };
+  /** The reason the PostgreSQL statement refuses with: one per kind of fence. */
+  reason: string;
+  /** The error the write fails with when refused. */
+  refused: () => Error;
+}
+
+/** The rows of a held statement, there once its round trip is done. */
+export class HeldRows {
+  private value: Row[] | null = null;
+
+  /** @internal set by the round trip that carried the statement. */
+  fill(rows: Row[]): void {
+    this.value = rows;
+  }
+
+  /** Whether the rows are there (on SQLite at once). */
+  get ready(): boolean {
+    return this.value !== null;
+  }
+
+  get rows(): Row[] {
+    if (this.value === null) throw new Error('the rows of a held statement were read before its round trip');
+    return this.value;
+  }
+}
+
 interface Held {
   text: string;
-  check?: (rows: Row[]) => void;
+  rows?: HeldRows;
+  fence?: Fence;
 }
 
 /**
@@ -73,44 +130,52 @@ class PgRoundTrips {
 
   constructor(readonly client: pg.PoolClient) {}
 
-  hold(text: string, check?: (rows: Row[]) => void): void {
-    this.held.push({ text, check });
+  hold(h: Held): void {
+    this.held.push(h);
   }
 
   /** Sends what is held and `q`, returns `q`'s rows; alone it goes with its parameters. */
-  async run(q: HotSql, params: readonly SqliteParam[]): Promise<Row[]> {
-    if (this.held.length === 0) return (await this.client.query<Row>(q.postgres, [...params])).rows;
-    this.hold(inlineSql(q, params));
-    const results = await this.flush();
-    return results[results.length - 1] ?? [];
+  async run(q: HotSql, params: readonly HotParam[]): Promise<Row[]> {
+    if (this.held.length === 0 && !params.some((p) => p instanceof SqlExpr)) return (await this.client.query<Row>(q.postgres, plain(params))).rows;
+    const rows = new HeldRows();
+    this.hold({ text: inlineSql(q, params), rows });
+    await this.flush();
+    return rows.rows;
   }
 
-  /** Sends what is held, if anything; checks the held statements' rows. */
-  async flush(): Promise<Row[][]> {
-    if (this.held.length === 0) return [];
+  /** Sends what is held, if anything. */
+  async flush(): Promise<void> {
+    if (this.held.length === 0) return;
     const batch = this.held;
     this.held = [];
-    const res: pg.QueryResult<Row> | pg.QueryResult<Row>[] = await this.client.query<Row>(batch.map((h) => h.text).join(';\n'));
+    let res: pg.QueryResult<Row> | pg.QueryResult<Row>[];
+    try {
+      res = await this.client.query<Row>(batch.map((h) => h.text).join(';\n'));
+    } catch (err) {
+      const fence = refusedFence(err, batch);
+      throw fence ? fence.refused() : err;
+    }
     const all = Array.isArray(res) ? res : [res];
-    const rows = all.map((r) => r.rows ?? []);
-    batch.forEach((h, i) => h.check?.(rows[i] ?? []));
-    return rows;
+    batch.forEach((h, i) => h.rows?.fill(all[i]?.rows ?? []));
   }
 
-  /** The held statements' checks run before the COMMIT is sent, never after it. */
   async commit(): Promise<void> {
-    if (this.held.some((h) => h.check)) await this.flush();
-    this.hold('commit');
+    this.hold({ text: 'commit' });
     await this.flush();
   }
 }
 
+function refusedFence(err: unknown, batch: readonly Held[]): Fence | undefined {
+  if (!(err instanceof pg.DatabaseError) || err.code !== REFUSED_SQLSTATE) return undefined;
+  return batch.find((h) => h.fence?.reason === err.message)?.fence;
+}
+
 /**
  * A write transaction whose per-report statements skip the query builder (docs/architecture.md
- * "Hot writes"): `run` takes a fixed text and its parameters and returns its rows; `later` and
- * `fence` take statements whose rows are not read at once. On SQLite each runs at once as a cached
- * prepared statement, synchronously, on the transaction's own connection; on PostgreSQL `later`
- * and `fence` wait to travel with the next statement that needs its rows, or with the COMMIT
+ * "Hot writes"): `run` takes a fixed text and its parameters and returns its rows; `later`,
+ * `hold` and `fence` take statements whose rows are not read at once. On SQLite each runs at once
+ * as a cached prepared statement, synchronously, on the transaction's own connection; on
+ * PostgreSQL they wait to travel with the next statement that needs its rows, or with the COMMIT
  * (PgRoundTrips). `builder()` is the same transaction for the statements off the hot path
  * (webhook deliveries, track records); what was held is sent first, so statements keep their
  * order and commit or roll back together.
@@ -126,25 +191,35 @@ export class WriteTx {
     private readonly pg: PgRoundTrips | null,
   ) {}
 
-  async run(q: HotSql, params: SqliteParam[]): Promise<Row[]> {
-    if (this.sqlite) return this.sqlite.rowsNow(q.sqlite, params);
+  async run(q: HotSql, params: HotParam[]): Promise<Row[]> {
+    if (this.sqlite) return this.sqlite.rowsNow(q.sqlite, plain(params));
     if (this.pg) return this.pg.run(q, params);
     throw new Error('a write transaction without a connection');
   }
 
   /** A statement whose rows nobody reads; its failure fails the transaction all the same. */
-  later(q: HotSql, params: SqliteParam[]): void {
-    if (this.sqlite) this.sqlite.rowsNow(q.sqlite, params);
-    else this.pg?.hold(inlineSql(q, params));
+  later(q: HotSql, params: HotParam[]): void {
+    if (this.sqlite) this.sqlite.rowsNow(q.sqlite, plain(params));
+    else this.pg?.hold({ text: inlineSql(q, params) });
   }
 
-  /**
-   * A statement whose rows `check` must accept (throwing refuses the transaction): at once on
-   * SQLite, before the COMMIT is sent on PostgreSQL, so nothing it refuses is ever committed.
-   */
-  fence(q: HotSql, params: SqliteParam[], check: (rows: Row[]) => void): void {
-    if (this.sqlite) check(this.sqlite.rowsNow(q.sqlite, params));
-    else this.pg?.hold(inlineSql(q, params), check);
+  /** A statement whose rows are read after the next round trip (`flush`, `builder`, `run`) or the commit. */
+  hold(q: HotSql, params: HotParam[]): HeldRows {
+    const rows = new HeldRows();
+    if (this.sqlite) rows.fill(this.sqlite.rowsNow(q.sqlite, plain(params)));
+    else this.pg?.hold({ text: inlineSql(q, params), rows });
+    return rows;
+  }
+
+  /** Refuses the transaction (`f.refused()`) unless the fence holds; nothing it refuses is ever committed. */
+  fence(f: Fence): void {
+    if (this.sqlite) f.sqlite.check(this.sqlite.rowsNow(f.sqlite.q.sqlite, f.sqlite.params));
+    else this.pg?.hold({ text: inlineSql(f.postgres.q, f.postgres.params), fence: f });
+  }
+
+  /** Sends what is held now: the held rows are there after it. */
+  async flush(): Promise<void> {
+    await this.pg?.flush();
   }
 
   /** The transaction for built queries, once what is held has been sent. */
@@ -198,7 +273,7 @@ export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T
 
 async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const trips = new PgRoundTrips(client);
-  trips.hold('begin');
+  trips.hold({ text: 'begin' });
   let out: T;
   try {
     out = await fn(new WriteTx(kyselyOn(client), 'postgres', null, trips));

@@ -4,7 +4,7 @@ import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } f
 import { subscribers, type Subscriber } from '../store/webhook-endpoints.js';
 
 /** Webhooks carry confirmed scoring events and status changes (docs/webhooks.md), never provisional or retractions. */
-const webhookable = (e: StoredEvent): boolean => e.event.tier === 'confirmed' && (e.event.type === 'score' || e.event.type === 'status');
+const webhookable = (e: { tier: string; type: string }): boolean => e.tier === 'confirmed' && (e.type === 'score' || e.type === 'status');
 
 /** The endpoint wants the event's sport, and its owner may see the event: its sport, league and game (docs/replays.md). */
 export function subscribes(s: Subscriber, e: StoredEvent): boolean {
@@ -22,9 +22,10 @@ export function subscribes(s: Subscriber, e: StoredEvent): boolean {
  * written with the events' own transaction so neither can exist without the other.
  */
 export function outboxHook(clock: Clock, afterWrite: () => void): OutboxHook {
-  return async (tx, events) => {
-    const due = events.filter(webhookable);
-    if (due.length === 0) return;
+  return async (tx, appended) => {
+    // Most appends (provisionals, retractions) have no delivery to write: they never wait for the stored events.
+    if (!appended.fields.some(webhookable)) return;
+    const due = (await appended.stored()).filter((e) => webhookable(e.event));
     const trx = await tx.builder();
     const subs = await subscribers(trx);
     if (subs.length === 0) return;
