@@ -1,9 +1,10 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventId } from '@svc/schema';
 import type { Db } from '../src/store/db.js';
 import { EventLog, type NewEvent } from '../src/store/events.js';
-import { HotSql, inlineSql, writeTransaction, type Fence } from '../src/store/write-tx.js';
+import { executeSql, HotSql, SqlExpr, writeTransaction, type Fence } from '../src/store/write-tx.js';
 import { engines, freshDb } from './helpers.js';
 
 /**
@@ -30,15 +31,17 @@ const awkward = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 16 }),
 ).filter((s) => !s.includes('\u0000'));
 
-describe('inlineSql', () => {
-  it('writes each placeholder as a literal and refuses a count that does not match', () => {
-    expect(inlineSql(INSERT, ['event.created', "it's", 'soccer', 'epl', null, '2026-01-01T00:00:00.000Z'])).toBe(
-      "insert into changes (type, object_id, sport, league, owner_key_id, at) values ('event.created', 'it''s', 'soccer', 'epl', NULL, '2026-01-01T00:00:00.000Z')",
+describe('executeSql', () => {
+  it('writes each parameter as a literal after the name of the prepared statement, and refuses a count that does not match', () => {
+    expect(executeSql(INSERT, ['event.created', "it's", 'soccer', 'epl', null, '2026-01-01T00:00:00.000Z'])).toBe(
+      `execute ${INSERT.name}('event.created', 'it''s', 'soccer', 'epl', NULL, '2026-01-01T00:00:00.000Z')`,
     );
-    expect(inlineSql(ECHO, ['a\\b', -1.5])).toBe("select cast( E'a\\\\b' as text) as s, cast(-1.5 as integer) as n");
-    expect(() => inlineSql(ECHO, ['a'])).toThrow(/too few/);
-    expect(() => inlineSql(ECHO, ['a', 1, 2])).toThrow(/too many/);
-    expect(() => inlineSql(ECHO, ['a', Number.NaN])).toThrow(/finite/);
+    expect(executeSql(ECHO, ['a\\b', -1.5])).toBe(`execute ${ECHO.name}( E'a\\\\b', -1.5)`);
+    expect(executeSql(ECHO, ['x', new SqlExpr("current_setting('a.b')")])).toBe(`execute ${ECHO.name}('x', current_setting('a.b'))`);
+    expect(executeSql(new HotSql('select 1'), [])).toMatch(/^execute svc_hot_\d+$/);
+    expect(() => executeSql(ECHO, ['a'])).toThrow(/too few/);
+    expect(() => executeSql(ECHO, ['a', 1, 2])).toThrow(/too many/);
+    expect(() => executeSql(ECHO, ['a', Number.NaN])).toThrow(/finite/);
   });
 });
 
@@ -220,5 +223,29 @@ describe.each(engines())('EventLog.append on the hot write transaction (%s)', (e
     expect(await log.lastSeq()).toBe(before);
     const [next] = await log.append([row('provisional', 'AAA')]);
     expect(next.seq).toBeGreaterThan(before);
+  });
+});
+
+describe.each(engines().filter((e) => e === 'postgres'))('prepared hot statements (%s)', (engine) => {
+  let db: Db;
+  beforeAll(async () => {
+    ({ db } = await freshDb(engine));
+    dbs.push(db);
+  });
+
+  it('a connection whose prepared statements were dropped behind its back fails one write, and is replaced', async () => {
+    const write = (id: string, drop: boolean) =>
+      writeTransaction(db, async (tx) => {
+        tx.later(INSERT, ['write_tx.prepared', id, 's', 'l', null, 't']);
+        // Prepares this text on the connection, then forgets every prepared statement of the session.
+        if (drop) await sql`deallocate all`.execute(await tx.builder());
+        tx.later(INSERT, ['write_tx.prepared', `${id}'`, 's', 'l', null, 't']);
+      });
+    await write('a', false);
+    await expect(write('b', true)).rejects.toThrow(/does not exist/);
+    // Every connection of the pool is asked: none still believes in statements it lost.
+    await Promise.all(Array.from({ length: 8 }, (_, i) => write(`c${i}`, false)));
+    const ids = await db.kysely.selectFrom('changes').select('object_id').where('type', '=', 'write_tx.prepared').orderBy('object_id').execute();
+    expect(ids.map((r) => r.object_id)).toEqual(['a', "a'", ...Array.from({ length: 8 }, (_, i) => [`c${i}`, `c${i}'`]).flat()].sort());
   });
 });

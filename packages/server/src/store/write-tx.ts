@@ -8,6 +8,8 @@ import type { Database } from './types.js';
 /** A row of a hot write's RETURNING or SELECT, keyed by column name; its owner decodes it. */
 export type Row = Record<string, unknown>;
 
+let hotStatements = 0;
+
 /**
  * One statement of the hot write path, written once with `?` placeholders: the PostgreSQL text
  * (`$1`, `$2`, …) is derived at construction, so both engines run the same SQL. The text must
@@ -15,10 +17,13 @@ export type Row = Record<string, unknown>;
  */
 export class HotSql {
   readonly postgres: string;
+  /** Its name as a PostgreSQL prepared statement (PgRoundTrips), one per text of the process. */
+  readonly name: string;
 
   constructor(readonly sqlite: string) {
     let n = 0;
     this.postgres = sqlite.replace(/\?/g, () => `$${++n}`);
+    this.name = `svc_hot_${++hotStatements}`;
   }
 
   text(engine: Engine): string {
@@ -45,18 +50,15 @@ export class SqlExpr {
 export type HotParam = SqliteParam | SqlExpr;
 
 /**
- * A statement's parameters written into its text as SQL literals, for PostgreSQL's simple query
- * protocol, the only one that carries several statements in one message. Strings are quoted by
- * pg's own `escapeLiteral` (libpq's rules); numbers must be finite.
+ * A prepared statement's EXECUTE with its parameters written in as SQL literals, for
+ * PostgreSQL's simple query protocol, the only one that carries several statements in one
+ * message. Strings are quoted by pg's own `escapeLiteral` (libpq's rules); numbers must be finite.
  */
-export function inlineSql(q: HotSql, params: readonly HotParam[]): string {
-  let i = 0;
-  const text = q.sqlite.replace(/\?/g, () => {
-    if (i >= params.length) throw new Error(`too few parameters for: ${q.sqlite}`);
-    return literal(params[i++]);
-  });
-  if (i !== params.length) throw new Error(`too many parameters for: ${q.sqlite}`);
-  return text;
+export function executeSql(q: HotSql, params: readonly HotParam[]): string {
+  const expected = q.sqlite.match(/\?/g)?.length ?? 0;
+  if (params.length < expected) throw new Error(`too few parameters for: ${q.sqlite}`);
+  if (params.length > expected) throw new Error(`too many parameters for: ${q.sqlite}`);
+  return params.length === 0 ? `execute ${q.name}` : `execute ${q.name}(${params.map(literal).join(', ')})`;
 }
 
 function literal(v: HotParam): string {
@@ -113,10 +115,18 @@ export class HeldRows {
 }
 
 interface Held {
-  text: string;
+  /** A hot statement, or a bare command (begin, commit). */
+  sql: HotSql | string;
+  params?: readonly HotParam[];
   rows?: HeldRows;
   fence?: Fence;
 }
+
+/** The hot statements prepared on each pooled connection (a prepared statement lives as long as its session). */
+const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+
+/** SQLSTATEs that say a connection's prepared statements are not what PgRoundTrips believes: the connection is dropped. */
+const PREPARED_MISMATCH = new Set(['26000', '42P05']);
 
 /**
  * The statements of one PostgreSQL transaction on one pooled client, sent as few round trips as
@@ -127,6 +137,8 @@ interface Held {
  */
 class PgRoundTrips {
   private held: Held[] = [];
+  /** The connection's prepared statements may differ from what is believed: it must not go back to the pool. */
+  broken = false;
 
   constructor(readonly client: pg.PoolClient) {}
 
@@ -134,33 +146,53 @@ class PgRoundTrips {
     this.held.push(h);
   }
 
-  /** Sends what is held and `q`, returns `q`'s rows; alone it goes with its parameters. */
+  /** Sends what is held and `q`, returns `q`'s rows. */
   async run(q: HotSql, params: readonly HotParam[]): Promise<Row[]> {
-    if (this.held.length === 0 && !params.some((p) => p instanceof SqlExpr)) return (await this.client.query<Row>(q.postgres, plain(params))).rows;
     const rows = new HeldRows();
-    this.hold({ text: inlineSql(q, params), rows });
+    this.hold({ sql: q, params, rows });
     await this.flush();
     return rows.rows;
   }
 
-  /** Sends what is held, if anything. */
+  /**
+   * Sends what is held, if anything, as one message: first a PREPARE for each hot statement this
+   * connection has not prepared yet (planning a statement cost more than running it: bench/RESULTS.md
+   * "The cluster's report path in one round trip"), then each statement's EXECUTE. The PREPAREs
+   * lead, so by the time any statement of the message can fail they have run; PREPARE is not
+   * undone by a rollback, so they are counted as prepared from then on.
+   */
   async flush(): Promise<void> {
     if (this.held.length === 0) return;
     const batch = this.held;
     this.held = [];
+    let prepared = preparedOn.get(this.client);
+    if (!prepared) {
+      prepared = new Set();
+      preparedOn.set(this.client, prepared);
+    }
+    const prepares: string[] = [];
+    const texts = batch.map((h) => {
+      if (typeof h.sql === 'string') return h.sql;
+      if (!prepared.has(h.sql.name)) {
+        prepared.add(h.sql.name);
+        prepares.push(`prepare ${h.sql.name} as ${h.sql.postgres}`);
+      }
+      return executeSql(h.sql, h.params ?? []);
+    });
     let res: pg.QueryResult<Row> | pg.QueryResult<Row>[];
     try {
-      res = await this.client.query<Row>(batch.map((h) => h.text).join(';\n'));
+      res = await this.client.query<Row>([...prepares, ...texts].join(';\n'));
     } catch (err) {
+      if (err instanceof pg.DatabaseError && err.code !== undefined && PREPARED_MISMATCH.has(err.code)) this.broken = true;
       const fence = refusedFence(err, batch);
       throw fence ? fence.refused() : err;
     }
     const all = Array.isArray(res) ? res : [res];
-    batch.forEach((h, i) => h.rows?.fill(all[i]?.rows ?? []));
+    batch.forEach((h, i) => h.rows?.fill(all[prepares.length + i]?.rows ?? []));
   }
 
   async commit(): Promise<void> {
-    this.hold({ text: 'commit' });
+    this.hold({ sql: 'commit' });
     await this.flush();
   }
 }
@@ -200,21 +232,21 @@ export class WriteTx {
   /** A statement whose rows nobody reads; its failure fails the transaction all the same. */
   later(q: HotSql, params: HotParam[]): void {
     if (this.sqlite) this.sqlite.rowsNow(q.sqlite, plain(params));
-    else this.pg?.hold({ text: inlineSql(q, params) });
+    else this.pg?.hold({ sql: q, params });
   }
 
   /** A statement whose rows are read after the next round trip (`flush`, `builder`, `run`) or the commit. */
   hold(q: HotSql, params: HotParam[]): HeldRows {
     const rows = new HeldRows();
     if (this.sqlite) rows.fill(this.sqlite.rowsNow(q.sqlite, plain(params)));
-    else this.pg?.hold({ text: inlineSql(q, params), rows });
+    else this.pg?.hold({ sql: q, params, rows });
     return rows;
   }
 
   /** Refuses the transaction (`f.refused()`) unless the fence holds; nothing it refuses is ever committed. */
   fence(f: Fence): void {
     if (this.sqlite) f.sqlite.check(this.sqlite.rowsNow(f.sqlite.q.sqlite, f.sqlite.params));
-    else this.pg?.hold({ text: inlineSql(f.postgres.q, f.postgres.params), fence: f });
+    else this.pg?.hold({ sql: f.postgres.q, params: f.postgres.params, fence: f });
   }
 
   /** Sends what is held now: the held rows are there after it. */
@@ -273,15 +305,16 @@ export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T
 
 async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const trips = new PgRoundTrips(client);
-  trips.hold({ text: 'begin' });
+  trips.hold({ sql: 'begin' });
   let out: T;
   try {
     out = await fn(new WriteTx(kyselyOn(client), 'postgres', null, trips));
     await trips.commit();
   } catch (err) {
-    // A connection that cannot roll back is not given back to the pool: pg closes it.
+    // A connection that cannot roll back, or whose prepared statements are in doubt, is not given
+    // back to the pool: pg closes it.
     await client.query('rollback').then(
-      () => client.release(),
+      () => client.release(trips.broken || undefined),
       (rollbackErr: unknown) => client.release(rollbackErr instanceof Error ? rollbackErr : true),
     );
     throw err;
