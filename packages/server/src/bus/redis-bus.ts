@@ -61,6 +61,9 @@ export class RedisBus implements EventBus {
     for (const h of this.handlers) h(events);
     // Known away: not through ioredis' queue (bus/link.ts); other nodes read the hole from the store.
     if (this.away() || events.length === 0) return;
+    // The streams queued their frames' write as a microtask (stream/connection.ts): it goes first,
+    // ahead of this batch's JSON and its command to Redis.
+    await Promise.resolve();
     const mark = batchMark(events);
     if (this.ownBatches.size >= OWN_BATCHES_MAX) this.ownBatches.clear();
     this.ownBatches.add(mark);
