@@ -52,7 +52,8 @@ export type HotParam = SqliteParam | SqlExpr;
 /**
  * A prepared statement's EXECUTE with its parameters written in as SQL literals, for
  * PostgreSQL's simple query protocol, the only one that carries several statements in one
- * message. Strings are quoted by pg's own `escapeLiteral` (libpq's rules); numbers must be finite.
+ * message. Strings are quoted by pg's own `escapeLiteral` (libpq's rules), numbers written as pg
+ * writes a number parameter.
  */
 export function executeSql(q: HotSql, params: readonly HotParam[]): string {
   const expected = q.sqlite.match(/\?/g)?.length ?? 0;
@@ -64,10 +65,8 @@ export function executeSql(q: HotSql, params: readonly HotParam[]): string {
 function literal(v: HotParam): string {
   if (v === null) return 'NULL';
   if (v instanceof SqlExpr) return v.text;
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
-    return String(v);
-  }
+  // Infinity, -Infinity and NaN as pg sends them as parameters: text a float column reads back as such.
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `'${String(v)}'`;
   return pg.escapeLiteral(v);
 }
 
