@@ -14,6 +14,9 @@
 // reads (seq and stored JSON of the season's confirmed events, in seq order) in one binary COPY to
 // psql, which discards them: no svc, no JavaScript, no HTTP. What no client of this database
 // could beat on this machine, so the ceiling ratio a PostgreSQL export can reach is at most its.
+// --formats can be narrowed, to measure one change in less time (NDJSON, each ratio's baseline,
+// is always measured): BENCH_FORMATS=parquet (of csv,parquet), BENCH_EVENTS=1000000 (of
+// 100000,1000000), BENCH_PATHS=database (of database,cached).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -35,6 +38,11 @@ const SIZES = [
   { league: 'xbm', events: 100_000 },
   { league: 'xbl', events: 1_000_000 },
 ];
+/** A comma-separated env list, or null when unset. */
+const envList = (name: string): string[] | null => process.env[name]?.split(',').map((s) => s.trim()) ?? null;
+const FORMAT_LIST = ['ndjson', ...(envList('BENCH_FORMATS') ?? ['csv', 'parquet']).filter((f) => f !== 'ndjson')];
+const FORMAT_SIZES = SIZES.filter((s) => envList('BENCH_EVENTS')?.includes(String(s.events)) ?? true);
+const FORMAT_PATHS = [false, true].filter((cached) => envList('BENCH_PATHS')?.includes(cached ? 'cached' : 'database') ?? true);
 
 /** Each size is one season (2025) of its own league, so one request exports all of it. */
 async function prepare(): Promise<string | null> {
@@ -60,6 +68,14 @@ async function prepare(): Promise<string | null> {
 function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : 0;
+}
+
+/** CPU-seconds a process has used so far, its threads' (ended ones too) included. */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Samples a process's RSS every 100 ms until stopped; returns the peak in MiB. */
@@ -144,17 +160,22 @@ async function measureExport(svc: ChildProcess, league: string, gzip: boolean, r
   if (gzip) headers['accept-encoding'] = 'gzip';
   const pid = svc.pid ?? 0;
   await fetchCount(url, headers, saveTo); // warm-up (and the ceiling's file)
-  const results: (Run & { peakMiB: number })[] = [];
+  const results: (Run & { peakMiB: number; cpu: number })[] = [];
   for (let i = 0; i < runs; i++) {
     const rss = sampleRss(pid);
+    const cpu = cpuSeconds(pid);
     const r = await fetchCount(url, headers);
-    results.push({ ...r, peakMiB: rss.stop() });
+    results.push({ ...r, peakMiB: rss.stop(), cpu: cpuSeconds(pid) - cpu });
   }
   const b = median(results);
   return { ...b, peakMiB: Math.max(...results.map((r) => r.peakMiB)) };
 }
 
-/** --formats: NDJSON, CSV and Parquet of each season on each path; rows/s is events ÷ seconds (Parquet has no lines). */
+/**
+ * --formats: NDJSON, CSV and Parquet of each season on each path; rows/s is events ÷ seconds
+ * (Parquet has no lines). The server's CPU-seconds (of the median run) show the cost apart from
+ * the wall time, which on a VM shared with other work moves with the neighbours' load.
+ */
 async function formatsMain() {
   fs.mkdirSync(OUT, { recursive: true });
   const databaseUrl = await prepare();
@@ -166,10 +187,10 @@ async function formatsMain() {
   try {
     await new Promise((r) => setTimeout(r, 1000));
     idleMiB = rssKiB(svc.pid ?? 0) / 1024;
-    for (const cached of [false, true]) {
-      for (const s of SIZES) {
+    for (const cached of FORMAT_PATHS) {
+      for (const s of FORMAT_SIZES) {
         let ndjsonRate = 0;
-        for (const format of ['ndjson', 'csv', 'parquet']) {
+        for (const format of FORMAT_LIST) {
           const m = await measureExport(svc, s.league, false, RUNS, cached, undefined, format);
           if (format === 'ndjson' && m.lines !== s.events) throw new Error(`${s.league}: ${m.lines} lines, expected ${s.events}`);
           if (format === 'csv' && m.lines !== s.events + 1) throw new Error(`${s.league} csv: ${m.lines} lines, expected ${s.events + 1}`);
@@ -177,7 +198,7 @@ async function formatsMain() {
           if (format === 'ndjson') ndjsonRate = rate;
           const ratio = rate / ndjsonRate;
           rows.push(
-            `| ${fmt(s.events)} events, ${cached ? 'cached season file' : 'database'} | ${format} | ${fmt(rate)} | ${format === 'ndjson' ? '1' : fmt(ratio, 2)} | ${fmt(m.bytes / 1048576, 1)} MiB | ${fmt(m.seconds, 2)} s | ${fmt(m.peakMiB)} MiB | +${fmt(m.peakMiB - idleMiB)} MiB |`,
+            `| ${fmt(s.events)} events, ${cached ? 'cached season file' : 'database'} | ${format} | ${fmt(rate)} | ${format === 'ndjson' ? '1' : fmt(ratio, 2)} | ${fmt(m.bytes / 1048576, 1)} MiB | ${fmt(m.seconds, 2)} s | ${fmt(m.cpu, 2)} s | ${fmt(m.peakMiB)} MiB | +${fmt(m.peakMiB - idleMiB)} MiB |`,
           );
           if (format !== 'ndjson' && s.events === 1_000_000) verdicts.push(`${format}, ${cached ? 'cached' : 'database'}: ${fmt(ratio, 2)} ${ratio >= 0.5 ? 'met' : 'NOT met'}`);
         }
@@ -188,8 +209,8 @@ async function formatsMain() {
   }
   const out = [
     `bench/export --formats — ${PG ? 'PostgreSQL' : 'SQLite'}, median of ${RUNS} runs after a warm-up, identity encoding; server idle RSS ${fmt(idleMiB)} MiB`,
-    '| export | format | rows/s | ÷ NDJSON | size | time | server peak RSS | growth over idle |',
-    '|---|---|---|---|---|---|---|---|',
+    '| export | format | rows/s | ÷ NDJSON | size | time | server CPU | server peak RSS | growth over idle |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `goal, 1,000,000 events, rows/s ≥ 0.5 of NDJSON's on the same path — ${verdicts.join('; ')}`,

@@ -1,9 +1,11 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { CsvThread, EXPORT_COLUMNS, FORMATS, ParquetEncoder, PARQUET_ROW_GROUP } from '../src/export/formats.js';
-import { instantMs } from '../src/export/parquet.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { CsvThread, EXPORT_COLUMNS, FORMATS, ParquetEncoder, PARQUET_ROW_GROUP, type Column } from '../src/export/formats.js';
+import { parquetThreadsKept } from '../src/export/encoder-thread.js';
+import { instantMs, parquetSchema, RowGroupEncoder } from '../src/export/parquet.js';
 import { exportSource } from './fixtures/encode-export.mjs';
 
 type Entity = 'events' | 'competitions';
@@ -80,6 +82,23 @@ describe('the export encoder threads (export/encoder-thread.ts)', () => {
     expect((await encode('parquet', [], 'events')).equals(await encodeHere(Readable.from([])))).toBe(true);
   });
 
+  it('keeps the threads of a complete Parquet export for the next one, and ends those of a failed one', async () => {
+    const rows = PARQUET_ROW_GROUP * 2 + 10;
+    const single = await encodeHere(exportSource(rows).stream);
+    // Two exports in a row: the second one's groups are encoded by the threads the first one left.
+    for (let i = 0; i < 2; i++) {
+      expect((await encode('parquet', exportSource(rows).stream, 'events')).equals(single)).toBe(true);
+      expect(parquetThreadsKept()).toBe(2);
+    }
+    // Other columns are not encoded by threads kept for the events' columns.
+    const competition = { id: 'g1', sport: 'football', league: 'wc', season: '2022', season_id: 'wc_2022', date: '2022-11-20', status: 'final', competitors: [], synthetic: false };
+    await encode('parquet', [`${JSON.stringify(competition)}\n`], 'competitions');
+    expect(parquetThreadsKept()).toBe(3);
+    // A failed export takes a kept thread and ends it (its groups may still be in it).
+    await expect(encode('parquet', ['{"id": oops}\n'], 'competitions')).rejects.toThrow(/JSON/);
+    await vi.waitFor(() => expect(parquetThreadsKept()).toBe(2));
+  });
+
   it('writes a Parquet file that starts and ends with its magic number', async () => {
     const event = {
       id: 'evt_000000000001', type: 'score', tier: 'confirmed', game_id: 'basketball_1', sport: 'basketball', league: 'xbl', team: 'team:xbl:T1',
@@ -88,6 +107,46 @@ describe('the export encoder threads (export/encoder-thread.ts)', () => {
     const file = await encode('parquet', [`${JSON.stringify(event)}\n`], 'events');
     expect(file.subarray(0, 4).toString()).toBe('PAR1');
     expect(file.subarray(-4).toString()).toBe('PAR1');
+  });
+});
+
+describe('RowGroupEncoder: what hyparquet-writer writes from the records themselves (export/parquet.ts)', () => {
+  /** A row group as hyparquet-writer writes it from each column's values as they are (strings as strings), its choice of encodings its own. */
+  function reference(columns: readonly Column[], records: readonly Record<string, unknown>[]) {
+    const writer = new ByteWriter();
+    const w = new ParquetWriter({ writer, schema: parquetSchema(columns) });
+    const columnData = columns.map((c) => ({ name: c.name, data: records.map((r) => r[c.name] ?? null), nullable: c.nullable, statistics: c.kind !== 'string' }));
+    w.write({ columnData, rowGroupSize: records.length });
+    return { bytes: new Uint8Array(writer.buffer.slice(4, writer.index)), rowGroup: w.row_groups[0] };
+  }
+
+  const columns: Column[] = [
+    { name: 'id', path: ['id'], kind: 'string', nullable: false },
+    { name: 'note', path: ['note'], kind: 'string', nullable: true },
+    { name: 'team', path: ['team'], kind: 'string', nullable: false },
+    { name: 'n', path: ['n'], kind: 'integer', nullable: false },
+  ];
+
+  it('writes strings that get no dictionary (given to it as UTF-8 already) byte for byte as it does from the strings', () => {
+    // Any UTF-16 (lone surrogates too, which UTF-8 writes as U+FFFD), distinct or repeated, with nulls.
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'grapheme-ascii', maxLength: 20 }), fc.constantFrom('', 'Zürich', '東京', '😀', 'a\uD800b', '\uDFFF'));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.option(text), fc.constantFrom('T1', 'T2')), { minLength: 1, maxLength: 300 }), fc.integer({ min: 0, max: 3 }), (rows, repeat) => {
+        const records = rows.map(([id, note, team], i) => ({ id: `${id}${repeat === 0 ? i : i % (repeat * 3)}`, note, team, n: i }));
+        const got = new RowGroupEncoder(columns).encode(records);
+        const want = reference(columns, records);
+        expect(got.rowGroup.columns.map((c) => c.meta_data?.encodings)).toEqual(want.rowGroup.columns.map((c) => c.meta_data?.encodings));
+        expect(Buffer.from(got.bytes).equals(Buffer.from(want.bytes))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes an export\'s ids PLAIN and its columns of few values with a dictionary, as hyparquet-writer chooses', () => {
+    const records = Array.from({ length: 5000 }, (_, i) => ({ id: `evt_${String(i).padStart(12, '0')}`, note: i % 9 === 0 ? null : `n${i}`, team: `T${i % 30}`, n: i % 4 }));
+    const got = new RowGroupEncoder(columns).encode(records);
+    expect(got.rowGroup.columns.map((c) => c.meta_data?.encodings)).toEqual([['PLAIN'], ['PLAIN'], ['PLAIN', 'RLE_DICTIONARY'], ['PLAIN', 'RLE_DICTIONARY']]);
+    expect(Buffer.from(got.bytes).equals(Buffer.from(reference(columns, records).bytes))).toBe(true);
   });
 });
 

@@ -37,6 +37,16 @@ const PARQUET_THREADS = Math.max(1, Math.min(2, availableParallelism()));
 const PARQUET_IN_FLIGHT_PER_THREAD = 2;
 
 /**
+ * How long a Parquet thread is kept once its export has ended, for the next Parquet export of the
+ * same columns to take. A new thread's first groups cost it two to three times its later ones
+ * (its code compiled and optimised again, by V8's helper threads too, its heap grown): V8's
+ * helpers alone spent about 1.5 CPU-seconds on a new pair over a 1M-event export, 0.4 on a
+ * kept pair (bench/RESULTS.md "Export formats: Parquet's ids as bytes, its threads kept"). A
+ * kept thread is idle and holds its heap (tens of MB) until then; it keeps no process alive.
+ */
+const PARQUET_KEEP_MS = 10_000;
+
+/**
  * Each thread's heap: the old generation capped at 256 MB, so that a runaway thread fails its
  * export, not the node (the process's own heap limit does not reach a thread started with limits
  * of its own). The young generation is V8's: capping it at 16 MB cut the process's peak on a
@@ -79,6 +89,63 @@ function startThread(mode: ThreadData['mode'], columns: readonly Column[]): Work
   // TypeScript loader in development, several MB and tens of milliseconds a thread) for modules
   // that need none of it. The heap limit is V8's, shared by every thread all the same.
   return new Worker(new URL(import.meta.url), { workerData: data, execArgv: [], resourceLimits: THREAD_HEAP });
+}
+
+interface KeptThread {
+  worker: Worker;
+  timer: NodeJS.Timeout;
+  /** Forgets the thread: it ended, or it is taken. */
+  forget: () => void;
+}
+
+/** Idle Parquet threads by the columns they encode (as JSON), at most PARQUET_THREADS of each. */
+const keptThreads = new Map<string, KeptThread[]>();
+
+/** Keeps a Parquet thread whose export has ended (none of its groups still out) for PARQUET_KEEP_MS. */
+function keepThread(key: string, worker: Worker): void {
+  const list = keptThreads.get(key) ?? [];
+  if (list.length >= PARQUET_THREADS) {
+    void worker.terminate();
+    return;
+  }
+  const kept: KeptThread = {
+    worker,
+    timer: setTimeout(() => {
+      kept.forget();
+      void worker.terminate();
+    }, PARQUET_KEEP_MS),
+    forget: () => {
+      clearTimeout(kept.timer);
+      worker.off('exit', kept.forget);
+      worker.off('error', kept.forget);
+      const at = list.indexOf(kept);
+      if (at !== -1) list.splice(at, 1);
+      if (list.length === 0 && keptThreads.get(key) === list) keptThreads.delete(key);
+    },
+  };
+  kept.timer.unref();
+  // An idle thread that fails or stops is only forgotten: no export is waiting on it.
+  worker.on('exit', kept.forget);
+  worker.on('error', kept.forget);
+  worker.unref();
+  list.push(kept);
+  keptThreads.set(key, list);
+}
+
+/** A kept Parquet thread of these columns, if any, no longer kept. */
+function takeThread(key: string): Worker | null {
+  const kept = keptThreads.get(key)?.at(-1);
+  if (!kept) return null;
+  kept.forget();
+  kept.worker.ref();
+  return kept.worker;
+}
+
+/** How many Parquet threads are kept now, of any columns (the tests read it). */
+export function parquetThreadsKept(): number {
+  let n = 0;
+  for (const list of keptThreads.values()) n += list.length;
+  return n;
 }
 
 /**
@@ -139,17 +206,27 @@ export class CsvThread extends Transform {
   }
 }
 
+/** A thread working for an export, and the export's listeners on it (taken off when the thread is kept). */
+interface ExportThread {
+  worker: Worker;
+  listeners: { message: (m: GroupEncoded) => void; error: (err: Error) => void; exit: (code: number) => void };
+}
+
 /**
  * NDJSON in, Parquet out: the lines cut into row groups of PARQUET_ROW_GROUP on the export's side
  * (a scan for line ends, no parsing), each group sent to the next of up to PARQUET_THREADS
- * threads in turn (started as the groups need them), encoded there, and the groups put back in
- * order into one file (ParquetFile). At most PARQUET_IN_FLIGHT_PER_THREAD groups per thread are
- * out before the export's side waits, so memory is a few groups' NDJSON whatever the export's size.
+ * threads in turn (kept from an earlier export or started as the groups need them), encoded
+ * there, and the groups put back in order into one file (ParquetFile). At most
+ * PARQUET_IN_FLIGHT_PER_THREAD groups per thread are out before the export's side waits, so
+ * memory is a few groups' NDJSON whatever the export's size. An export that ends complete leaves
+ * its threads to the next (keepThread); one that fails or is cut off ends them.
  */
 export class ParquetThreads extends Transform {
   private readonly columns: readonly Column[];
+  /** The columns as JSON: which kept threads can encode them. */
+  private readonly key: string;
   private readonly file: ParquetFile;
-  private readonly threads: Worker[] = [];
+  private readonly threads: ExportThread[] = [];
   /** The group being gathered: its complete lines so far, and how many. */
   private parts: Uint8Array[] = [];
   private partsBytes = 0;
@@ -164,6 +241,7 @@ export class ParquetThreads extends Transform {
   constructor(columns: readonly Column[]) {
     super({ writableHighWaterMark: 1 << 20, readableHighWaterMark: 1 << 20 });
     this.columns = columns;
+    this.key = JSON.stringify(columns);
     this.file = new ParquetFile(columns, (b) => this.push(b));
   }
 
@@ -221,15 +299,20 @@ export class ParquetThreads extends Transform {
   private thread(index: number): Worker {
     const n = index % PARQUET_THREADS;
     const existing = this.threads[n];
-    if (existing) return existing;
-    const t = startThread('parquet', this.columns);
-    t.on('message', (m: GroupEncoded) => this.received(m));
-    t.on('error', (err) => this.destroy(err));
-    t.on('exit', (code) => {
-      if (!this.stopped) this.destroy(new Error(`a Parquet encoder's thread stopped (exit code ${code})`));
-    });
-    this.threads[n] = t;
-    return t;
+    if (existing) return existing.worker;
+    const worker = takeThread(this.key) ?? startThread('parquet', this.columns);
+    const listeners: ExportThread['listeners'] = {
+      message: (m) => this.received(m),
+      error: (err) => this.destroy(err),
+      exit: (code) => {
+        if (!this.stopped) this.destroy(new Error(`a Parquet encoder's thread stopped (exit code ${code})`));
+      },
+    };
+    worker.on('message', listeners.message);
+    worker.on('error', listeners.error);
+    worker.on('exit', listeners.exit);
+    this.threads[n] = { worker, listeners };
+    return worker;
   }
 
   private received(m: GroupEncoded): void {
@@ -255,7 +338,7 @@ export class ParquetThreads extends Transform {
     const done = this.finishing;
     if (!done || this.added < this.sent) return;
     this.finishing = null;
-    this.stop();
+    this.release();
     try {
       this.file.finish();
       done();
@@ -264,10 +347,22 @@ export class ParquetThreads extends Transform {
     }
   }
 
+  /** Every group is back, so nothing of this export is left in its threads: they are kept for the next. */
+  private release(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const { worker, listeners } of this.threads) {
+      worker.off('message', listeners.message);
+      worker.off('error', listeners.error);
+      worker.off('exit', listeners.exit);
+      keepThread(this.key, worker);
+    }
+  }
+
   private stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    for (const t of this.threads) void t.terminate();
+    for (const { worker } of this.threads) void worker.terminate();
   }
 }
 

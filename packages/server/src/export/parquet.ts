@@ -1,5 +1,5 @@
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
-import { getterOf, RecordEncoder, type Column, type Getter } from './records.ts';
+import { getterOf, RecordEncoder, type Column } from './records.ts';
 
 /**
  * Parquet from an export's records (docs/decisions.md "Export formats"): the columns' Parquet
@@ -67,25 +67,125 @@ export function instantMs(s: string): number {
   return Date.parse(s);
 }
 
-/** A record's value as the Parquet writer takes it for the column's type, made once per column. */
-function parquetGetter(c: Column): Getter {
-  const get = getterOf(c.path);
-  switch (c.kind) {
-    case 'timestamp':
-      return (r) => {
-        const v = get(r);
-        if (v === null || v === undefined) return null;
-        return typeof v === 'string' ? instantMs(v) : v;
-      };
-    case 'date':
-      return (r) => {
-        const v = get(r);
-        if (v === null || v === undefined) return null;
-        return typeof v === 'string' ? Date.parse(`${v}T00:00:00.000Z`) / DAY_MS : v;
-      };
-    default:
-      return (r) => get(r) ?? null;
+const isObject = (v: unknown): v is { [key: string]: unknown } => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A column of a group's records, null where a record leaves it out: the path read in a loop of
+ * the column's own rather than by a getter called per cell (two calls a cell, a tenth of a row
+ * group's encoding).
+ */
+function columnOf(path: readonly string[], records: readonly unknown[]): unknown[] {
+  const n = records.length;
+  const out = new Array<unknown>(n);
+  if (path.length === 1) {
+    const [a] = path;
+    for (let j = 0; j < n; j++) {
+      const r = records[j];
+      out[j] = isObject(r) ? (r[a] ?? null) : null;
+    }
+  } else if (path.length === 2) {
+    const [a, b] = path;
+    for (let j = 0; j < n; j++) {
+      const r = records[j];
+      const v = isObject(r) ? r[a] : undefined;
+      out[j] = isObject(v) ? (v[b] ?? null) : null;
+    }
+  } else {
+    const get = getterOf(path);
+    for (let j = 0; j < n; j++) out[j] = get(records[j]) ?? null;
   }
+  return out;
+}
+
+/** A column's values as the Parquet writer takes them for its type: instants as epoch milliseconds, dates as days. */
+function parquetValues(c: Column, records: readonly unknown[]): unknown[] {
+  const values = columnOf(c.path, records);
+  if (c.kind === 'timestamp') {
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j];
+      if (typeof v === 'string') values[j] = instantMs(v);
+    }
+  } else if (c.kind === 'date') {
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j];
+      if (typeof v === 'string') values[j] = Date.parse(`${v}T00:00:00.000Z`) / DAY_MS;
+    }
+  }
+  return values;
+}
+
+/**
+ * hyparquet-writer's own test for a dictionary, mirrored: it samples up to this many values spread
+ * over the column chunk and writes the chunk PLAIN when the sampled distinct values hold more than
+ * DICTIONARY_REJECTED of the sampled bytes (its `useDictionary`).
+ */
+const DICTIONARY_SAMPLE = 1000;
+const DICTIONARY_REJECTED = 0.9;
+
+/**
+ * Whether hyparquet-writer's sample would turn a dictionary down for these strings (or nulls): the
+ * same sample and sizes (UTF-16 length plus the 4-byte length prefix), so the answer is its answer
+ * and the chunk's encoding the one it would choose. An export's ids are such columns.
+ */
+function dictionaryRejected(values: readonly unknown[]): boolean {
+  const n = values.length;
+  const m = Math.min(n, DICTIONARY_SAMPLE);
+  const at = (i: number): unknown => values[m === 1 ? 0 : Math.floor((i * (n - 1)) / (m - 1))];
+  const size = (v: unknown): number => (typeof v === 'string' ? v.length + 4 : 0);
+  let total = 0;
+  for (let i = 0; i < m; i++) total += size(at(i));
+  if (total === 0) return true;
+  // The distinct values' share only falls as repeats are seen: once it is down to the limit, the
+  // answer is known (after a hundred samples or so of a column of few values, which keeps its dictionary).
+  const seen = new Set<unknown>();
+  let repeats = 0;
+  for (let i = 0; i < m; i++) {
+    const v = at(i);
+    if (!seen.has(v)) {
+      seen.add(v);
+      continue;
+    }
+    repeats += size(v);
+    if ((total - repeats) / total <= DICTIONARY_REJECTED) return false;
+  }
+  return true;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Strings (or nulls) as UTF-8, each a view of one buffer for the column chunk. hyparquet-writer
+ * turns the strings of a PLAIN chunk into bytes one `TextEncoder#encode` at a time, a new buffer
+ * for every value: that was half of an events row group's id column, the costliest column. ASCII
+ * (every id) is copied a character at a time; anything else by `encodeInto`.
+ */
+function utf8Views(values: readonly unknown[]): (Uint8Array | null)[] {
+  let chars = 0;
+  for (const v of values) if (typeof v === 'string') chars += v.length;
+  // A UTF-16 code unit is at most 3 bytes of UTF-8.
+  const buf = new Uint8Array(chars * 3);
+  const out = new Array<Uint8Array | null>(values.length);
+  let at = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v !== 'string') {
+      out[i] = null;
+      continue;
+    }
+    const start = at;
+    let ascii = true;
+    for (let j = 0; j < v.length; j++) {
+      const c = v.charCodeAt(j);
+      if (c > 0x7f) {
+        ascii = false;
+        break;
+      }
+      buf[at++] = c;
+    }
+    if (!ascii) at = start + utf8.encodeInto(v, buf.subarray(start)).written;
+    out[i] = buf.subarray(start, at);
+  }
+  return out;
 }
 
 /** Hands what the Parquet writer has written so far to `out` after every row group and at the end. */
@@ -130,22 +230,20 @@ export const parquetSchema = (columns: readonly Column[]): SchemaElement[] => [{
 /** Encodes records as row groups, each on its own, so that groups can be encoded in any thread and put together in order (ParquetFile). */
 export class RowGroupEncoder {
   private readonly columns: readonly Column[];
-  private readonly getters: readonly Getter[];
   private readonly schema: SchemaElement[];
 
   constructor(columns: readonly Column[]) {
     this.columns = columns;
-    this.getters = columns.map(parquetGetter);
     this.schema = parquetSchema(columns);
   }
 
   encode(records: readonly unknown[]): EncodedRowGroup {
-    // Column by column: each column's getter and array stay hot for the group's rows.
+    // Column by column: each column's loop and array stay hot for the group's rows.
     const n = records.length;
-    const columnData: ColumnSource[] = this.columns.map((c, i) => {
-      const get = this.getters[i];
-      const data = new Array<unknown>(n);
-      for (let j = 0; j < n; j++) data[j] = get(records[j]);
+    const columnData: ColumnSource[] = this.columns.map((c) => {
+      const data = parquetValues(c, records);
+      // Strings with no dictionary (their statistics are off: no comparisons of the bytes) as bytes already.
+      if (c.kind === 'string' && dictionaryRejected(data)) return { name: c.name, data: utf8Views(data), nullable: c.nullable, encoding: 'PLAIN', statistics: false };
       return { name: c.name, data, nullable: c.nullable, statistics: c.kind !== 'json' && c.kind !== 'string' };
     });
     // Sized for a typical group (an events group is about 130 KB), so that it seldom grows by copying.
