@@ -3,8 +3,8 @@ import type { EventBus } from '../bus/bus.js';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
-import type { ConsensusStore, EventIdParam, NewReport, StoredGame } from '../store/consensus.js';
-import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
+import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus.js';
+import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events.js';
 import type { GameLeases } from '../store/leases.js';
 import type { GameDirectory, GameInfo } from './games.js';
 

@@ -6,6 +6,7 @@ import type { ResolvedOptions } from '../domain/consensus/options.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
 import type { Db } from './db.js';
 import type { ConsensusCandidateTable } from './consensus-types.js';
+import type { EventIdParam } from './events.js';
 import type { ReportTable } from './types.js';
 import { HotSql, placeholders, SqlExpr, type EveryColumn, type WriteTx } from './write-tx.js';
 
@@ -47,9 +48,6 @@ export class StaleTrackRecord extends Error {
     this.name = 'StaleTrackRecord';
   }
 }
-
-/** An event's id as a write stores it: known, or given by the database in the same write (store/events.ts). */
-export type EventIdParam = string | SqlExpr;
 
 /** A report row as a write stores it. */
 export type NewReport = Omit<ReportTable, 'event_id'> & { event_id: EventIdParam | null };

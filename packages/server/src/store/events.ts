@@ -8,7 +8,6 @@ import { eventRecord, eventRowOf } from './event-rows.js';
 import { storedEventRow, type EventFields } from './event-json.js';
 import { rowTextOrNull } from './row-reader.js';
 import type { Database, EventTable } from './types.js';
-import type { EventIdParam } from './consensus.js';
 import { HotSql, placeholders, SqlExpr, writeTransaction, type EveryColumn, type HeldRows, type HotParam, type Row, type WriteTx } from './write-tx.js';
 
 function onlyRow(h: HeldRows): Row {
@@ -16,6 +15,9 @@ function onlyRow(h: HeldRows): Row {
   if (!r) throw new Error('insert into events returned no row');
   return r;
 }
+
+/** An event's id as a write stores it: known, or given by the database in the same write (`eventIdAt`). */
+export type EventIdParam = string | SqlExpr;
 
 export type NewEvent = EventFields & {
   /** Index of an earlier row of the same append whose id becomes this row's provisional_id. */
