@@ -41,6 +41,7 @@ describe('executeSql', () => {
     expect(executeSql(new HotSql('select 1'), [])).toMatch(/^execute svc_hot_\d+$/);
     expect(() => executeSql(ECHO, ['a'])).toThrow(/too few/);
     expect(() => executeSql(ECHO, ['a', 1, 2])).toThrow(/too many/);
+    expect(() => executeSql(ECHO, ['a\u0000b', 1])).toThrow(/NUL/);
     expect(executeSql(ECHO, ['a', Number.NEGATIVE_INFINITY])).toBe(`execute ${ECHO.name}('a', '-Infinity')`);
   });
 });

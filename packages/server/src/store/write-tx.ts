@@ -67,6 +67,8 @@ function literal(v: HotParam): string {
   if (v instanceof SqlExpr) return v.text;
   // Infinity, -Infinity and NaN as pg sends them as parameters: text a float column reads back as such.
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `'${String(v)}'`;
+  // PostgreSQL text cannot hold NUL, and in a simple query message it would end the text early.
+  if (v.includes('\u0000')) throw new Error('a NUL character cannot be written to PostgreSQL');
   return pg.escapeLiteral(v);
 }
 
