@@ -15,8 +15,6 @@ export default defineConfig({
     // docs/testing.md.
     poolOptions: { forks: { minForks: 6, maxForks: 6, isolate: false } },
     globalSetup: ['packages/server/test/templates.setup.ts'],
-    // The forks below vitest's main process in priority (the file says why).
-    setupFiles: ['./scripts/fork-priority.setup.ts'],
     sequence: { sequencer: SlowestFirstSequencer },
   },
 });
