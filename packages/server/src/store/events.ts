@@ -147,7 +147,7 @@ export class EventLog {
         const params: HotParam[] = INSERTED.map((c) => row[c] ?? null);
         const held = tx.engine === 'postgres' ? tx.hold(INSERT_EVENT_NOTED, [...params, slotOf(k)]) : tx.hold(INSERT_EVENT, params);
         if (named.has(k)) await tx.flush();
-        inserted.push({ fields: row, rows: held, id: held.ready ? storedOf(onlyRow(held)).event.id : eventIdAt(k) });
+        inserted.push({ fields: row, rows: held, id: held.ready ? eventId(Number(onlyRow(held).seq)) : eventIdAt(k) });
       }
       // Every event is a change of the feed (docs/changes.md), in the event's own transaction.
       insertChangesTx(tx, inserted.map((i) => eventChange(i.fields, i.id)));
