@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -35,10 +36,56 @@ BOOTSTRAP_KEY = "svc_test_PyClientBootstrap0123456789abcdefXYZ"
 IN_CI = bool(os.environ.get("CI"))
 
 
+_PORT_RESERVATIONS = Path(tempfile.gettempdir()) / "svc-test-ports"
+_LOWEST_PORT = 10_000
+_RESERVATION_TTL_S = 30 * 60
+
+
+def _ephemeral_low() -> int:
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+        return low if low > _LOWEST_PORT + 1000 else 32_768
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
+def _reserve(port: int) -> bool:
+    file = _PORT_RESERVATIONS / str(port)
+    try:
+        os.close(os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        pass
+    try:
+        if time.time() - file.stat().st_mtime < _RESERVATION_TTL_S:
+            return False
+        file.unlink(missing_ok=True)
+        os.close(os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except OSError:
+        return False
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port below the kernel's ephemeral range, reserved across the suite's processes.
+
+    A port from binding port 0 can be handed to another test's listener or outgoing connection
+    before svc listens on it (a stub in another shard then answered svc's /healthz); the scheme is
+    the TypeScript tests' own (packages/server/test/ports.ts, docs/testing.md "Ports").
+    """
+    _PORT_RESERVATIONS.mkdir(parents=True, exist_ok=True)
+    high = _ephemeral_low()
+    for _ in range(1000):
+        port = random.randrange(_LOWEST_PORT, high)
+        if not _reserve(port):
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError(f"no free port between {_LOWEST_PORT} and {high}")
 
 
 def unavailable(reason: str) -> None:

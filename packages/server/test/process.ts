@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { tmpDir } from './helpers.js';
+import { freePort } from './ports.js';
+
+export { freePort };
 
 /**
  * The one way tests start `svc`: the compiled build, as `npm start` runs it (the suite's global
@@ -20,17 +22,6 @@ export function seededDataDir(): string {
   const dir = tmpDir();
   fs.copyFileSync(inject('sqliteTemplate'), path.join(dir, 'svc.db'));
   return dir;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => (addr && typeof addr !== 'string' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
