@@ -157,7 +157,11 @@ export function createServices(deps: AppDeps): Services {
     storeHealth,
     live,
     replays: createReplays({ db, config, clock, nodeId, competitions, live }),
-    webhooks: createWebhooks({ db, config, clock, events, dispatcher: { onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }) } }),
+    webhooks: createWebhooks({ db, config, clock, events, bus, dispatcher: {
+        onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+        onClaim: (claimed) => metrics.webhookClaims.inc({ result: claimed > 0 ? 'found' : 'empty' }),
+      },
+    }),
     metrics,
     lifecycle: new Lifecycle(),
     connections: slots(redisNames.connections),

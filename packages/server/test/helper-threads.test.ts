@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { WalCheckpointer } from '../src/store/wal-checkpointer.js';
-import { serveSvc, type SvcProcess } from './process.js';
+import { seededDataDir, serveSvc, type SvcProcess } from './process.js';
 
 /** Nice value of each thread of a process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */
 function niceOf(pid: number | 'self'): Map<number, number> {
@@ -25,19 +25,20 @@ function niceOf(pid: number | 'self'): Map<number, number> {
 const linux = process.platform === 'linux';
 
 describe.runIf(linux)('event loop first: helper threads of svc serve run below the event loop', () => {
-  let dir: string;
+  const running: SvcProcess[] = [];
   let svc: SvcProcess;
   let plain: SvcProcess;
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-nice-'));
-    [svc, plain] = await Promise.all([
-      serveSvc(path.join(dir, 'a'), { SVC_HELPER_THREAD_NICE: '19' }),
-      serveSvc(path.join(dir, 'b'), {}),
-    ]);
+    // Data dirs holding the run's imported archive: an import of its own per process took a
+    // minute and more on a busy two-vCPU machine.
+    const started = await Promise.allSettled([serveSvc(seededDataDir(), { SVC_HELPER_THREAD_NICE: '19' }), serveSvc(seededDataDir(), {})]);
+    for (const s of started) if (s.status === 'fulfilled') running.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    [svc, plain] = running as [SvcProcess, SvcProcess];
   }, 120_000);
   afterAll(async () => {
-    await Promise.all([svc?.stop(), plain?.stop()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await Promise.all(running.map((p) => p.stop()));
   });
 
   it('lowers every thread but the event loop to the nice value asked for, the WAL checkpointer included', async () => {

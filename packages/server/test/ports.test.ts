@@ -20,14 +20,19 @@ describe('ports for the processes tests start', () => {
 
   it('are never the same in two processes picking at once (TypeScript and Python alike)', async () => {
     const ts = run(process.execPath, ['--import', 'tsx', '-e', `import('./packages/server/test/ports.ts').then(async (m) => { const p = []; for (let i = 0; i < 200; i++) p.push(await m.freePort()); console.log(JSON.stringify(p)); })`], { cwd: ROOT });
-    const py = run('/usr/bin/python3', ['-c', 'import json, sys; sys.path.insert(0, "clients/python/tests"); from conftest import free_port; print(json.dumps([free_port() for _ in range(200)]))'], { cwd: ROOT }).catch((e: unknown) => e);
+    // Without Debian's python3-httpx and python3-pytest (the Python client's checks skip then) the conftest cannot load.
+    const py = run('/usr/bin/python3', ['-c', 'import json, sys; sys.path.insert(0, "clients/python/tests"); from conftest import free_port; print(json.dumps([free_port() for _ in range(200)]))'], { cwd: ROOT }).then(
+      (r) => r.stdout,
+      (e: unknown) => {
+        if (!process.env.CI && /No module named '(pytest|httpx)'/.test(String(e))) return '[]';
+        throw e;
+      },
+    );
     const here: number[] = [];
     for (let i = 0; i < 200; i++) here.push(await freePort());
     const picked = [...here, ...(JSON.parse((await ts).stdout) as number[])];
-    const pyResult = await py;
-    if (!(pyResult instanceof Error)) picked.push(...(JSON.parse(pyResult.stdout) as number[]));
-    else if (!/No module named 'pytest'|No module named 'httpx'/.test(String(pyResult))) throw pyResult;
-    expect(picked.length).toBeGreaterThanOrEqual(400);
+    picked.push(...(JSON.parse(await py) as number[]));
+    expect(picked.length).toBeGreaterThanOrEqual(process.env.CI ? 600 : 400);
     expect(new Set(picked).size).toBe(picked.length);
   });
 });

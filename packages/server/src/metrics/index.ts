@@ -20,6 +20,7 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly events: Counter<'sport' | 'tier' | 'type'>;
   readonly webhookDeliveries: Counter<'outcome'>;
+  readonly webhookClaims: Counter<'result'>;
   readonly confirmationLatency: Histogram<'sport'>;
   private streamConnections: Reading = () => 0;
   private webhookPending: Reading = () => 0;
@@ -45,6 +46,12 @@ export class Metrics {
       name: 'svc_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone, cancel).',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookClaims = new Counter({
+      name: 'svc_webhook_claims_total',
+      help: 'Claims of due webhook deliveries this node made, by whether they found any (found, empty).',
+      labelNames: ['result'],
       registers,
     });
     this.confirmationLatency = new Histogram({

@@ -23,8 +23,13 @@ export interface DispatcherOptions {
   claimBatch?: number;
   /** Due rows one claim looks at, as a multiple of the rows it wants (default 4). */
   claimScan?: number;
-  /** Background poll; new outbox rows also wake the loop through notify(). */
+  /**
+   * Background poll while claims find work. New deliveries wake the loop at once instead
+   * (notify(): rows written on this node, or a webhookable event from another node on the bus).
+   */
   pollMs?: number;
+  /** The longest the poll grows to while claims come back empty (docs/webhooks.md "Delivery"). */
+  idlePollMs?: number;
   /** How long a claim holds a row. Must outlast an attempt (the timeout) plus recording it. */
   leaseMs?: number;
   /** DNS resolution for delivery-time target checks (tests point names at chosen addresses). */
@@ -33,6 +38,8 @@ export interface DispatcherOptions {
   log?: DispatcherLog;
   /** Told the outcome of every attempt (metrics). */
   onOutcome?: (outcome: AttemptOutcome['verdict']['kind']) => void;
+  /** Told how many deliveries each claim took (metrics). */
+  onClaim?: (claimed: number) => void;
 }
 
 export interface DispatcherLog {
@@ -66,6 +73,12 @@ export class WebhookDispatcher {
   private readonly claimBatch: number;
   private readonly claimScan: number;
   private readonly pollMs: number;
+  private readonly idlePollMs: number;
+  /** Claims in a row that found nothing with nothing in flight: the poll doubles with each, up to idlePollMs. */
+  private quietPolls = 0;
+  /** The earliest retry this process scheduled and has not polled for yet. */
+  private retryAt = Infinity;
+  private started = false;
   private readonly leaseMs: number;
   private readonly inflight = new Map<string, number>();
   private total = 0;
@@ -73,6 +86,7 @@ export class WebhookDispatcher {
   /** Claims whose attempt has not been recorded yet, by delivery id: what a hurried stop releases. */
   private readonly unrecorded = new Map<string, ClaimedDelivery>();
   private readonly onOutcome: DispatcherOptions['onOutcome'];
+  private readonly onClaim: DispatcherOptions['onClaim'];
   private results: { outcome: AttemptOutcome; done: () => void }[] = [];
   private flushing = false;
   private fillTail: Promise<number> = Promise.resolve(0);
@@ -94,8 +108,10 @@ export class WebhookDispatcher {
     this.claimBatch = opts.claimBatch ?? 128;
     this.claimScan = opts.claimScan ?? 4;
     this.pollMs = opts.pollMs ?? 200;
+    this.idlePollMs = Math.max(this.pollMs, opts.idlePollMs ?? 2_000);
     this.log = opts.log ?? null;
     this.onOutcome = opts.onOutcome;
+    this.onClaim = opts.onClaim;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
     const box = secretBoxOf(config);
     this.queue = new DeliveryQueue(deps.db);
@@ -128,15 +144,14 @@ export class WebhookDispatcher {
   }
 
   start(log?: DispatcherLog): void {
-    if (this.timer) return;
+    if (this.started) return;
     if (log) this.log = log;
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.timer.unref();
+    this.started = true;
     this.wake();
   }
 
   get running(): boolean {
-    return this.timer !== null;
+    return this.started;
   }
 
   /**
@@ -147,7 +162,8 @@ export class WebhookDispatcher {
    * (docs/webhooks.md, "Delivery").
    */
   async stop(graceMs = Infinity): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const settled = Promise.allSettled([...this.active]).then(() => true);
     let timer: NodeJS.Timeout | undefined;
@@ -177,25 +193,51 @@ export class WebhookDispatcher {
 
   /** New deliveries were written: look now rather than at the next poll. */
   notify(): void {
-    if (this.timer) setImmediate(() => this.wake());
+    if (!this.started) return;
+    this.quietPolls = 0;
+    setImmediate(() => this.wake());
   }
 
   private wake(): void {
-    if (!this.timer) return;
+    if (!this.started) return;
     if (this.waking) {
       this.wakeAgain = true;
       return;
     }
     this.waking = true;
+    if (this.retryAt <= this.deps.clock.now()) this.retryAt = Infinity;
     this.fill()
-      .catch((err: unknown) => this.log?.error({ err }, 'webhook dispatcher: claim failed'))
+      .then((claimed) => {
+        this.quietPolls = claimed > 0 || this.total > 0 ? 0 : this.quietPolls + 1;
+      })
+      .catch((err: unknown) => {
+        this.quietPolls += 1;
+        this.log?.error({ err }, 'webhook dispatcher: claim failed');
+      })
       .finally(() => {
         this.waking = false;
         if (this.wakeAgain) {
           this.wakeAgain = false;
           this.wake();
-        }
+        } else this.pollLater();
       });
+  }
+
+  /**
+   * The next poll: pollMs while claims find work, twice as long after each claim that found
+   * none, up to idlePollMs, and no later than the earliest retry this process scheduled. An idle
+   * node's polls were half its CPU (docs/capacity.md); new deliveries do not wait for the poll.
+   */
+  private pollLater(): void {
+    if (!this.started) return;
+    if (this.timer) clearTimeout(this.timer);
+    const backoff = Math.min(this.idlePollMs, this.pollMs * 2 ** Math.min(this.quietPolls, 20));
+    const delay = Math.max(0, Math.min(backoff, this.retryAt - this.deps.clock.now()));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.wake();
+    }, delay);
+    this.timer.unref();
   }
 
   /** One claim-and-launch pass at a time, whoever asks (background loop or runOnce). */
@@ -220,6 +262,7 @@ export class WebhookDispatcher {
         busy: this.inflight,
         scan: Math.max(64, this.claimScan * limit),
       });
+      this.onClaim?.(jobs.length);
       if (jobs.length === 0) break;
       claimed += jobs.length;
       for (const j of jobs) this.take(j.endpoint_id);
@@ -321,7 +364,7 @@ export class WebhookDispatcher {
       this.release(job.endpoint_id);
       // The background loop claims again once a claim is worth its statements, as runOnce does;
       // new rows (notify) and the poll wake it whatever is in flight.
-      if (this.timer && this.worthClaiming(this.inFlightAfterFill)) this.wake();
+      if (this.started && this.worthClaiming(this.inFlightAfterFill)) this.wake();
     }
     const d = deliveryDecision({
       status: result.statusCode ?? undefined,
@@ -331,6 +374,7 @@ export class WebhookDispatcher {
       delaysS: this.deps.config.webhookRetryDelaysS,
       now: this.deps.clock.now(),
     });
+    if (d.outcome === 'retry') this.retryAt = Math.min(this.retryAt, d.nextAttemptAt);
     const verdict: Verdict =
       d.outcome === 'retry' ? { kind: 'retry', nextAttemptAt: d.nextAttemptAt } : d.outcome === 'delivered' ? { kind: 'delivered' } : d.outcome === 'gone' ? { kind: 'gone' } : { kind: 'failed' };
     return { job, verdict, at, ...result };

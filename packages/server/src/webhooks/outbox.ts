@@ -4,7 +4,7 @@ import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } f
 import { subscribers, type Subscriber } from '../store/webhook-endpoints.js';
 
 /** Webhooks carry confirmed scoring events and status changes (docs/webhooks.md), never provisional or retractions. */
-const webhookable = (e: { tier: string; type: string }): boolean => e.tier === 'confirmed' && (e.type === 'score' || e.type === 'status');
+export const webhookable = (e: { tier: string; type: string }): boolean => e.tier === 'confirmed' && (e.type === 'score' || e.type === 'status');
 
 /** The endpoint wants the event's sport, and its owner may see the event: its sport, league and game (docs/replays.md). */
 export function subscribes(s: Subscriber, e: StoredEvent): boolean {

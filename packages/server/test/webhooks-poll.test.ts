@@ -1,0 +1,130 @@
+import { isoTime, systemClock } from '../src/domain/clock.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventLog, type NewEvent, type StoredEvent } from '../src/store/events.js';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhooks } from '../src/webhooks/index.js';
+import { auth, engines, testApp, type TestApp } from './helpers.js';
+import { startReceiver, type Receiver } from './webhook-receiver.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * When the dispatcher looks for due deliveries (docs/webhooks.md "Delivery", "Claims"): its poll
+ * slows while claims find nothing, and what it must not be late for does not wait for the poll:
+ * a delivery another node wrote (announced by its event on the bus) and a retry it scheduled.
+ * The app's own dispatcher is never started here, like an `api` node's; a second one over the same
+ * database and bus stands for a worker node.
+ */
+describe.each(engines())('the webhook dispatcher polls only while it must (%s)', (engine) => {
+  let t: TestApp;
+  let rx: Receiver;
+  let key: string;
+  let game: { id: string; competition_id: string; league: string; season_id: string; team: string };
+
+  beforeAll(async () => {
+    t = await testApp({ engine, config: { webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetryDelaysS: [0, 1] } });
+    rx = await startReceiver();
+    key = await t.key();
+    const g = (await t.app.inject({ url: '/v1/games?sport=soccer&limit=1', headers: auth(key) })).json().data[0];
+    const c = (await t.app.inject({ url: `/v1/competitions/${g.competition_id}`, headers: auth(key) })).json().data;
+    game = { id: g.id, competition_id: g.competition_id, league: g.league, season_id: c.season_id, team: String(g.competitors[0].entity_id).split(':').pop() ?? '' };
+  });
+  afterAll(async () => {
+    await rx.close();
+    await t.close();
+  });
+
+  const endpoint = async (path: string): Promise<string> => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth(key), payload: { url: `${rx.url}${path}`, tier: 'confirmed' } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data.id;
+  };
+  const drop = (id: string) => t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: auth(key) });
+  const confirmed = (): Promise<StoredEvent[]> => {
+    const e: NewEvent = {
+      type: 'score',
+      tier: 'confirmed',
+      game_id: game.id,
+      competition_id: game.competition_id,
+      sport: 'soccer',
+      league: game.league,
+      season_id: game.season_id,
+      team: game.team,
+      event_type: 'goal',
+      points: 1,
+      clock: "12'",
+      ts: isoTime(Date.now()),
+      agreement: 1,
+      reporters: 3,
+      latency_ms: 900,
+      provisional_id: null,
+      retracted_id: null,
+    };
+    return t.services.events.append([e]);
+  };
+  /** Another node's webhooks over the same database and bus; its poll as given. */
+  const workerNode = (pollMs: number, idlePollMs: number, onClaim?: (n: number) => void): WebhookDispatcher =>
+    createWebhooks({
+      db: t.db,
+      config: t.services.config,
+      clock: systemClock,
+      events: new EventLog(t.db),
+      bus: t.services.bus,
+      dispatcher: { pollMs, idlePollMs, onClaim },
+    }).dispatcher;
+
+  it('claims less and less often while nothing is due, and at the poll rate again once deliveries come', async () => {
+    const claims: { at: number; found: number }[] = [];
+    const d = workerNode(20, 160, (found) => claims.push({ at: performance.now(), found }));
+    const ep = await endpoint('/ok/poll');
+    d.start();
+    try {
+      await sleep(1500);
+      const quiet = claims.length;
+      // At the 20 ms poll this would be 75 claims; doubling to 160 ms it is about a dozen.
+      expect(quiet).toBeGreaterThanOrEqual(5);
+      expect(quiet).toBeLessThanOrEqual(20);
+      const gaps = claims.slice(1).map((c, i) => c.at - (claims[i]?.at ?? 0));
+      expect(gaps.slice(-3).every((g) => g >= 120)).toBe(true);
+      await confirmed();
+      d.notify();
+      await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/poll'), 5000, 'the delivery');
+      expect(claims.slice(quiet).some((c) => c.found > 0)).toBe(true);
+    } finally {
+      await d.stop();
+      await drop(ep);
+    }
+  });
+
+  it('a confirmed event on the bus wakes a worker whose poll is a minute away, for a delivery another node wrote', async () => {
+    const d = workerNode(60_000, 60_000);
+    const ep = await endpoint('/ok/bus');
+    d.start();
+    try {
+      await sleep(300); // its first claim found nothing; the next poll is a minute away
+      const stored = await confirmed(); // written by this app, whose own dispatcher never runs
+      await t.services.bus.publish(stored);
+      await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/bus'), 10_000, 'the delivery written by the other node');
+    } finally {
+      await d.stop();
+      await drop(ep);
+    }
+  });
+
+  it('a retry it scheduled goes out on time though its poll is a minute away', async () => {
+    const d = workerNode(60_000, 60_000);
+    const ep = await endpoint('/status/500/retry');
+    d.start();
+    try {
+      await sleep(300);
+      await confirmed();
+      d.notify();
+      await rx.waitFor(() => rx.requests.filter((r) => r.path === '/status/500/retry').length >= 2, 10_000, 'the retry one second later');
+      const [first, second] = rx.requests.filter((r) => r.path === '/status/500/retry');
+      expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    } finally {
+      await d.stop();
+      await drop(ep);
+    }
+  });
+});
