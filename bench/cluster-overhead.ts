@@ -7,18 +7,20 @@
 // node's is the coordination overhead (goal ≤ 1.3). The simulator's load is random, not replayed:
 // what is compared is CPU per unit delivered, not totals.
 // Run: npm run build && node --import tsx bench/cluster-overhead.ts
-//   (BENCH_SPEED=60 BENCH_SUBSCRIBERS=3000 BENCH_ENDPOINTS=200 BENCH_SECONDS=60 BENCH_WARMUP=15)
+//   (BENCH_SPEED=60 BENCH_SUBSCRIBERS=3000 BENCH_ENDPOINTS=200 BENCH_SECONDS=60 BENCH_WARMUP=15; first, each
+//   node's CPU while idle over BENCH_IDLE=10 s; user / system CPU and write syscalls from /proc)
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { request } from 'undici';
 import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, stop } from './lib.js';
-import { Backends, cpuOf, freePort, sleep, startNode, Subscribers } from './cluster-parts.js';
+import { Backends, freePort, sleep, startNode, Subscribers, usageOf } from './cluster-parts.js';
 
 const SPEED = Number(process.env.BENCH_SPEED ?? 60);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 3000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 15);
+const IDLE = Number(process.env.BENCH_IDLE ?? 10);
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -27,7 +29,16 @@ interface Outcome {
   cpu: number;
   messages: number;
   deliveries: number;
+  /** Webhook claims the nodes made while measured, per delivery. */
+  claims: number;
+  /** TCP connections the webhook receiver accepted while measured, per delivery. */
+  connections: number;
   perNode: number[];
+  user: number;
+  system: number;
+  writes: number;
+  /** CPU ms a second of each node before any load (endpoints registered, no clients). */
+  idle: number[];
 }
 
 function simulate(url: string, databaseUrl: string): ChildProcess {
@@ -42,6 +53,7 @@ async function deployment(b: Backends, count: number, databaseUrl: string, redis
   await resetBenchData();
   const nodes: ChildProcess[] = [];
   let deliveries = 0;
+  let connections = 0;
   const receiver = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -49,6 +61,7 @@ async function deployment(b: Backends, count: number, databaseUrl: string, redis
       res.writeHead(200).end();
     });
   });
+  receiver.on('connection', () => (connections += 1));
   let sim: ChildProcess | null = null;
   let subscribers: Subscribers | null = null;
   try {
@@ -71,14 +84,26 @@ async function deployment(b: Backends, count: number, databaseUrl: string, redis
       const text = await res.body.text();
       if (res.statusCode !== 201) throw new Error(`POST /v1/webhooks: ${res.statusCode} ${text}`);
     }
+    await sleep(2000);
+    const idle0 = nodes.map((n) => usageOf(n.pid ?? 0));
+    await sleep(IDLE * 1000);
+    const idle = nodes.map((n, i) => {
+      const [now, then] = [usageOf(n.pid ?? 0), idle0[i] ?? { user: 0, system: 0 }];
+      return ((now.user + now.system - then.user - then.system) / IDLE) * 1000;
+    });
     subscribers = await Subscribers.open(urls, SUBSCRIBERS);
     sim = simulate(urls[0] ?? '', databaseUrl);
     await sleep(WARMUP * 1000);
-    const cpu0 = nodes.map((n) => cpuOf(n.pid ?? 0));
-    const [m0, d0] = [subscribers.messages, deliveries];
+    const usage0 = nodes.map((n) => usageOf(n.pid ?? 0));
+    const [m0, d0, c0, k0] = [subscribers.messages, deliveries, connections, await claimsOf(urls)];
     await sleep(SECONDS * 1000);
-    const perNode = nodes.map((n, i) => cpuOf(n.pid ?? 0) - (cpu0[i] ?? 0));
-    return { nodes: count, cpu: perNode.reduce((a, c) => a + c, 0), messages: subscribers.messages - m0, deliveries: deliveries - d0, perNode };
+    const used = nodes.map((n, i) => {
+      const [now, then] = [usageOf(n.pid ?? 0), usage0[i] ?? { user: 0, system: 0, writes: 0 }];
+      return { user: now.user - then.user, system: now.system - then.system, writes: now.writes - then.writes };
+    });
+    const sum = (k: 'user' | 'system' | 'writes') => used.reduce((a, u) => a + u[k], 0);
+    const perNode = used.map((u) => u.user + u.system);
+    return { nodes: count, cpu: sum('user') + sum('system'), messages: subscribers.messages - m0, deliveries: deliveries - d0, claims: ((await claimsOf(urls)) - k0) / Math.max(1, deliveries - d0), connections: (connections - c0) / Math.max(1, deliveries - d0), perNode, user: sum('user'), system: sum('system'), writes: sum('writes'), idle };
   } finally {
     sim?.kill('SIGINT');
     subscribers?.close();
@@ -87,18 +112,30 @@ async function deployment(b: Backends, count: number, databaseUrl: string, redis
   }
 }
 
+/** Webhook claims the nodes made so far, from their metrics. */
+async function claimsOf(urls: string[]): Promise<number> {
+  let n = 0;
+  for (const url of urls) {
+    const res = await request(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
+    for (const m of (await res.body.text()).matchAll(/^svc_webhook_claims_total\{[^}]*\} (\d+)/gm)) n += Number(m[1]);
+  }
+  return n;
+}
+
 function row(what: string, o: Outcome): number {
   const delivered = o.messages + o.deliveries;
   const us = (o.cpu / delivered) * 1e6;
-  log(`| ${what} | ${fmt(o.messages)} | ${fmt(o.deliveries)} | ${fmt(o.cpu, 2)} s (${o.perNode.map((c) => fmt(c, 1)).join(' + ')}) | ${fmt(us, 2)} |`);
+  log(
+    `| ${what} | ${fmt(o.messages)} | ${fmt(o.deliveries)} (${fmt(o.claims, 2)} / ${fmt(o.connections, 2)}) | ${fmt(o.cpu, 2)} s (${o.perNode.map((c) => fmt(c, 1)).join(' + ')}) | ${fmt(o.user, 1)} / ${fmt(o.system, 1)} s | ${fmt(o.writes / delivered, 2)} | ${o.idle.map((c) => fmt(c, 1)).join(' + ')} | ${fmt(us, 2)} |`,
+  );
   return us;
 }
 
 const b = await Backends.start();
 try {
   log(`bench/cluster-overhead: svc simulate at ${SPEED}×, ${fmt(SUBSCRIBERS)} stream clients, ${ENDPOINTS} webhook endpoints (confirmed events); ${SECONDS} s measured after ${WARMUP} s`);
-  log('| deployment | stream messages | webhook deliveries | nodes CPU | CPU µs a message delivered |');
-  log('|---|---|---|---|---|');
+  log('| deployment | stream messages | webhook deliveries (claims / receiver connections each) | nodes CPU | user / system | write syscalls a message | idle, CPU ms/s a node | CPU µs a message delivered |');
+  log('|---|---|---|---|---|---|---|---|');
   const cluster = row('three nodes, PostgreSQL + Redis', await deployment(b, 3, b.databaseUrl, b.redisUrl));
   const alone = row('one node alone, PostgreSQL', await deployment(b, 1, await b.database('svc_alone'), ''));
   log(`\ncoordination overhead: ${fmt(cluster / alone, 2)}× the lone node's CPU per message delivered (goal ≤ 1.3)`);

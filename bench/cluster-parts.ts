@@ -37,6 +37,17 @@ export function cpuOf(pid: number): number {
   }
 }
 
+/** A process's user and system CPU-seconds and its write-type system calls (/proc/<pid>/io syscw), zeros once it is gone. */
+export function usageOf(pid: number): { user: number; system: number; writes: number } {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const writes = /syscw:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return { user: Number(f[11]) / TICK, system: Number(f[12]) / TICK, writes: Number(writes?.[1] ?? 0) };
+  } catch {
+    return { user: 0, system: 0, writes: 0 };
+  }
+}
+
 /** Resident memory of a process in bytes. */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -160,7 +171,18 @@ export function startNode(port: number, env: Record<string, string>): Promise<Ch
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--conditions=svc-compiled', 'packages/server/dist/main.js', 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off', SVC_BOOTSTRAP_KEY: BENCH_KEY, SVC_LOG_LEVEL: 'warn', ...env },
+      // BENCH_NODE_OPTIONS: V8 or Node flags for the nodes alone, not the bench's own process.
+      env: {
+        ...process.env,
+        SVC_PORT: String(port),
+        SVC_HOST: '127.0.0.1',
+        SVC_DATA_DIR: BENCH_DATA,
+        SVC_SIMULATOR: 'off',
+        SVC_BOOTSTRAP_KEY: BENCH_KEY,
+        SVC_LOG_LEVEL: 'warn',
+        ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

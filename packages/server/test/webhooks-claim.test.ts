@@ -119,3 +119,41 @@ describe('SQLite webhook claims', () => {
     }
   });
 });
+
+describe.runIf(engines().includes('postgres'))('PostgreSQL webhook claims across nodes', () => {
+  it("give each node the same receivers event after event, whichever claims first, so its connections to them stay warm", async () => {
+    const { db: d } = await freshDb('postgres');
+    try {
+      const endpoints = Array.from({ length: 40 }, (_, i) => `we_ring_${String(i).padStart(2, '0')}`);
+      const events = 20;
+      const at = isoTime(T);
+      const rows = [];
+      for (let seq = 1; seq <= events; seq++)
+        for (const [i, endpoint] of endpoints.entries())
+          rows.push({ id: `dlv_ring_${seq}_${i}_${(seq * 7919 + i * 104_729) % 9973}`, endpoint_id: endpoint, event_id: `evt_ring_${seq}`, event_seq: seq, status: 'pending', attempts: 0, next_attempt_at: at, created_at: at });
+      await d.kysely.insertInto('webhook_deliveries').values(rows).execute();
+      // Two nodes, half the ring apart. Each event's deliveries come due one after the other; the
+      // nodes take turns claiming first, half of an event's deliveries each.
+      const nodes = [new DeliveryQueue(d, { ringOffset: 0 }), new DeliveryQueue(d, { ringOffset: 2 ** 31 })];
+      const byEndpoint = new Map<string, number[]>(endpoints.map((e) => [e, [0, 0]]));
+      for (let seq = 1; seq <= events; seq++) {
+        const order = seq % 2 === 0 ? [0, 1] : [1, 0];
+        for (const n of order) {
+          const claimed = await (nodes[n] as DeliveryQueue).claim({ now: T, leaseMs: 3_600_000, limit: endpoints.length / 2, cap: 1, busy: new Map(), scan: endpoints.length });
+          for (const c of claimed) {
+            expect(c.event_seq).toBe(seq);
+            const counts = byEndpoint.get(c.endpoint_id) ?? [0, 0];
+            counts[n] = (counts[n] ?? 0) + 1;
+          }
+        }
+      }
+      const total = [...byEndpoint.values()].reduce((a, [x = 0, y = 0]) => a + x + y, 0);
+      expect(total).toBe(events * endpoints.length);
+      // Claimed in id order, an endpoint's deliveries split between the nodes about evenly.
+      const withTheirNode = [...byEndpoint.values()].reduce((a, [x = 0, y = 0]) => a + Math.max(x, y), 0) / total;
+      expect(withTheirNode).toBeGreaterThanOrEqual(0.85);
+    } finally {
+      await d.close();
+    }
+  });
+});
