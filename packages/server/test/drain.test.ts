@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from './ws-client.js';
 import { auth, testApp } from './helpers.js';
 import { startReceiver } from './webhook-receiver.js';
+import { confirmedGoal } from './event-fixtures.js';
 import { seededDataDir, startSvc, type SvcProcess } from './process.js';
 
 const KEY = 'svc_test_DrainDrainDrainDrainDrain0001';
@@ -168,27 +169,7 @@ describe('drain: webhook attempts in flight', () => {
       const hook = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth(key), payload: { url: `${rx.url}/hang`, tier: 'confirmed' } });
       expect(hook.statusCode, hook.body).toBe(201);
       const competition = (await t.app.inject({ url: `/v1/competitions/${game.competition_id}`, headers: auth(key) })).json().data;
-      await t.services.events.append([
-        {
-          type: 'score',
-          tier: 'confirmed',
-          game_id: game.id,
-          competition_id: game.competition_id,
-          sport: 'soccer',
-          league: game.league,
-          season_id: competition.season_id,
-          team,
-          event_type: 'goal',
-          points: 1,
-          clock: "12'",
-          ts: new Date().toISOString(),
-          agreement: 1,
-          reporters: 3,
-          latency_ms: 900,
-          provisional_id: null,
-          retracted_id: null,
-        },
-      ]);
+      await t.services.events.append([confirmedGoal({ ...game, season_id: competition.season_id, team }, new Date().toISOString())]);
       t.services.webhooks.dispatcher.start();
       await rx.waitFor((r) => r.requests.length === 1, 10_000, 'the attempt to reach the receiver');
       const held = await t.db.kysely.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();

@@ -15,6 +15,7 @@ import { rotateSecretKey } from '../src/secrets/rotate.js';
 import { openEndpointSecrets } from '../src/webhooks/directory.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { migrationProvider } from '../src/store/migrations.js';
+import { confirmedGoal } from './event-fixtures.js';
 import { auth, engines, freshDb, ManualClock, testConfig, tmpDir, type EngineName } from './helpers.js';
 import { runSvc, serveSvc } from './process.js';
 import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';
@@ -78,25 +79,7 @@ describe.each(engines())('webhook secrets at rest (%s)', (engine: EngineName) =>
     const comp = (await app.app.inject({ url: `/v1/competitions/${game.competition_id}`, headers: auth(key) })).json().data;
     const before = rx.requests.length;
     await app.services.events.append([
-      {
-        type: 'score',
-        tier: 'confirmed',
-        game_id: game.id,
-        competition_id: game.competition_id,
-        sport: 'soccer',
-        league: game.league,
-        season_id: comp.season_id,
-        team: String(game.competitors[0].entity_id).split(':').pop() ?? '',
-        event_type: 'goal',
-        points: 1,
-        clock: "10'",
-        ts: isoTime(clock.now()),
-        agreement: 1,
-        reporters: 3,
-        latency_ms: 500,
-        provisional_id: null,
-        retracted_id: null,
-      },
+      confirmedGoal({ ...game, season_id: comp.season_id, team: String(game.competitors[0].entity_id).split(':').pop() ?? '' }, isoTime(clock.now()), { clock: "10'", latency_ms: 500 }),
     ]);
     await app.services.webhooks.dispatcher.runOnce();
     await rx.waitFor((r) => r.requests.length > before, 10_000, 'a delivery');

@@ -6,6 +6,7 @@ import { hashKey } from '../src/domain/keys.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
 import type { NewEvent, StoredEvent } from '../src/store/events.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
+import { confirmedGoal, type GameOfEvent } from './event-fixtures.js';
 import { auth, engines, ManualClock, testApp, type TestApp } from './helpers.js';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver.js';
 
@@ -32,7 +33,7 @@ describe.each(engines())('webhook delivery (%s)', (engine) => {
   let rx: Receiver;
   let key: string;
   const clock = new ManualClock(Date.now());
-  let game: { id: string; competition_id: string; league: string; season_id: string; team: string };
+  let game: GameOfEvent;
   const cleanup: string[] = [];
 
   beforeAll(async () => {
@@ -62,28 +63,7 @@ describe.each(engines())('webhook delivery (%s)', (engine) => {
     return ep;
   };
   const confirmed = (n = 1, over: Partial<NewEvent> = {}): Promise<StoredEvent[]> =>
-    t.services.events.append(
-      Array.from({ length: n }, () => ({
-        type: 'score',
-        tier: 'confirmed',
-        game_id: game.id,
-        competition_id: game.competition_id,
-        sport: 'soccer',
-        league: game.league,
-        season_id: game.season_id,
-        team: game.team,
-        event_type: 'goal',
-        points: 1,
-        clock: "12'",
-        ts: isoTime(clock.now()),
-        agreement: 1,
-        reporters: 3,
-        latency_ms: 900,
-        provisional_id: null,
-        retracted_id: null,
-        ...over,
-      })),
-    );
+    t.services.events.append(Array.from({ length: n }, () => confirmedGoal(game, isoTime(clock.now()), over)));
   const deliveries = async (ep: Endpoint, status = ''): Promise<DeliveryJson[]> =>
     (await t.app.inject({ url: `/v1/webhooks/${ep.id}/deliveries?limit=1000${status ? `&status=${status}` : ''}`, headers: auth(key) })).json().data;
   const delivery = async (ep: Endpoint, id: string): Promise<DeliveryJson> =>

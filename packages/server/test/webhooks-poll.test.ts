@@ -1,8 +1,9 @@
 import { isoTime, systemClock } from '../src/domain/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventLog, type NewEvent, type StoredEvent } from '../src/store/events.js';
+import { EventLog, type StoredEvent } from '../src/store/events.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { createWebhooks } from '../src/webhooks/index.js';
+import { confirmedGoal, type GameOfEvent } from './event-fixtures.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 
@@ -19,7 +20,7 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
   let t: TestApp;
   let rx: Receiver;
   let key: string;
-  let game: { id: string; competition_id: string; league: string; season_id: string; team: string };
+  let game: GameOfEvent;
 
   beforeAll(async () => {
     t = await testApp({ engine, config: { webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetryDelaysS: [0, 1] } });
@@ -40,28 +41,7 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
     return res.json().data.id;
   };
   const drop = (id: string) => t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: auth(key) });
-  const confirmed = (): Promise<StoredEvent[]> => {
-    const e: NewEvent = {
-      type: 'score',
-      tier: 'confirmed',
-      game_id: game.id,
-      competition_id: game.competition_id,
-      sport: 'soccer',
-      league: game.league,
-      season_id: game.season_id,
-      team: game.team,
-      event_type: 'goal',
-      points: 1,
-      clock: "12'",
-      ts: isoTime(Date.now()),
-      agreement: 1,
-      reporters: 3,
-      latency_ms: 900,
-      provisional_id: null,
-      retracted_id: null,
-    };
-    return t.services.events.append([e]);
-  };
+  const confirmed = (): Promise<StoredEvent[]> => t.services.events.append([confirmedGoal(game, isoTime(Date.now()))]);
   /** Another node's webhooks over the same database and bus; its poll as given. */
   const workerNode = (pollMs: number, idlePollMs: number, onClaim?: (n: number) => void): WebhookDispatcher =>
     createWebhooks({
