@@ -157,7 +157,13 @@ export function createServices(deps: AppDeps): Services {
     storeHealth,
     live,
     replays: createReplays({ db, config, clock, nodeId, competitions, live }),
-    webhooks: createWebhooks({ db, config, clock, events, bus, dispatcher: {
+    webhooks: createWebhooks({
+      db,
+      config,
+      clock,
+      events,
+      bus,
+      dispatcher: {
         onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
         onClaim: (claimed) => metrics.webhookClaims.inc({ result: claimed > 0 ? 'found' : 'empty' }),
       },

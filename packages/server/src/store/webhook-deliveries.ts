@@ -159,6 +159,9 @@ const claimedRow = (r: Record<string, unknown>): ClaimedRow => ({
   attempts: rowNumber(r.attempts),
 });
 
+/** Points of the ring endpoints are placed on for claim affinity (PostgreSQL): 2^32. */
+const RING = 4_294_967_296;
+
 /**
  * Claims due deliveries under a lease. The claim moves next_attempt_at to the end of the lease
  * and counts the attempt, so a worker that dies mid-attempt releases its rows when the lease runs
@@ -172,24 +175,22 @@ const claimedRow = (r: Record<string, unknown>): ClaimedRow => ({
  * claim the same attempt), ranks and updates. SQLite (one worker per file, `docs/webhooks.md`)
  * reads, chooses here as it reads, and updates by rowid with the due condition again.
  */
-/** Points of the ring endpoints are placed on for claim affinity (PostgreSQL): 2^32. */
-const RING = 4_294_967_296;
-
 export class DeliveryQueue {
   /**
-   * Where this process starts on the ring of endpoints (PostgreSQL). Among deliveries due at the
-   * same moment, a claim takes the endpoints that follow this point first, so each node of a
-   * cluster keeps coming back to the same receivers and reuses its connections to them; claimed
-   * in the order of their ids, every receiver saw a new connection for 4 of 10 deliveries on
-   * three nodes, against 3 in 100 on one (bench/cluster-overhead.ts, docs/webhooks.md "Claims").
+   * RING minus where this process starts on the ring of endpoints (PostgreSQL): an endpoint's
+   * place plus this, modulo RING, is its distance from that start. Among deliveries due at the
+   * same moment, a claim takes the nearest endpoints first, so each node of a cluster keeps coming
+   * back to the same receivers and reuses its connections to them; claimed in the order of their
+   * ids, every receiver saw a new connection for 4 of 10 deliveries on three nodes, against 3 in
+   * 100 on one (bench/cluster-overhead.ts, docs/webhooks.md "Delivery").
    */
-  private readonly ringOffset: number;
+  private readonly ringShift: number;
 
   constructor(
     private readonly db: Db,
     opts: { ringOffset?: number } = {},
   ) {
-    this.ringOffset = opts.ringOffset ?? Math.floor(Math.random() * RING);
+    this.ringShift = RING - (opts.ringOffset ?? Math.floor(Math.random() * RING));
   }
 
   async claim(req: ClaimRequest): Promise<ClaimedDelivery[]> {
@@ -247,7 +248,7 @@ export class DeliveryQueue {
           ) r
           where n <= ${req.cap} - busy
           order by next_attempt_at, event_seq,
-            ((('x' || substr(md5(endpoint_id), 1, 8))::bit(32)::bigint - ${this.ringOffset}::bigint) % ${RING}::bigint + ${RING}::bigint) % ${RING}::bigint, id
+            (('x' || substr(md5(endpoint_id), 1, 8))::bit(32)::bigint + ${this.ringShift}::bigint) % ${RING}::bigint, id
           limit ${req.limit}
         ))
         returning id, endpoint_id, event_id, event_seq, attempts`.execute(trx);
