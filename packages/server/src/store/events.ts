@@ -132,7 +132,11 @@ export class EventLog {
     opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, ids: readonly EventIdParam[]) => Promise<void> } = {},
   ): Promise<StoredEvent[]> {
     if (Array.isArray(rowsOrBuild) && rowsOrBuild.length === 0 && !opts.before && !opts.within) return [];
+    // Built once, when the outbox first asks or after the commit, whichever comes first.
+    let built: StoredEvent[] | null = null;
+    const storedFrom = (inserted: readonly Inserted[]) => (built ??= inserted.map((i) => storedOf(onlyRow(i.rows))));
     const inserted = await writeTransaction(this.db, async (tx) => {
+      built = null;
       await opts.before?.(tx);
       // `build` runs in the transaction: its rows may depend on what it reads and writes there.
       const rows = Array.isArray(rowsOrBuild) ? rowsOrBuild : await rowsOrBuild(tx);
@@ -156,7 +160,7 @@ export class EventLog {
           fields: inserted.map((i) => i.fields),
           stored: async () => {
             await tx.flush();
-            return inserted.map((i) => storedOf(onlyRow(i.rows)));
+            return storedFrom(inserted);
           },
         };
         for (const hook of this.hooks) await hook(tx, appended);
@@ -165,7 +169,7 @@ export class EventLog {
       return inserted;
     });
     // The commit carried whatever was held: every event's row is back.
-    const stored = inserted.map((i) => storedOf(onlyRow(i.rows)));
+    const stored = storedFrom(inserted);
     if (stored.length > 0) for (const listener of this.committed) listener(stored);
     return stored;
   }
