@@ -159,9 +159,6 @@ const claimedRow = (r: Record<string, unknown>): ClaimedRow => ({
   attempts: rowNumber(r.attempts),
 });
 
-/** Points of the ring endpoints are placed on for claim affinity (PostgreSQL): 2^32. */
-const RING = 4_294_967_296;
-
 /**
  * Claims due deliveries under a lease. The claim moves next_attempt_at to the end of the lease
  * and counts the attempt, so a worker that dies mid-attempt releases its rows when the lease runs
@@ -176,22 +173,7 @@ const RING = 4_294_967_296;
  * reads, chooses here as it reads, and updates by rowid with the due condition again.
  */
 export class DeliveryQueue {
-  /**
-   * RING minus where this process starts on the ring of endpoints (PostgreSQL): an endpoint's
-   * place plus this, modulo RING, is its distance from that start. Among deliveries due at the
-   * same moment, a claim takes the nearest endpoints first, so each node of a cluster keeps coming
-   * back to the same receivers and reuses its connections to them; claimed in the order of their
-   * ids, every receiver saw a new connection for 4 of 10 deliveries on three nodes, against 3 in
-   * 100 on one (bench/cluster-overhead.ts, docs/webhooks.md "Delivery").
-   */
-  private readonly ringShift: number;
-
-  constructor(
-    private readonly db: Db,
-    opts: { ringOffset?: number } = {},
-  ) {
-    this.ringShift = RING - (opts.ringOffset ?? Math.floor(Math.random() * RING));
-  }
+  constructor(private readonly db: Db) {}
 
   async claim(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     const token = randomBase62(16);
@@ -234,7 +216,7 @@ export class DeliveryQueue {
         set attempts = attempts + 1, next_attempt_at = ${isoTime(req.now + req.leaseMs)}, last_attempt_at = ${nowIso}, claim_token = ${token}
         where id = any(array(
           select id from (
-            select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq,
+            select d.id, d.next_attempt_at, d.event_seq,
               row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq, d.id) as n,
               coalesce(b.busy, 0) as busy
             from (
@@ -247,9 +229,7 @@ export class DeliveryQueue {
             left join unnest(${ids}::text[], ${counts}::int[]) as b(endpoint_id, busy) on b.endpoint_id = d.endpoint_id
           ) r
           where n <= ${req.cap} - busy
-          order by next_attempt_at, event_seq,
-            (('x' || substr(md5(endpoint_id), 1, 8))::bit(32)::bigint + ${this.ringShift}::bigint) % ${RING}::bigint, id
-          limit ${req.limit}
+          order by next_attempt_at, event_seq, id limit ${req.limit}
         ))
         returning id, endpoint_id, event_id, event_seq, attempts`.execute(trx);
       return rows;
