@@ -1,13 +1,13 @@
 // bench/consensus-owner: what owning each game's consensus on one node costs a report.
 // Times POST /v1/reports sent → the provisional event's frame received on a stream client, one
-// report at a time (5 ms apart), each report opening a new candidate, on real `svc serve`
+// report at a time (BENCH_GAP_MS apart, 5 by default), each report opening a new candidate, on real `svc serve`
 // processes, compiled as users run them (`npm run build` first):
 //   single   one node on SQLite (the default deployment);
 //   owner    two nodes on PostgreSQL + Redis, reports posted to the node that owns the games;
 //   forward  the same two nodes, reports posted to the other node (routed to the owner).
 // The stream client is connected to the node the reports are posted to.
 // Run: npm run build && node --import tsx bench/consensus-owner.ts   (BENCH_MODES=single,owner,forward
-//   BENCH_LATENCY_SAMPLES=400; PostgreSQL and Redis from SVC_TEST_PG_URL / SVC_TEST_REDIS_URL or
+//   BENCH_LATENCY_SAMPLES=400 BENCH_GAP_MS=5; PostgreSQL and Redis from SVC_TEST_PG_URL / SVC_TEST_REDIS_URL or
 //   the local defaults)
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
@@ -22,6 +22,9 @@ import { spacedObservations, todaysBuckets, type Bucket } from './today.js';
 const MODES = new Set((process.env.BENCH_MODES ?? 'single,owner,forward').split(','));
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 400);
 const WARMUP = 50;
+// 0 sends each report as soon as the previous one's frame is in: every process stays awake, so
+// what is left is svc's own work, without the machine's wake-ups from idle (bench/RESULTS.md).
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 5);
 const KEYS = 16;
 const PG_ADMIN = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -51,7 +54,7 @@ function plan(buckets: Bucket[], keys: string[]): () => { key: string; bucket: B
   };
 }
 
-async function measure(post: string, stream: string, next: ReturnType<typeof plan>): Promise<{ p50: number; p99: number; max: number }> {
+async function measure(post: string, stream: string, next: ReturnType<typeof plan>): Promise<Latency> {
   const ws = new WebSocket(`${stream}/v1/stream`, { headers: { authorization: `Bearer ${BENCH_KEY}` }, perMessageDeflate: false });
   let onFrame: ((e: Record<string, unknown>) => void) | null = null;
   await new Promise<void>((resolve, reject) => {
@@ -77,15 +80,20 @@ async function measure(post: string, stream: string, next: ReturnType<typeof pla
     if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
     const t = await arrived;
     if (i >= WARMUP) lat.push(t - t0);
-    await sleep(5);
+    if (GAP_MS > 0) await sleep(GAP_MS);
   }
   ws.terminate();
   const sorted = Float64Array.from(lat).sort();
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
 }
 
-function row(what: string, r: { p50: number; p99: number; max: number }): void {
-  log(`| ${what} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.max, 2)} |`);
+type Latency = { p50: number; p99: number; max: number };
+/** The single node's row, the baseline of the others' ratios when it ran. */
+let baseline: Latency | null = null;
+
+function row(what: string, r: Latency): void {
+  const ratio = (a: number, b: number | undefined) => (b === undefined ? '–' : fmt(a / b, 2));
+  log(`| ${what} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.max, 2)} | ${ratio(r.p50, baseline?.p50)} | ${ratio(r.p99, baseline?.p99)} |`);
 }
 
 async function single(): Promise<void> {
@@ -96,6 +104,7 @@ async function single(): Promise<void> {
   try {
     const base = `http://127.0.0.1:${port}`;
     const r = await measure(base, `ws://127.0.0.1:${port}`, plan(await todaysBuckets(base), keys));
+    baseline = r;
     row('single node, SQLite', r);
   } finally {
     await stop(svc);
@@ -134,8 +143,8 @@ async function cluster(): Promise<void> {
   }
 }
 
-log(`bench/consensus-owner: ${SAMPLES} reports per row after ${WARMUP} warm-up, 5 ms apart; ms from POST sent to the provisional frame`);
-log('| path | p50 ms | p99 ms | max ms |');
-log('|---|---|---|---|');
+log(`bench/consensus-owner: ${SAMPLES} reports per row after ${WARMUP} warm-up, ${GAP_MS > 0 ? `${GAP_MS} ms apart` : 'back to back'}; ms from POST sent to the provisional frame`);
+log('| path | p50 ms | p99 ms | max ms | p50 ÷ single | p99 ÷ single |');
+log('|---|---|---|---|---|---|');
 if (MODES.has('single')) await single();
 if (MODES.has('owner') || MODES.has('forward')) await cluster();
