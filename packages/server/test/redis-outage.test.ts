@@ -142,7 +142,7 @@ describe('Redis going away', () => {
     }
   }, 60_000);
 
-  it('the event bus hands a batch to this node\'s own streams while Redis is away, and goes through Redis again once it is back', async () => {
+  it('the event bus hands a batch to this node\'s own streams while Redis is away, says it hears no other node meanwhile, and goes through Redis again once it is back', async () => {
     const pub = new Redis(redis.url, { maxRetriesPerRequest: 2 });
     pub.on('error', () => undefined);
     const bus = new RedisBus(pub, pub.duplicate(), redisKeys('svc-test-outage-bus:'));
@@ -158,18 +158,22 @@ describe('Redis going away', () => {
     try {
       await bus.whenReady();
       await other.whenReady();
+      expect(bus.hearsOthers()).toBe(true);
       await bus.publish(batch(1));
       // This node's own listeners at once, the other node's through Redis; Redis's echo is not heard twice.
       expect(heard).toEqual([[1]]);
       await until(() => heardByOther.length === 1, 5_000, 'the batch through Redis');
 
       await redis.stop();
+      // Known away once the connection closed: a webhook dispatcher then polls instead of waiting to be told.
+      await until(() => !bus.hearsOthers(), 10_000, 'the bus to say it hears no other node');
       // Stored before it is published: the call must not fail, and this node's streams get it.
       await expect(bus.publish(batch(2))).resolves.toBeUndefined();
       expect(heard).toEqual([[1], [2]]);
 
       await redis.resume();
       await until(() => pub.status === 'ready', 10_000, 'the client to reconnect');
+      expect(bus.hearsOthers()).toBe(true);
       // Subscribed again by the client itself: the next batch arrives once, through Redis.
       await until(async () => {
         await bus.publish(batch(3));

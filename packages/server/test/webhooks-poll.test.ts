@@ -43,14 +43,14 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
   const drop = (id: string) => t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${id}`, headers: auth(key) });
   const confirmed = (): Promise<StoredEvent[]> => t.services.events.append([confirmedGoal(game, isoTime(Date.now()))]);
   /** Another node's webhooks over the same database and bus; its poll as given. */
-  const workerNode = (pollMs: number, idlePollMs: number, onClaim?: (n: number) => void): WebhookDispatcher =>
+  const workerNode = (pollMs: number, idlePollMs: number, onClaim?: (n: number) => void, othersAnnounced?: () => boolean): WebhookDispatcher =>
     createWebhooks({
       db: t.db,
       config: t.services.config,
       clock: systemClock,
       events: new EventLog(t.db),
       bus: t.services.bus,
-      dispatcher: { pollMs, idlePollMs, onClaim },
+      dispatcher: { pollMs, idlePollMs, onClaim, ...(othersAnnounced ? { othersAnnounced } : {}) },
     }).dispatcher;
 
   it('claims less and less often while nothing is due, and at the poll rate again once deliveries come', async () => {
@@ -85,6 +85,35 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
       const stored = await confirmed(); // written by this app, whose own dispatcher never runs
       await t.services.bus.publish(stored);
       await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/bus'), 10_000, 'the delivery written by the other node');
+    } finally {
+      await d.stop();
+      await drop(ep);
+    }
+  });
+
+  it('keeps to its poll rate while the bus cannot announce other nodes\' deliveries, and slows again once it can', async () => {
+    let busUp = false;
+    const claims: number[] = [];
+    const d = workerNode(20, 2000, () => claims.push(performance.now()), () => busUp);
+    const ep = await endpoint('/ok/deaf');
+    d.start();
+    try {
+      await sleep(1000);
+      // Nothing is due, but a delivery another node writes now would not be announced: at the
+      // 20 ms poll this is about 50 claims, where slowing (20, 40, 80 … ms) would make it about 6.
+      const deaf = claims.length;
+      expect(deaf).toBeGreaterThanOrEqual(25);
+      // Written by this app, whose own dispatcher never runs, and not published: found by the poll.
+      await confirmed();
+      const written = Date.now();
+      await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/deaf'), 5000, 'the delivery nobody announced');
+      expect((rx.requests.find((r) => r.path === '/ok/deaf')?.at ?? Infinity) - written).toBeLessThan(1000);
+      // The bus back: the claims that found nothing meanwhile count, so the poll is slow at once.
+      await sleep(100);
+      busUp = true;
+      const up = claims.length;
+      await sleep(1500);
+      expect(claims.length - up).toBeLessThanOrEqual(3);
     } finally {
       await d.stop();
       await drop(ep);

@@ -13,6 +13,12 @@ export interface EventBus {
    * arrived, so a listener reads it from the store (stream/gateway.ts).
    */
   onResume(handler: () => void): () => void;
+  /**
+   * Whether events other nodes publish reach this node now. While they do not (Redis known
+   * away), a listener that waits to be told of other nodes' writes must look in the store itself
+   * (webhooks/dispatcher.ts).
+   */
+  hearsOthers(): boolean;
   close(): Promise<void>;
 }
 
@@ -28,6 +34,9 @@ export class LocalBus implements EventBus {
   /** In one process nothing is ever lost on the way. */
   onResume(): () => void {
     return () => undefined;
+  }
+  hearsOthers(): boolean {
+    return true;
   }
   async close(): Promise<void> {
     this.handlers.clear();

@@ -84,6 +84,11 @@ export class RedisBus implements EventBus {
     return () => this.resumeHandlers.delete(handler);
   }
 
+  /** Both connections go to the same Redis: known away through the publisher's, nothing arrives. */
+  hearsOthers(): boolean {
+    return !this.away();
+  }
+
   async whenReady(): Promise<void> {
     const failed = await this.subscription.ensure();
     if (failed) throw failed;

@@ -30,6 +30,11 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** The longest the poll grows to while claims come back empty (docs/webhooks.md "Delivery"). */
   idlePollMs?: number;
+  /**
+   * Whether deliveries other nodes write are announced to this one now (their events on the bus
+   * call notify()). While they are not, the poll keeps to pollMs instead of slowing.
+   */
+  othersAnnounced?: () => boolean;
   /** How long a claim holds a row. Must outlast an attempt (the timeout) plus recording it. */
   leaseMs?: number;
   /** DNS resolution for delivery-time target checks (tests point names at chosen addresses). */
@@ -74,6 +79,7 @@ export class WebhookDispatcher {
   private readonly claimScan: number;
   private readonly pollMs: number;
   private readonly idlePollMs: number;
+  private readonly othersAnnounced: () => boolean;
   /** Claims in a row that found nothing with nothing in flight: the poll doubles with each, up to idlePollMs. */
   private quietPolls = 0;
   /** The earliest retry this process scheduled and has not polled for yet. */
@@ -109,6 +115,7 @@ export class WebhookDispatcher {
     this.claimScan = opts.claimScan ?? 4;
     this.pollMs = opts.pollMs ?? 200;
     this.idlePollMs = Math.max(this.pollMs, opts.idlePollMs ?? 2_000);
+    this.othersAnnounced = opts.othersAnnounced ?? (() => true);
     this.log = opts.log ?? null;
     this.onOutcome = opts.onOutcome;
     this.onClaim = opts.onClaim;
@@ -226,12 +233,13 @@ export class WebhookDispatcher {
   /**
    * The next poll: pollMs while claims find work, twice as long after each claim that found
    * none, up to idlePollMs, and no later than the earliest retry this process scheduled. An idle
-   * node's polls were half its CPU (docs/capacity.md); new deliveries do not wait for the poll.
+   * node's polls were half its CPU (docs/capacity.md); new deliveries do not wait for the poll,
+   * except those of other nodes while the bus cannot announce them: then it does not slow.
    */
   private pollLater(): void {
     if (!this.started) return;
     if (this.timer) clearTimeout(this.timer);
-    const backoff = Math.min(this.idlePollMs, this.pollMs * 2 ** Math.min(this.quietPolls, 20));
+    const backoff = this.othersAnnounced() ? Math.min(this.idlePollMs, this.pollMs * 2 ** Math.min(this.quietPolls, 20)) : this.pollMs;
     const delay = Math.max(0, Math.min(backoff, this.retryAt - this.deps.clock.now()));
     this.timer = setTimeout(() => {
       this.timer = null;

@@ -47,12 +47,17 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     deliveries: new WebhookDeliveryStore(deps.db),
     notifications: new NotificationStore(deps.db),
   };
+  const bus = deps.bus;
   const dispatcher = new WebhookDispatcher(
     { db: deps.db, config: deps.config, clock: deps.clock, mailer: deps.mailer ?? null },
-    { ...deps.dispatcher, lookup: deps.lookup ?? deps.dispatcher?.lookup },
+    {
+      ...(bus ? { othersAnnounced: () => bus.hearsOthers() } : {}),
+      ...deps.dispatcher,
+      lookup: deps.lookup ?? deps.dispatcher?.lookup,
+    },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
-  deps.bus?.subscribe((events) => {
+  bus?.subscribe((events) => {
     if (events.some((e) => webhookable(e.event))) dispatcher.notify();
   });
   const lookup = deps.lookup ?? deps.dispatcher?.lookup;
