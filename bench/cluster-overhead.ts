@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { request } from 'undici';
 import { BENCH_DATA, BENCH_KEY, ROOT, fmt, resetBenchData, stop } from './lib.js';
-import { Backends, freePort, sleep, startNode, Subscribers, usageOf } from './cluster-parts.js';
+import { Backends, freePort, sleep, startNode, Subscribers, usageOf, usageSince, type Usage } from './cluster-parts.js';
 
 const SPEED = Number(process.env.BENCH_SPEED ?? 60);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 3000);
@@ -23,6 +23,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 15);
 const IDLE = Number(process.env.BENCH_IDLE ?? 10);
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
+const NONE: Usage = { user: 0, system: 0, writes: 0 };
 
 interface Outcome {
   nodes: number;
@@ -88,8 +89,8 @@ async function deployment(b: Backends, count: number, databaseUrl: string, redis
     const idle0 = nodes.map((n) => usageOf(n.pid ?? 0));
     await sleep(IDLE * 1000);
     const idle = nodes.map((n, i) => {
-      const [now, then] = [usageOf(n.pid ?? 0), idle0[i] ?? { user: 0, system: 0 }];
-      return ((now.user + now.system - then.user - then.system) / IDLE) * 1000;
+      const u = usageSince(idle0[i] ?? NONE, usageOf(n.pid ?? 0));
+      return ((u.user + u.system) / IDLE) * 1000;
     });
     subscribers = await Subscribers.open(urls, SUBSCRIBERS);
     sim = simulate(urls[0] ?? '', databaseUrl);
@@ -97,10 +98,7 @@ async function deployment(b: Backends, count: number, databaseUrl: string, redis
     const usage0 = nodes.map((n) => usageOf(n.pid ?? 0));
     const [m0, d0, c0, k0] = [subscribers.messages, deliveries, connections, await claimsOf(urls)];
     await sleep(SECONDS * 1000);
-    const used = nodes.map((n, i) => {
-      const [now, then] = [usageOf(n.pid ?? 0), usage0[i] ?? { user: 0, system: 0, writes: 0 }];
-      return { user: now.user - then.user, system: now.system - then.system, writes: now.writes - then.writes };
-    });
+    const used = nodes.map((n, i) => usageSince(usage0[i] ?? NONE, usageOf(n.pid ?? 0)));
     const sum = (k: 'user' | 'system' | 'writes') => used.reduce((a, u) => a + u[k], 0);
     const perNode = used.map((u) => u.user + u.system);
     return { nodes: count, cpu: sum('user') + sum('system'), messages: subscribers.messages - m0, deliveries: deliveries - d0, claims: ((await claimsOf(urls)) - k0) / Math.max(1, deliveries - d0), connections: (connections - c0) / Math.max(1, deliveries - d0), perNode, user: sum('user'), system: sum('system'), writes: sum('writes'), idle };

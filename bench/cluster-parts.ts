@@ -27,26 +27,40 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A process's user and system CPU-seconds (/proc/<pid>/stat utime, stime); throws once it is gone. */
+function cpuTimes(pid: number): { user: number; system: number } {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return { user: Number(f[11]) / TICK, system: Number(f[12]) / TICK };
+}
+
 /** CPU-seconds of a process (utime + stime), 0 once it is gone. */
 export function cpuOf(pid: number): number {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(f[11]) + Number(f[12])) / TICK;
+    const { user, system } = cpuTimes(pid);
+    return user + system;
   } catch {
     return 0;
   }
 }
 
+export interface Usage {
+  user: number;
+  system: number;
+  writes: number;
+}
+
 /** A process's user and system CPU-seconds and its write-type system calls (/proc/<pid>/io syscw), zeros once it is gone. */
-export function usageOf(pid: number): { user: number; system: number; writes: number } {
+export function usageOf(pid: number): Usage {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     const writes = /syscw:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'));
-    return { user: Number(f[11]) / TICK, system: Number(f[12]) / TICK, writes: Number(writes?.[1] ?? 0) };
+    return { ...cpuTimes(pid), writes: Number(writes?.[1] ?? 0) };
   } catch {
     return { user: 0, system: 0, writes: 0 };
   }
 }
+
+/** What a process used between two readings of usageOf. */
+export const usageSince = (then: Usage, now: Usage): Usage => ({ user: now.user - then.user, system: now.system - then.system, writes: now.writes - then.writes });
 
 /** Resident memory of a process in bytes. */
 export function rssOf(pid: number): number {
