@@ -109,12 +109,13 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
       const written = Date.now();
       await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/deaf'), 5000, 'the delivery nobody announced');
       expect((rx.requests.find((r) => r.path === '/ok/deaf')?.at ?? Infinity) - written).toBeLessThan(1000);
-      // The bus back: the claims that found nothing meanwhile count, so the poll is slow at once.
+      // The bus back: the poll slows again. Doubling from 20 ms is at most 7 claims in 1.5 s (fewer
+      // when the empty claims since the delivery already count), against about 50 at 20 ms.
       await sleep(100);
       busUp = true;
       const up = claims.length;
       await sleep(1500);
-      expect(claims.length - up).toBeLessThanOrEqual(3);
+      expect(claims.length - up).toBeLessThanOrEqual(8);
     } finally {
       await d.stop();
       await drop(ep);
