@@ -9,11 +9,10 @@ export default defineConfig({
     pool: 'forks',
     // Each test file has its own data dir, databases, Redis namespace and ports, so files run side
     // by side; most of a file's time is spent waiting on processes, sockets and timers, not CPU
-    // (four forks kept two vCPUs 61 % busy), so six files at once on two vCPUs. As many forks
-    // from the start as at most: vitest 3.2 fails a run ("Terminating worker thread") when it
-    // retires an idle fork of a pool that may shrink. How the suite's wall time was measured:
-    // docs/testing.md.
-    poolOptions: { forks: { minForks: 6, maxForks: 6, isolate: false } },
+    // (four forks kept two vCPUs 61 % busy), so six files at once on two vCPUs. How the suite's
+    // wall time was measured: docs/testing.md.
+    maxWorkers: 6,
+    isolate: false,
     globalSetup: ['packages/server/test/templates.setup.ts'],
     sequence: { sequencer: SlowestFirstSequencer },
   },

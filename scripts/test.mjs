@@ -24,32 +24,12 @@ function run(command, args, capture) {
   });
 }
 
-/**
- * Whether a failed vitest run failed only by vitest's own worker channel: every test file and test
- * passed, and each of its unhandled errors is "[vitest-worker]: Timeout calling "onTaskUpdate"",
- * the fixed 60 s limit on a fork's progress report (vitest issues 6479 and 8164; docs/testing.md
- * "Long tests"). Any other error, or any failed test, still fails the run.
- */
-export function onlyRpcTimeouts(raw) {
-  const output = raw.replace(/\u001b\[[0-9;]*m/g, '');
-  const files = /Test Files {2}(\d+) passed \((\d+)\)/.exec(output);
-  const tests = /Tests {2}(\d+) passed(?: \| (\d+) skipped)? \((\d+)\)/.exec(output);
-  const errors = /Errors {2}(\d+) errors?/.exec(output);
-  if (!files || files[1] !== files[2] || !tests || Number(tests[1]) + Number(tests[2] ?? 0) !== Number(tests[3]) || !errors) return false;
-  const timeouts = output.split('Error: [vitest-worker]: Timeout calling "onTaskUpdate"').length - 1;
-  const blocks = output.split(/⎯+ Unhandled (?:Error|Rejection) ⎯+/).length - 1;
-  const count = Number(errors[1]);
-  if (count === 0 || timeouts !== count || blocks !== count) return false;
-  process.stdout.write(`\ntest: vitest's ${count} unhandled error(s) are all its worker channel's "Timeout calling onTaskUpdate", with every test passed: not counted (docs/testing.md "Long tests")\n`);
-  return true;
-}
-
 const captured = [
   ['lint', run('npm', ['run', '--silent', 'lint'], true)],
   ['typecheck', run('npm', ['run', '--silent', 'typecheck'], true)],
 ];
 const vitest = await run('npx', ['vitest', 'run'], 'tee');
-const failed = vitest.code !== 0 && !onlyRpcTimeouts(vitest.output) ? ['vitest'] : [];
+const failed = vitest.code !== 0 ? ['vitest'] : [];
 for (const [name, job] of captured) {
   const { code, output } = await job;
   process.stdout.write(`\n> npm run ${name}\n${output}`);
