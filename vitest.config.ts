@@ -4,7 +4,9 @@ import { SlowestFirstSequencer } from './scripts/vitest-sequencer.js';
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'clients/*/*.test.ts'],
-    testTimeout: 30_000,
+    // A hang detector, not a speed check: on a two-vCPU machine running the whole suite a test's
+    // fixed work takes several times its time alone (docs/testing.md "Long tests").
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // Each test file has its own data dir, databases, Redis namespace and ports, so files run side

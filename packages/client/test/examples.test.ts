@@ -31,7 +31,7 @@ describe('examples run against a real svc', () => {
 
   const scheduled = async (i: number) => (await s.svc.games.list({ sport: 'soccer', status: 'scheduled', limit: 10 })).data[i];
 
-  it('scoreboard prints each event with the running score', { timeout: 60_000 }, async () => {
+  it('scoreboard prints each event with the running score', async () => {
     const run = example('scoreboard', { SVC_API_KEY: s.key, SVC_BASE_URL: s.baseUrl, SPORTS: 'soccer', MAX_EVENTS: '2' });
     children.push(run.child);
     await until(() => run.out().includes('subscribed to soccer'), 30_000, `subscribed (${run.out()})`);
@@ -44,7 +44,7 @@ describe('examples run against a real svc', () => {
     expect(lines[1]).toMatch(new RegExp(`${team} \\+1 .*\\|  ${team} 2$`));
   });
 
-  it('webhook receiver registers itself, verifies a delivery and rejects a forged one', { timeout: 60_000 }, async () => {
+  it('webhook receiver registers itself, verifies a delivery and rejects a forged one', async () => {
     const port = await freePort();
     const run = example('webhook-receiver', { SVC_API_KEY: s.key, SVC_BASE_URL: s.baseUrl, PORT: String(port), MAX_EVENTS: '2' });
     children.push(run.child);

@@ -158,7 +158,7 @@ describe('README snippets: each TypeScript block type-checks strictly and runs a
   }
 
   for (const snippet of all) {
-    it(`${snippet.readme} § ${snippet.heading}`, { timeout: 90_000 }, async () => {
+    it(`${snippet.readme} § ${snippet.heading}`, async () => {
       if (snippet.heading === RECEIVER) {
         const port = await freePort();
         const ep = await s.svc.webhooks.create({ url: `http://127.0.0.1:${port}/hook`, tier: 'confirmed', sports: ['soccer'] });

@@ -285,7 +285,7 @@ describe('export', () => {
     }
   });
 
-  it('waits out 429 too_many_exports (the plan’s concurrent exports) and retries, like any 429; without retries it is a RateLimitError', { timeout: 60_000 }, async () => {
+  it('waits out 429 too_many_exports (the plan’s concurrent exports) and retries, like any 429; without retries it is a RateLimitError', async () => {
     const free = await s.t.key({ products: ['archive'], plan: 'free' });
     // A season larger than the socket buffers, so an export of it stays open while unread.
     await generateLarge(s.t.db, { league: 'xbc', events: 60_000, seasons: 1, firstSeason: 2024, seed: 3, today: new Date().toISOString().slice(0, 10) });

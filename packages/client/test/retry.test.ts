@@ -188,7 +188,7 @@ describe('the Retry-After rule, on the table shared with the Python client', () 
   });
 
   const live = RETRY_AFTER_CASES.filter((c) => c.min_wait_s <= LIVE_WAIT_LIMIT_S);
-  it.each(live.map((c) => [c.description, c] as const))('against a stub: %s', { timeout: 10_000 }, async (_, c) => {
+  it.each(live.map((c) => [c.description, c] as const))('against a stub: %s', async (_, c) => {
     stub.script = [{ status: c.status, headers: c.retry_after === null ? {} : { 'retry-after': c.retry_after }, body: error('some_error', 'some_code') }];
     const svc = new Svc({ apiKey: 'svc_test_stub', baseUrl: stub.url, maxRetries: c.max_retries });
     const started = Date.now();

@@ -252,7 +252,7 @@ describe('stream tokens through the client', () => {
   });
   afterAll(() => s.close());
 
-  it('svc.stream.tokens.create() mints a token that connectStream uses over SSE and WebSocket, renewed by its function when it expires', { timeout: 60_000 }, async () => {
+  it('svc.stream.tokens.create() mints a token that connectStream uses over SSE and WebSocket, renewed by its function when it expires', async () => {
     const g = (await s.svc.games.list({ sport: 'soccer', status: 'scheduled', limit: 10 })).data[5];
     const token = await s.svc.stream.tokens.create({ games: [g.id], ttl_s: 60 });
     expect(token).toMatchObject({ games: [g.id], sports: null, leagues: null });

@@ -109,7 +109,7 @@ describe('verifyWebhook on deliveries the server itself makes to a real receiver
     await s.close();
   });
 
-  it('verifies every delivery, and both secrets after a rotation', { timeout: 60_000 }, async () => {
+  it('verifies every delivery, and both secrets after a rotation', async () => {
     const ep = await s.svc.webhooks.create({ url: `${rx.url}/hook`, tier: 'confirmed', sports: ['soccer'] });
     expect(ep.secret).toMatch(/^whsec_/);
     const game = (await s.svc.games.list({ sport: 'soccer', status: 'scheduled', limit: 1 })).data[0];
@@ -184,7 +184,7 @@ describe('verifyWebhook takes the signature as node:http, fetch and frameworks h
     await s.close();
   });
 
-  it('req.headers, its X-SVC-Signature entry (string | string[] | undefined), headersDistinct and a Headers: a real delivery verifies in each form', { timeout: 30_000 }, async () => {
+  it('req.headers, its X-SVC-Signature entry (string | string[] | undefined), headersDistinct and a Headers: a real delivery verifies in each form', async () => {
     const ep = await s.svc.webhooks.create({ url: `${url}/hook`, tier: 'confirmed' });
     secret = ep.secret;
     const result = await s.svc.webhooks.test(ep.id);

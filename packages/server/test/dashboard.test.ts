@@ -284,7 +284,7 @@ describe('dashboard', () => {
     expect(status.sports[0].days.at(-1).uptime).toBe(1);
   });
 
-  it("works with the keyboard alone, and another key sees only its own endpoints", { timeout: 60_000 }, async (ctx) => {
+  it("works with the keyboard alone, and another key sees only its own endpoints", async (ctx) => {
     browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(DESKTOP);
     await page.goto(`${svc.base}/dashboard`);
@@ -320,7 +320,7 @@ describe('dashboard', () => {
     await context.close();
   });
 
-  it('is readable at 375 px wide', { timeout: 60_000 }, async (ctx) => {
+  it('is readable at 375 px wide', async (ctx) => {
     browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(PHONE);
     await page.goto(`${svc.base}/dashboard`);
@@ -344,7 +344,7 @@ describe('dashboard', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
-  it('replays a game: league, season, team and game picked, started at 600×, its status followed to finished; another key sees none of it', { timeout: 90_000 }, async (ctx) => {
+  it('replays a game: league, season, team and game picked, started at 600×, its status followed to finished; another key sees none of it', async (ctx) => {
     browser = inBrowser(ctx, browser);
     const { context, page, errors } = await newPage(DESKTOP);
     await signIn(page, owner);
@@ -378,7 +378,7 @@ describe('dashboard', () => {
     await context.close();
   });
 
-  it("shows a competition's status history: each change with its reason, the status now and the first announced start", { timeout: 60_000 }, async (ctx) => {
+  it("shows a competition's status history: each change with its reason, the status now and the first announced start", async (ctx) => {
     browser = inBrowser(ctx, browser);
     const games = dataOf(Type.Array(Game), await call('GET', '/v1/games?sport=soccer&status=scheduled&limit=100', owner));
     const today = new Date().toISOString().slice(0, 10);

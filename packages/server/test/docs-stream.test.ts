@@ -80,7 +80,7 @@ describe('GET /docs/stream: the AsyncAPI document as a page, offline', () => {
     expect(html).toContain('<code>&#60;b&#62;</code>');
   });
 
-  it('reads in a real browser: no CSP violation or error, nothing wider than a phone', { timeout: 60_000 }, async (ctx) => {
+  it('reads in a real browser: no CSP violation or error, nothing wider than a phone', async (ctx) => {
     browser = inBrowser(ctx, browser);
     for (const viewport of [DESKTOP, PHONE]) {
       const context = await browser.newContext({ viewport });

@@ -105,7 +105,7 @@ describe('svc serve: SIGTERM under keep-alive traffic (real process)', () => {
     const failedOnOpenConnections = results.filter((r) => r.error !== undefined && r.reused);
     expect(failedOnOpenConnections).toEqual([]);
     expect(results.filter((r) => r.status !== undefined && r.status !== 200 && r.status !== 503)).toEqual([]);
-  }, 60_000);
+  });
 });
 
 /** Completes the WebSocket handshake and then never reads again: a client that will not answer a close frame. */

@@ -225,7 +225,7 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
     const got = await rows(conn, `select id, epoch_ms(ts) as ts from read_parquet(${lit(f)})`);
     expect(got.map((r) => r.id)).toEqual(want.map((r) => r.id));
     expect(got.map((r) => r.ts)).toEqual(want.map((r) => BigInt(Date.parse(String(r.ts)))));
-  }, 60_000);
+  });
 
   it('a slice with no rows is a header only (CSV) and a valid empty file (Parquet)', async () => {
     const query = 'league=wc&season=2022&from=1990-01-01&to=1990-01-02';

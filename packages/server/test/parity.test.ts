@@ -147,5 +147,5 @@ describe.each(engines())('backtest parity (%s)', (engine) => {
         expectSharedFieldsAgree('export line vs webhook body', parsed, parseObject(hook.body));
       }
     }
-  }, 90_000);
+  });
 });

@@ -31,7 +31,7 @@ function vitest(env: Record<string, string | undefined>): Promise<{ code: number
 const MISSING = { SVC_TEST_CHROMIUM: '/nonexistent/chromium', SVC_TEST_PYTHON: '/nonexistent/python3' };
 
 describe('system packages a test needs', () => {
-  it('skips by name, with the install command, what needs a missing package, and the run passes', { timeout: 60_000 }, async () => {
+  it('skips by name, with the install command, what needs a missing package, and the run passes', async () => {
     const { code, output } = await vitest({ ...MISSING, CI: undefined });
     expect(code, output).toBe(0);
     expect(output).toMatch(/opens a page in chromium \d+ms \[needs chromium: apt-get install -y chromium\]/);
@@ -42,7 +42,7 @@ describe('system packages a test needs', () => {
     expect(output).toMatch(/Tests  2 skipped \(2\)/);
   });
 
-  it('fails the same tests when CI is set', { timeout: 60_000 }, async () => {
+  it('fails the same tests when CI is set', async () => {
     const { code, output } = await vitest({ ...MISSING, CI: '1' });
     expect(code, output).toBe(1);
     expect(output).toMatch(/2 failed/);

@@ -128,7 +128,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     const range = { from: since, to: new Date(Date.now() + 1000).toISOString() };
     expect((await call('POST', `/v1/webhooks/${theirs}/replay`, other, range)).json().data.replayed).toBe(0);
     expect((await call('POST', `/v1/webhooks/${mine}/replay`, owner, range)).json().data.replayed).toBe(6);
-  }, 60_000);
+  });
 
   it('is left out of its own key’s export, in all three entities alike: the export is the archive’s games (docs/replays.md)', async () => {
     const analyst = await t.key({ products: ['live', 'archive'] });
@@ -149,7 +149,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     // Stopped, so the tests after this one count their own replays only.
     expect((await call('DELETE', `/v1/replays/${r.id}`, analyst)).statusCode).toBe(200);
     await until(async () => t.services.replays.driver.running === 0, 10_000, 'the replay to stop');
-  }, 60_000);
+  });
 
   it.runIf(engine === 'sqlite')('plays a basketball game: every scoring play confirmed once, in order, the final score the source’s', async () => {
     // Read with the archive product: the source is a past game.
@@ -165,7 +165,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expect(confirmed.map((e) => `${String(e.team)}+${String(e.points)}`)).toEqual(scoring.map((p) => `${code(p.competitor_id)}+${String(p.points)}`));
     const retracted = await t.db.kysely.selectFrom('events').select('seq').where('game_id', '=', r.game_id).where('type', '=', 'score_retracted').execute();
     expect(retracted).toEqual([]);
-  }, 90_000);
+  });
 
   it('lists a key’s replays newest first, a page at a time, and cancels one: its game ends at once', async () => {
     const a = await create({ game_id: FINAL, speed: 1 });
@@ -188,7 +188,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     }
     expectError(await call('DELETE', `/v1/replays/${a.id}`, other), 404, 'not_found', { code: 'resource_not_found' });
     expectError(await call('DELETE', '/v1/replays/rpl_nope', owner), 404, 'not_found', { code: 'resource_not_found' });
-  }, 30_000);
+  });
 
   it('runs at most 5 replays per key: the 6th is a 409 replay_limit and stores nothing', async () => {
     const key = await t.key({ products: ['live'] });
@@ -204,7 +204,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     await call('DELETE', `/v1/replays/${five[0].id}`, key);
     const sixth = await create({ game_id: FINAL, speed: 1 }, key);
     for (const r of [...five.slice(1), sixth]) await call('DELETE', `/v1/replays/${r.id}`, key);
-  }, 30_000);
+  });
 
   it('refuses bad input with the parameter named, and stores nothing', async () => {
     const before = (await call('GET', '/v1/replays', owner)).json().data.length;
@@ -245,7 +245,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expect(plays.map((p) => p.event_type)).toEqual(['kickoff', 'penalty_goal', 'goal', 'penalty_goal', 'goal', 'goal', 'penalty_goal', 'shootout', 'final']);
     const all = await t.db.kysely.selectFrom('events').select(['tier', 'team']).where('game_id', '=', r.game_id).orderBy('seq').execute();
     expect(all.map((e) => `${e.tier}:${e.team}`)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA'].flatMap((x) => [`provisional:${x}`, `confirmed:${x}`]));
-  }, 60_000);
+  });
 
   it.runIf(engine === 'sqlite')('a node stopping mid-replay gives it up; the next driver resumes it after its last play, each goal confirmed once', async () => {
     const r = await create({ game_id: FINAL, speed: 600 });
@@ -267,7 +267,7 @@ describe.each(engines())('sandbox replays (%s)', (engine) => {
     expect(confirmed.map((e) => e.team)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA']);
     const all = await t.db.kysely.selectFrom('events').select(['tier', 'team']).where('game_id', '=', r.game_id).orderBy('seq').execute();
     expect(all.map((e) => `${e.tier}:${e.team}`)).toEqual(['ARG', 'ARG', 'FRA', 'FRA', 'ARG', 'FRA'].flatMap((x) => [`provisional:${x}`, `confirmed:${x}`]));
-  }, 60_000);
+  });
 
   it.runIf(engine === 'sqlite')('a replay that cannot go on ends cancelled with its reason', async () => {
     const next = createReplays({ db: t.db, config: t.services.config, clock: t.clock, nodeId: 'broken', competitions: t.services.competitions, live: t.services.live });
@@ -380,5 +380,5 @@ describe('a sandbox replay carries its source game’s status changes (docs/sche
     const kinds = events.map((e) => (e.type === 'status' ? `${e.status}` : e.type));
     expect(kinds).toEqual(['score', 'suspended', 'live', 'score']);
     expect(events.find((e) => e.status === 'suspended')?.reason).toBe('Thunderstorm');
-  }, 60_000);
+  });
 });

@@ -144,7 +144,7 @@ describe('status page over recorded history', () => {
     await close();
   });
 
-  it('is readable at 375 px wide', { timeout: 60_000 }, async (ctx) => {
+  it('is readable at 375 px wide', async (ctx) => {
     browser = inBrowser(ctx, browser);
     const { page, errors, close } = await open(PHONE);
     await page.goto(`${base}/status`);

@@ -64,7 +64,7 @@ describe('the stream in a browser', () => {
     reporter = await t.key({ products: ['report'] });
     const games = (await t.app.inject({ url: '/v1/games?date=today&limit=1000', headers: auth(liveKey) })).json().data as Game[];
     [soccer, soccer2] = games.filter((g) => g.sport === 'soccer');
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -87,7 +87,7 @@ describe('the stream in a browser', () => {
   };
   const received = (page: Page, name: Collector) => page.evaluate((k) => window[k] ?? [], name);
 
-  it('Chromium’s EventSource and WebSocket with a token narrowed to one game: only that game, and a resume after the server drops the connection loses nothing', { timeout: 60_000 }, async (ctx) => {
+  it('Chromium’s EventSource and WebSocket with a token narrowed to one game: only that game, and a resume after the server drops the connection loses nothing', async (ctx) => {
     const b = inBrowser(ctx, browser);
     const tok = await mint({ games: [soccer.id] });
     const page = await b.newPage();
@@ -145,7 +145,7 @@ describe('the stream in a browser', () => {
     await page.close();
   });
 
-  it('the TypeScript client’s stream in a page of another origin, with a token, over SSE and over WebSocket', { timeout: 60_000 }, async (ctx) => {
+  it('the TypeScript client’s stream in a page of another origin, with a token, over SSE and over WebSocket', async (ctx) => {
     const b = inBrowser(ctx, browser);
     const dir = transpileClient();
     const server = http.createServer((req, res) => {
@@ -190,7 +190,7 @@ describe('the stream in a browser', () => {
     }
   });
 
-  it('the demo scoreboard: today’s games and live events, with no key in the page', { timeout: 60_000 }, async (ctx) => {
+  it('the demo scoreboard: today’s games and live events, with no key in the page', async (ctx) => {
     const b = inBrowser(ctx, browser);
     const page = await b.newPage({ viewport: DESKTOP });
     const errors = collectPageErrors(page);

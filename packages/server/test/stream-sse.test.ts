@@ -165,7 +165,7 @@ describe('event stream', () => {
     again.close();
   });
 
-  it('cuts off a consumer that stops reading, under the WebSocket’s rule (1 MiB unsent)', { timeout: 30_000 }, async () => {
+  it('cuts off a consumer that stops reading, under the WebSocket’s rule (1 MiB unsent)', async () => {
     const slow = await testApp();
     try {
       const { port } = await listen(slow);
@@ -193,7 +193,7 @@ describe('event stream', () => {
     }
   });
 
-  it('delay=2 holds every frame until 2 s after its ts on both transports, heartbeats flowing meanwhile, nothing lost', { timeout: 30_000 }, async () => {
+  it('delay=2 holds every frame until 2 s after its ts on both transports, heartbeats flowing meanwhile, nothing lost', async () => {
     const now = sse(`?game=${basketball.id}`);
     const later = sse(`?game=${basketball.id}&delay=2`);
     const laterWs = await ws(`?game=${basketball.id}&delay=2`);
@@ -216,7 +216,7 @@ describe('event stream', () => {
     for (const [i, m] of later.events().entries()) expect(m.at - now.events()[i].at).toBeGreaterThanOrEqual(1500);
   });
 
-  it('delay=10 delivers nothing earlier than 10 s after the frame’s own ts, and nothing lost; a resume is held the same way', { timeout: 40_000 }, async () => {
+  it('delay=10 delivers nothing earlier than 10 s after the frame’s own ts, and nothing lost; a resume is held the same way', async () => {
     const received: { id: string; ts: string; at: number }[] = [];
     const c = sse(`?game=${soccer2.id}&delay=10`);
     const socket = await ws(`?game=${soccer2.id}&delay=10`);

@@ -27,18 +27,18 @@ describe('slow and idle connections', () => {
   });
   afterAll(async () => t.close());
 
-  it('answers a body announced at 1,000 bytes but sent as 10 with 408 and closes', { timeout: 20_000 }, async () => {
+  it('answers a body announced at 1,000 bytes but sent as 10 with 408 and closes', async () => {
     const head = `POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
     const res = await rawRequest(port, `${head}{"game_id"`, { end: false });
     expectDocumentedError(res, 408, 'invalid_request', 'request_timeout');
   });
 
-  it('answers headers that never finish with 408 and closes', { timeout: 20_000 }, async () => {
+  it('answers headers that never finish with 408 and closes', async () => {
     const res = await rawRequest(port, `GET /v1/teams HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n`, { end: false });
     expectDocumentedError(res, 408, 'invalid_request', 'request_timeout');
   });
 
-  it('closes a connection that never sends a byte, and an idle keep-alive connection', { timeout: 20_000 }, async () => {
+  it('closes a connection that never sends a byte, and an idle keep-alive connection', async () => {
     const silent = net.connect(port, '127.0.0.1');
     await closedBy(silent);
     const idle = net.connect(port, '127.0.0.1', () => idle.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
@@ -47,7 +47,7 @@ describe('slow and idle connections', () => {
     expect(answered).toMatch(/keep-alive/i);
   });
 
-  it('leaves an open WebSocket alone past every HTTP timeout', { timeout: 20_000 }, async () => {
+  it('leaves an open WebSocket alone past every HTTP timeout', async () => {
     const c = await connect(`ws://127.0.0.1:${port}/v1/stream`, key);
     // Longer than every HTTP timeout, the idle-socket one included, and shorter than a heartbeat.
     await sleep(1500);
