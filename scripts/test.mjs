@@ -6,31 +6,36 @@
 import { spawn } from 'node:child_process';
 import { installCommand, isPresent, PREREQUISITES, required } from './prerequisites.mjs';
 
-/** `capture`: keep the output (true), or keep it and also write it as it comes ('tee'). */
-function run(command, args, capture) {
+/** Runs a command and keeps its output, to be written after vitest's. */
+function captured(command, args) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d) => {
-      output += d;
-      if (capture === 'tee') process.stdout.write(d);
-    });
-    child.stderr.on('data', (d) => {
-      output += d;
-      if (capture === 'tee') process.stderr.write(d);
-    });
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
     child.on('error', (err) => resolve({ code: 1, output: `${output}${command}: ${err.message}\n` }));
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
   });
 }
 
-const captured = [
-  ['lint', run('npm', ['run', '--silent', 'lint'], true)],
-  ['typecheck', run('npm', ['run', '--silent', 'typecheck'], true)],
+/** Runs a command whose output goes straight through; resolves to its exit code. */
+function through(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', (err) => {
+      process.stderr.write(`${command}: ${err.message}\n`);
+      resolve(1);
+    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const checks = [
+  ['lint', captured('npm', ['run', '--silent', 'lint'])],
+  ['typecheck', captured('npm', ['run', '--silent', 'typecheck'])],
 ];
-const vitest = await run('npx', ['vitest', 'run'], 'tee');
-const failed = vitest.code !== 0 ? ['vitest'] : [];
-for (const [name, job] of captured) {
+const failed = (await through('npx', ['vitest', 'run'])) !== 0 ? ['vitest'] : [];
+for (const [name, job] of checks) {
   const { code, output } = await job;
   process.stdout.write(`\n> npm run ${name}\n${output}`);
   if (code !== 0) failed.push(name);

@@ -48,19 +48,19 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     notifications: new NotificationStore(deps.db),
   };
   const bus = deps.bus;
+  const lookup = deps.lookup ?? deps.dispatcher?.lookup;
   const dispatcher = new WebhookDispatcher(
     { db: deps.db, config: deps.config, clock: deps.clock, mailer: deps.mailer ?? null },
     {
       ...(bus ? { othersAnnounced: () => bus.hearsOthers() } : {}),
       ...deps.dispatcher,
-      lookup: deps.lookup ?? deps.dispatcher?.lookup,
+      lookup,
     },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
   bus?.subscribe((events) => {
     if (events.some((e) => webhookable(e.event))) dispatcher.notify();
   });
-  const lookup = deps.lookup ?? deps.dispatcher?.lookup;
   const tester = new WebhookTester(deps.clock, box, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });
   const manage = new WebhookManager(
     store,
