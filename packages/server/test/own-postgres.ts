@@ -96,15 +96,25 @@ export class OwnPostgres {
 
   /**
    * SIGSTOP (or SIGCONT) to the cluster's postmaster and every process under it: alive but not
-   * answering, as in an I/O stall or a host that froze. Only this cluster's processes.
+   * answering, as in an I/O stall or a host that froze. Only this cluster's processes. The
+   * postmaster is stopped first and continued last, so it starts no process after the listing; a
+   * session's process may still end on its own between the listing and its signal, and is skipped.
    */
   async freeze(signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
     const postmaster = Number(fs.readFileSync(path.join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (signal === 'SIGSTOP') process.kill(postmaster, signal);
     const children = await run('pgrep', ['-P', String(postmaster)]).then(
       (r) => r.stdout.split('\n').filter(Boolean).map(Number),
       () => [],
     );
-    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+    for (const pid of children) {
+      try {
+        process.kill(pid, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
+    if (signal === 'SIGCONT') process.kill(postmaster, signal);
   }
 
   async remove(): Promise<void> {
