@@ -5,11 +5,18 @@
 //   single   one node on SQLite (the default deployment);
 //   owner    two nodes on PostgreSQL + Redis, reports posted to the node that owns the games;
 //   forward  the same two nodes, reports posted to the other node (routed to the owner).
+//   floor    each store alone, at the same spacing: the smallest write a report could make (BEGIN;
+//            one row; COMMIT) on PostgreSQL, durable and without its flush, and on SQLite as the
+//            single node opens it. What the cluster's path can at best cost over one node's.
 // The stream client is connected to the node the reports are posted to.
-// Run: npm run build && node --import tsx bench/consensus-owner.ts   (BENCH_MODES=single,owner,forward
+// Run: npm run build && node --import tsx bench/consensus-owner.ts   (BENCH_MODES=single,owner,forward,floor
 //   BENCH_LATENCY_SAMPLES=400 BENCH_GAP_MS=5; PostgreSQL and Redis from SVC_TEST_PG_URL / SVC_TEST_REDIS_URL or
 //   the local defaults)
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { request } from 'undici';
 import WebSocket from 'ws';
@@ -19,7 +26,7 @@ import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { now, percentile, roundTripAgent } from './stream-common.js';
 import { spacedObservations, todaysBuckets, type Bucket } from './today.js';
 
-const MODES = new Set((process.env.BENCH_MODES ?? 'single,owner,forward').split(','));
+const MODES = new Set((process.env.BENCH_MODES ?? 'single,owner,forward,floor').split(','));
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 400);
 const WARMUP = 50;
 // 0 sends each report as soon as the previous one's frame is in: every process stays awake, so
@@ -83,8 +90,74 @@ async function measure(post: string, stream: string, next: ReturnType<typeof pla
     if (GAP_MS > 0) await sleep(GAP_MS);
   }
   ws.terminate();
-  const sorted = Float64Array.from(lat).sort();
+  return latency(lat);
+}
+
+function latency(samples: number[]): Latency {
+  const sorted = Float64Array.from(samples).sort();
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+}
+
+/** `write` timed WARMUP + SAMPLES times, GAP_MS apart as the reports are. */
+async function spaced(write: () => unknown): Promise<Latency> {
+  const lat: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const t0 = now();
+    await write();
+    if (i >= WARMUP) lat.push(now() - t0);
+    if (GAP_MS > 0) await sleep(GAP_MS);
+  }
+  return latency(lat);
+}
+
+const FLOOR_TABLE = 'create table floor_events (id integer primary key, game_id text not null, body text not null)';
+const FLOOR_BODY = 'x'.repeat(600);
+
+/**
+ * Each store alone, the smallest transaction a report's write could be, at the reports' spacing:
+ * a lower bound of what the store adds to a report's path, with no svc code in it.
+ */
+async function floors(): Promise<void> {
+  const name = `svc_bench_floor_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  try {
+    await client.connect();
+    await client.query(FLOOR_TABLE.replace('integer primary key', 'bigserial primary key'));
+    await client.query('create index on floor_events (game_id)');
+    await client.query('prepare floor_insert as insert into floor_events (game_id, body) values ($1, $2)');
+    const insert = `execute floor_insert('g1', '${FLOOR_BODY}')`;
+    row('PostgreSQL alone: BEGIN; one row; COMMIT', await spaced(() => client.query(`begin; ${insert}; commit`)));
+    row('the same without the commit\'s flush (synchronous_commit off)', await spaced(() => client.query(`begin; set local synchronous_commit = off; ${insert}; commit`)));
+  } finally {
+    await client.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-floor-'));
+  const db = new SQLite(path.join(dir, 'floor.db'));
+  try {
+    // As store/db.ts opens the single node's file.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(FLOOR_TABLE);
+    db.exec('create index floor_game on floor_events (game_id)');
+    const begin = db.prepare('begin');
+    const put = db.prepare('insert into floor_events (game_id, body) values (?, ?)');
+    const commit = db.prepare('commit');
+    row('SQLite alone: BEGIN; one row; COMMIT (WAL, synchronous NORMAL)', await spaced(() => {
+      begin.run();
+      put.run('g1', FLOOR_BODY);
+      commit.run();
+    }));
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 type Latency = { p50: number; p99: number; max: number };
@@ -148,3 +221,4 @@ log('| path | p50 ms | p99 ms | max ms | p50 ÷ single | p99 ÷ single |');
 log('|---|---|---|---|---|---|');
 if (MODES.has('single')) await single();
 if (MODES.has('owner') || MODES.has('forward')) await cluster();
+if (MODES.has('floor')) await floors();
