@@ -29,6 +29,8 @@ const SLOWEST = [
   'server/test/drain.test.ts',
   'server/test/pg-stall.test.ts',
   'server/test/pg-silent.test.ts',
+  // initdb, then its processes stopped and continued twenty times while sessions come and go.
+  'server/test/own-postgres.test.ts',
   'server/test/secrets-at-rest.test.ts',
 ];
 

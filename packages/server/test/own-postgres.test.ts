@@ -51,7 +51,7 @@ describe("a test's own PostgreSQL", () => {
       }
     });
     try {
-      for (let round = 0; round < 40; round++) {
+      for (let round = 0; round < 20; round++) {
         await own.freeze('SIGSTOP');
         const frozen = await clusterStates(own.dir);
         // A process that was ending when the cluster froze stays a zombie (Z) until its postmaster runs.
