@@ -118,13 +118,8 @@ const FLOOR_BODY = 'x'.repeat(600);
  * a lower bound of what the store adds to a report's path, with no svc code in it.
  */
 async function floors(): Promise<void> {
-  const name = `svc_bench_floor_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_ADMIN);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const scratch = await scratchDatabase('svc_bench_floor');
+  const client = new pg.Client({ connectionString: scratch.url });
   try {
     await client.connect();
     await client.query(FLOOR_TABLE.replace('integer primary key', 'bigserial primary key'));
@@ -135,8 +130,7 @@ async function floors(): Promise<void> {
     row('the same without the commit\'s flush (synchronous_commit off)', await spaced(() => client.query(`begin; set local synchronous_commit = off; ${insert}; commit`)));
   } finally {
     await client.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-floor-'));
   const db = new SQLite(path.join(dir, 'floor.db'));
@@ -184,14 +178,26 @@ async function single(): Promise<void> {
   }
 }
 
-async function cluster(): Promise<void> {
-  const name = `svc_bench_owner_${Date.now()}`;
+/** A database of the run's own on the bench's PostgreSQL, dropped at the end. */
+async function scratchDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function cluster(): Promise<void> {
+  const scratch = await scratchDatabase('svc_bench_owner');
+  const databaseUrl = scratch.url;
   const nodes: ChildProcess[] = [];
   try {
     const env = { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: REDIS };
@@ -211,8 +217,7 @@ async function cluster(): Promise<void> {
     if (MODES.has('forward')) row('two nodes, PostgreSQL + Redis, posted to the non-owner', await measure(b, 'ws://127.0.0.1:18622', next));
   } finally {
     for (const n of nodes) await stop(n);
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
   }
 }
 
