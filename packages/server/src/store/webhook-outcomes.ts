@@ -26,25 +26,35 @@ interface EndpointTally {
 /**
  * Remembers endpoints this process has just marked healthy, so a stream of 2xx does not rewrite
  * last_success_at on every batch. Any failure seen here clears the mark; a failure recorded by
- * another worker is cleared by our next write at most HEALTHY_REWRITE_MS later, which is nothing
- * against a 24 h rule.
+ * another worker is cleared by our next write at most `rewriteMs` later (healthyRewriteMs).
  */
 export class HealthMarks {
   private readonly marked = new Map<string, number>();
+  constructor(private readonly rewriteMs: number) {}
   fresh(endpointId: string, t: EndpointTally, now: number): boolean {
     if (t.failed) {
       this.marked.delete(endpointId);
       return false;
     }
     const at = this.marked.get(endpointId);
-    return at !== undefined && now >= at && now - at < HEALTHY_REWRITE_MS;
+    return at !== undefined && now >= at && now - at < this.rewriteMs;
   }
   mark(endpointId: string, now: number): void {
     if (this.marked.size > 10_000) this.marked.clear();
     this.marked.set(endpointId, now);
   }
 }
-const HEALTHY_REWRITE_MS = 1_000;
+
+/**
+ * How long a healthy endpoint's success may go unwritten by one worker: a hundredth of the
+ * auto-disable window, at most a minute. The rows serve that rule alone (docs/webhooks.md
+ * "Auto-disable"), so it decides at most 1 % late, while an endpoint busy on every node costs the
+ * database one write a minute per worker instead of one a second (bench/RESULTS.md, "Healthy
+ * endpoints written once a minute").
+ */
+export function healthyRewriteMs(disableAfterMs: number): number {
+  return Math.min(60_000, Math.floor(disableAfterMs / 100));
+}
 
 /**
  * Writes a batch of outcomes in one transaction: the deliveries (only rows this claim still
@@ -56,7 +66,7 @@ export async function recordOutcomes(
   outcomes: AttemptOutcome[],
   now: number,
   disableAfterMs: number,
-  health: HealthMarks = new HealthMarks(),
+  health: HealthMarks = new HealthMarks(healthyRewriteMs(disableAfterMs)),
 ): Promise<Notification[]> {
   const rows = outcomeRows(outcomes);
   for (let attempt = 1; ; attempt++) {
