@@ -88,7 +88,8 @@ def test_a_4xx_is_not_retried() -> None:
 
 
 def test_a_slow_answer_times_out_after_retries() -> None:
-    with HttpStub([("sleep", 3.0)]) as stub, Svc(api_key=KEY, base_url=stub.base_url, timeout=0.3, max_retries=1) as svc:
+    # 1 s a try: time for the second try's new connection to reach the stub on a loaded machine.
+    with HttpStub([("sleep", 3.0)]) as stub, Svc(api_key=KEY, base_url=stub.base_url, timeout=1.0, max_retries=1) as svc:
         with pytest.raises(APITimeoutError):
             svc.me()
         assert len(stub.seen) == 2

@@ -109,7 +109,9 @@ describe('retries, backoff, Retry-After and idempotency keys (stub server)', () 
 
   it('times out each attempt after timeoutMs and retries; APITimeoutError in the end', async () => {
     stub.script = ['hang', 'hang'];
-    const err = await svc.me({ timeoutMs: 200, maxRetries: 1 }).catch((e: unknown) => e);
+    // Long enough for the second attempt's new connection to reach the stub, which shares this
+    // process's event loop, on a loaded machine (200 ms was not, once).
+    const err = await svc.me({ timeoutMs: 1_000, maxRetries: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APITimeoutError);
     expect(err).toBeInstanceOf(APIConnectionError);
     expect(stub.hits).toHaveLength(2);
