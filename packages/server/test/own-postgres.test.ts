@@ -1,27 +1,18 @@
 import fs from 'node:fs';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OwnPostgres } from './own-postgres.js';
 
-const run = promisify(execFile);
 let own: OwnPostgres | null = null;
 afterAll(async () => {
   await own?.freeze('SIGCONT').catch(() => undefined);
   await own?.remove();
 });
 
-/** The cluster's processes: its postmaster and every process under it, with their state letter. */
-async function clusterStates(dir: string): Promise<Map<number, string>> {
-  const postmaster = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = await run('pgrep', ['-P', String(postmaster)]).then(
-    (r) => r.stdout.split('\n').filter(Boolean).map(Number),
-    () => [],
-  );
+/** The cluster's processes, its postmaster first, with their state letter. */
+async function clusterStates(cluster: OwnPostgres): Promise<Map<number, string>> {
   const states = new Map<number, string>();
-  for (const pid of [postmaster, ...children]) {
+  for (const pid of [cluster.postmasterPid(), ...(await cluster.childPids())]) {
     try {
       // The state follows the command name's closing parenthesis: "pid (comm) S …".
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -53,7 +44,7 @@ describe("a test's own PostgreSQL", () => {
     try {
       for (let round = 0; round < 20; round++) {
         await own.freeze('SIGSTOP');
-        const frozen = await clusterStates(own.dir);
+        const frozen = await clusterStates(own);
         // A process that was ending when the cluster froze stays a zombie (Z) until its postmaster runs.
         for (const [pid, state] of frozen) expect(['T', 'Z'], `process ${pid}`).toContain(state);
         await own.freeze('SIGCONT');
@@ -68,7 +59,7 @@ describe("a test's own PostgreSQL", () => {
     await client.connect();
     expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
     await client.end();
-    const thawed = await clusterStates(own.dir);
+    const thawed = await clusterStates(own);
     for (const [pid, state] of thawed) expect(['S', 'R', 'D', 'Z'], `process ${pid}`).toContain(state);
   });
 });

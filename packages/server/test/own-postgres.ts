@@ -101,13 +101,9 @@ export class OwnPostgres {
    * session's process may still end on its own between the listing and its signal, and is skipped.
    */
   async freeze(signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
-    const postmaster = Number(fs.readFileSync(path.join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = this.postmasterPid();
     if (signal === 'SIGSTOP') process.kill(postmaster, signal);
-    const children = await run('pgrep', ['-P', String(postmaster)]).then(
-      (r) => r.stdout.split('\n').filter(Boolean).map(Number),
-      () => [],
-    );
-    for (const pid of children) {
+    for (const pid of await this.childPids()) {
       try {
         process.kill(pid, signal);
       } catch (error) {
@@ -115,6 +111,19 @@ export class OwnPostgres {
       }
     }
     if (signal === 'SIGCONT') process.kill(postmaster, signal);
+  }
+
+  /** The cluster's postmaster, from its pid file. */
+  postmasterPid(): number {
+    return Number(fs.readFileSync(path.join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  }
+
+  /** The processes the postmaster has started, as they are now (none when it has none). */
+  async childPids(): Promise<number[]> {
+    return run('pgrep', ['-P', String(this.postmasterPid())]).then(
+      (r) => r.stdout.split('\n').filter(Boolean).map(Number),
+      () => [],
+    );
   }
 
   async remove(): Promise<void> {

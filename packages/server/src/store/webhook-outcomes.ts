@@ -30,7 +30,10 @@ interface EndpointTally {
  */
 export class HealthMarks {
   private readonly marked = new Map<string, number>();
-  constructor(private readonly rewriteMs: number) {}
+  private readonly rewriteMs: number;
+  constructor(disableAfterMs: number) {
+    this.rewriteMs = healthyRewriteMs(disableAfterMs);
+  }
   fresh(endpointId: string, t: EndpointTally, now: number): boolean {
     if (t.failed) {
       this.marked.delete(endpointId);
@@ -52,7 +55,7 @@ export class HealthMarks {
  * database one write a minute per worker instead of one a second (bench/RESULTS.md, "Healthy
  * endpoints written once a minute").
  */
-export function healthyRewriteMs(disableAfterMs: number): number {
+function healthyRewriteMs(disableAfterMs: number): number {
   return Math.min(60_000, Math.floor(disableAfterMs / 100));
 }
 
@@ -66,7 +69,7 @@ export async function recordOutcomes(
   outcomes: AttemptOutcome[],
   now: number,
   disableAfterMs: number,
-  health: HealthMarks = new HealthMarks(healthyRewriteMs(disableAfterMs)),
+  health: HealthMarks,
 ): Promise<Notification[]> {
   const rows = outcomeRows(outcomes);
   for (let attempt = 1; ; attempt++) {

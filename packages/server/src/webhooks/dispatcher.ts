@@ -6,7 +6,7 @@ import type { Lookup } from './target-resolver.js';
 import type { Db } from '../store/db.js';
 import { DeliveryQueue, type AttemptOutcome, type ClaimedDelivery, type Verdict } from '../store/webhook-deliveries.js';
 import { WebhookEndpointStore } from '../store/webhook-endpoints.js';
-import { HealthMarks, healthyRewriteMs, recordOutcomes } from '../store/webhook-outcomes.js';
+import { HealthMarks, recordOutcomes } from '../store/webhook-outcomes.js';
 import { secretBoxOf } from '../secrets/key.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import type { Notification } from '@svc/schema';
@@ -120,7 +120,7 @@ export class WebhookDispatcher {
     this.onOutcome = opts.onOutcome;
     this.onClaim = opts.onClaim;
     this.leaseMs = opts.leaseMs ?? 2 * config.webhookTimeoutMs + 5_000;
-    this.health = new HealthMarks(healthyRewriteMs(config.webhookDisableAfterS * 1000));
+    this.health = new HealthMarks(config.webhookDisableAfterS * 1000);
     const box = secretBoxOf(config);
     this.queue = new DeliveryQueue(deps.db);
     this.endpoints = new WebhookEndpointStore(deps.db, box);
