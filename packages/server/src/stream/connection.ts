@@ -19,6 +19,7 @@ const BUSY_WITHIN_MS = 1;
 export const PING_SLOTS = 16;
 /** Client messages waiting to be handled before the socket stops being read. */
 const MAX_INBOX = 32;
+const NO_REPLAY: AsyncIterable<readonly StoredEvent[]> = (async function* () {})();
 
 /**
  * One client connection, whichever its transport (transport.ts): its outbox, its liveness, its
@@ -42,6 +43,8 @@ export class Connection implements HubMember {
   private expiryTimer: NodeJS.Timeout | null = null;
   lastSentAt: number;
   mark = 0;
+  /** Set by dispose: the connection is gone. */
+  private gone = false;
 
   constructor(
     readonly transport: Transport,
@@ -130,8 +133,9 @@ export class Connection implements HubMember {
     this.expiryTimer.unref();
   }
 
-  /** The connection is gone: its timers go with it. */
+  /** The connection is gone: its timers go with it, and a replay being sent stops. */
   dispose(): void {
+    this.gone = true;
     if (this.delayTimer) clearTimeout(this.delayTimer);
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.delayTimer = this.expiryTimer = null;
@@ -146,14 +150,20 @@ export class Connection implements HubMember {
   /**
    * Sends the `subscribed` frame, then the replay, then the live events that queued meanwhile.
    * Appends commit in sequence order, so a queued event at or below the replay's last seq was
-   * part of the replay: deliver skips it, so nothing is lost or doubled.
+   * part of the replay: deliver skips it, so nothing is lost or doubled. Resolves false when the
+   * connection went meanwhile.
    */
-  goLive(subscribed: ControlFrame, replay: readonly StoredEvent[]): void {
+  async goLive(subscribed: ControlFrame, replay: AsyncIterable<readonly StoredEvent[]> = NO_REPLAY): Promise<boolean> {
     this.control(subscribed);
-    for (const e of replay) this.deliver(e);
+    for await (const page of replay) {
+      if (this.gone) return false;
+      for (const e of page) this.deliver(e);
+    }
+    if (this.gone) return false;
     const queued = this.pending ?? [];
     this.pending = null;
     for (const e of queued) this.deliver(e);
+    return true;
   }
 
   /** Heartbeat due: live, nothing queued, silent for the transport's heartbeat interval. */

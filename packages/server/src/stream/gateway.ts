@@ -2,9 +2,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { EVENT_STREAM_TYPE, STREAM_PATH } from '@svc/schema';
+import { EVENT_STREAM_TYPE, STREAM_PATH, eventId } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
-import type { Clock } from '../domain/clock.js';
+import { isoDate, type Clock } from '../domain/clock.js';
 import type { Authenticator } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { EventLog, StoredEvent } from '../store/events.js';
@@ -16,7 +16,7 @@ import { Hub } from './hub.js';
 import { STREAM_LIMITS, type StreamLimits } from './limits.js';
 import { SvcError } from '../domain/errors.js';
 import { asSvcError, CLOSE, errorFrame, isErrorFrame, parseClientMessage, validateSubscriptions, type Subscriptions } from './protocol.js';
-import { readReplay } from './replay.js';
+import { planReplay, type Replay } from './replay.js';
 import { Sequencer } from './sequencer.js';
 import { SSE_RETRY_MS } from './frames.js';
 import type { StreamTokens } from './tokens.js';
@@ -340,33 +340,46 @@ export class StreamGateway {
     if (this.hub.remove(c)) this.slots.get(c)?.();
   }
 
+  /**
+   * The connection's first frames: `subscribed`, then its resume when it asked for one, then live
+   * events (docs/stream.md "Resume"). A resume is promised (`recovered: true`) only from an event
+   * inside the resume window (`replayWindowMs` by its `ts`; `since=evt_0` names none) and when at
+   * most `replayMaxEvents` events the key may read follow it; otherwise nothing is replayed.
+   */
   private async start(c: Connection, since: number | null): Promise<void> {
     const describe = (f: StreamFilter) => ({ sports: [...f.sports], leagues: [...f.leagues], games: [...f.games], tier: f.tier });
     if (since === null) {
-      c.goLive({ type: 'subscribed', recovered: false, ...describe(c.filter) }, []);
+      void c.goLive({ type: 'subscribed', recovered: false, ...describe(c.filter) });
       return;
     }
     // Live events queue in the connection while the replay is read and sent (Connection.goLive).
-    let recovered = false;
-    let replay: StoredEvent[] = [];
-    const anchor = since === 0 ? null : await this.deps.events.get(`evt_${since}`).catch(() => undefined);
-    const inWindow = since === 0 || (anchor !== undefined && anchor !== null && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs);
-    if (inWindow) {
-      try {
-        replay = await readReplay(this.deps, c.principal, c.filter, since, this.limits.replayMaxEvents);
-      } catch (err) {
-        // Over the key's rate limit mid-replay: nothing of it is sent; resume after Retry-After.
-        const e = asSvcError(err);
-        const retryAfter = Number(e.headers['Retry-After']);
-        c.control({ type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
-        this.writer.flushNow(c);
-        c.transport.close(e.code === 'rate_limited' ? 'rateLimited' : 'replayFailed');
-        this.drop(c);
-        return;
-      }
-      recovered = replay.length <= this.limits.replayMaxEvents;
+    let replay: Replay | null = null;
+    try {
+      const anchor = since === 0 ? undefined : await this.deps.events.get(eventId(since));
+      const inWindow = anchor !== undefined && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs;
+      if (inWindow) replay = await planReplay(this.deps, c.principal, c.filter, since, this.limits.replayMaxEvents, isoDate(this.deps.clock.now()));
+    } catch (err) {
+      // Over the key's rate limit: nothing of the replay is sent; resume after Retry-After.
+      this.endReplay(c, err);
+      return;
     }
-    c.goLive({ type: 'subscribed', recovered, ...describe(c.filter) }, recovered ? replay : []);
+    try {
+      await c.goLive({ type: 'subscribed', recovered: replay !== null, ...describe(c.filter) }, replay?.pages());
+    } catch (err) {
+      // The store failed in the middle: what was sent is in order, so the client resumes from the last id it saw.
+      this.endReplay(c, err);
+    }
+  }
+
+  /** A resume that cannot go on: an error frame, then the close (4429 when rate limited, else 1011 replay_failed). */
+  private endReplay(c: Connection, err: unknown): void {
+    if (!this.hub.has(c)) return;
+    const e = asSvcError(err);
+    const retryAfter = Number(e.headers['Retry-After']);
+    c.control({ type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
+    this.writer.flushNow(c);
+    c.transport.close(e.code === 'rate_limited' ? 'rateLimited' : 'replayFailed');
+    this.drop(c);
   }
 
   private broadcast(events: StoredEvent[]): void {

@@ -20,6 +20,8 @@ export interface Handshake {
   types: string[] | null;
   /** Resume after this seq; null for live only. */
   since: number | null;
+  /** Where `since` came from: the query or an event stream's Last-Event-ID header (what a 400 about it names). */
+  sinceParam: 'since' | 'Last-Event-ID';
   /** `delay=` in ms (docs/stream.md "Broadcast delay"). */
   delayMs: number;
   /** A stream token's games; null when not limited to games (or opened with a key). */
@@ -83,10 +85,8 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
   const resumeHeader = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId.trim() : null;
   const sinceRaw = resumeHeader ?? url.searchParams.get('since');
   const since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
-  if (sinceRaw !== null && since === null) {
-    const param = resumeHeader !== null ? 'Last-Event-ID' : 'since';
-    throw invalid('invalid_parameter', `'${param}' must be an event id (evt_…).`, param);
-  }
+  const sinceParam = resumeHeader !== null ? 'Last-Event-ID' : 'since';
+  if (sinceRaw !== null && since === null) throw invalid('invalid_parameter', `'${sinceParam}' must be an event id (evt_…).`, sinceParam);
   const delayRaw = url.searchParams.get('delay');
   let delayMs = 0;
   if (delayRaw !== null) {
@@ -95,7 +95,7 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     }
     delayMs = Number(delayRaw) * 1000;
   }
-  return { principal, requested, tier, types, since, delayMs, scopeGames, expiresAt };
+  return { principal, requested, tier, types, since, sinceParam, delayMs, scopeGames, expiresAt };
 }
 
 /** Answers a refused upgrade with the documented JSON error body (and the error's headers, e.g. Retry-After). */
