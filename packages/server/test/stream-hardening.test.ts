@@ -1,7 +1,9 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
 import type { NewEvent } from '../src/store/events.js';
-import { ManualClock, auth, listen, testApp, type TestApp } from './helpers.js';
+import { REPLAY_SLICE_BYTES } from '../src/stream/connection.js';
+import { ManualClock, auth, listen, testApp, until, type TestApp } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';
 import { readRaw } from './sse-client.js';
 
@@ -319,6 +321,47 @@ describe('stream hardening', () => {
       const recent = await sse(`?token=${await demoToken()}&league=wc`, anchor);
       expect(recent.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
       expect(recent.events).toEqual(live);
+    });
+  });
+
+  describe('a resume to a client that never reads', () => {
+    let slow: TestApp;
+    let port: number;
+    beforeAll(async () => {
+      slow = await testApp({ streamLimits: { replayStallMs: 300 } });
+      port = (await listen(slow)).port;
+    });
+    afterAll(async () => slow.close());
+
+    /** An event-stream request on a raw socket that never reads a byte of the answer. */
+    const neverReads = (query: string, key: string): net.Socket => {
+      const s = net.connect(port, '127.0.0.1');
+      s.write(`GET /v1/stream${query} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      s.pause();
+      s.on('error', () => undefined);
+      return s;
+    };
+
+    it('goes out in slices within the buffer, and the client is cut as a slow consumer', async () => {
+      const key = await slow.key({ products: ['live'] });
+      const [anchor] = await slow.services.events.append([row('basketball_900501', 'basketball', 'sbl', 0)]);
+      // About 8 MB of frames (4 KB each): more than the kernel's buffers of a loopback socket take (about 4 MB here).
+      const big = (i: number): NewEvent => ({ ...row('basketball_900501', 'basketball', 'sbl', i), team: 'T'.repeat(4096) });
+      await slow.services.events.append(Array.from({ length: 2000 }, (_, i) => big(i)));
+      const sockets = [1, 2, 3].map(() => neverReads(`?since=${anchor.event.id}`, key));
+      await until(() => slow.gateway.connections === 3, 10_000, 'three streams open');
+      // While the replays wait for their clients, the process holds at most about a slice of unsent frames for each.
+      let most = 0;
+      await until(
+        () => {
+          most = Math.max(most, slow.gateway.unsentBytes);
+          return slow.gateway.connections === 0;
+        },
+        10_000,
+        'the three never-reading clients to be cut',
+      );
+      expect(most).toBeLessThanOrEqual(3 * 2 * REPLAY_SLICE_BYTES);
+      for (const s of sockets) s.destroy();
     });
   });
 });

@@ -85,7 +85,7 @@ export class StreamGateway {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
     this.hub = new Hub(this.limits);
     const drop = (c: Connection) => this.drop(c);
-    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop, this.limits.replayMaxEvents);
+    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop, this.limits.replayMaxEvents, this.limits.replayStallMs, (c) => this.hub.has(c));
     this.liveness = new Liveness(this.writer, drop);
   }
 
@@ -145,6 +145,13 @@ export class StreamGateway {
 
   get connections(): number {
     return this.hub.size;
+  }
+
+  /** Bytes written to the open connections' sockets that the kernel has not taken yet (docs/stream.md "Limits"). */
+  get unsentBytes(): number {
+    let n = 0;
+    for (const c of this.hub) n += c.transport.buffered;
+    return n;
   }
 
   /**
