@@ -294,13 +294,13 @@ const EVENTS_BY_SEQ = {
   postgres: `select seq, ${RETURNED.join(', ')} from events where seq = any($1::bigint[])`,
 };
 
-export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ seq: number; event: Event }[]> {
+export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ seq: number; competitionId: string; event: Event }[]> {
   if (seqs.length === 0) return [];
   const list = db.engine === 'postgres' ? [...seqs] : JSON.stringify(seqs);
   const { rows } = await db.kysely.executeQuery<Row>(CompiledQuery.raw(EVENTS_BY_SEQ[db.engine], [list]));
   return rows.map((r) => {
     const row = eventRowOf(r);
-    return { seq: row.seq, event: eventRecord(row) };
+    return { seq: row.seq, competitionId: row.competition_id, event: eventRecord(row) };
   });
 }
 
