@@ -140,7 +140,7 @@ export const ExportQuery = Type.Object(
         type: 'string',
         enum: [...EXPORT_FORMATS],
         description:
-          '`ndjson` (default, one JSON record per line), `csv` (RFC 4180, a header row, nested fields as dotted columns such as `confidence.agreement`, arrays as JSON) or `parquet` (the same columns typed: integers INT32, `ts`/`start_time` UTC timestamps, `date` DATE).',
+          '`ndjson` (default, one JSON record per line), `csv` (RFC 4180, a header row, nested fields as dotted columns such as `confidence.agreement`, arrays as JSON, text that would start a spreadsheet formula prefixed with a single quote) or `parquet` (the same columns typed: integers INT32, `ts`/`start_time` UTC timestamps, `date` DATE).',
       }),
     ),
     from: Type.Optional(Bound('Inclusive lower bound:')),

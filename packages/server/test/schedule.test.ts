@@ -150,6 +150,21 @@ describe.each(engines())('schedule lifecycle on %s', (engine) => {
     expect((await t.app.inject({ url: `/v1/competitions/${c.id}`, headers: auth(admin) })).json().data.status).toBe('scheduled');
   });
 
+  it('takes a start time within a day before now and five years ahead: year 0000 or 9999 is a 400 naming start_time, nothing stored', async () => {
+    const c = take();
+    expect((await move(c, { status: 'postponed' })).statusCode).toBe(200);
+    const before = [await count('events'), await count('changes')];
+    const day = 86_400_000;
+    for (const start_time of ['0000-01-01T00:00:00Z', '1970-01-01T00:00:00Z', new Date(clock.now() - 2 * day).toISOString(), '9999-12-31T23:59:59Z', new Date(clock.now() + 6 * 365 * day).toISOString()]) {
+      expectError(await move(c, { status: 'scheduled', start_time }), 400, 'invalid_request', { code: 'invalid_field', param: 'start_time' });
+    }
+    expect([await count('events'), await count('changes')]).toEqual(before);
+    expect((await t.app.inject({ url: `/v1/competitions/${c.id}`, headers: auth(admin) })).json().data).toMatchObject({ status: 'postponed', date: c.date });
+    // An announcement an hour late still lands.
+    const late = new Date(clock.now() - 3_600_000).toISOString();
+    expect((await move(c, { status: 'scheduled', start_time: late })).json().data).toMatchObject({ status: 'scheduled', start_time: late });
+  });
+
   it('takes an official source only: wrong key, product and sport are refused', async () => {
     const c = take();
     const before = await count('events');
