@@ -333,12 +333,26 @@ describe('stream hardening', () => {
     });
     afterAll(async () => slow.close());
 
-    /** An event-stream request on a raw socket that never reads a byte of the answer. */
-    const neverReads = (query: string, key: string): net.Socket => {
+    /**
+     * An event-stream request on a raw socket that stops reading once the stream has started (its
+     * `subscribed` frame came): from then on it takes nothing more of the answer.
+     */
+    const neverReads = async (query: string, key: string): Promise<net.Socket> => {
       const s = net.connect(port, '127.0.0.1');
-      s.write(`GET /v1/stream${query} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${key}\r\n\r\n`);
-      s.pause();
       s.on('error', () => undefined);
+      s.write(`GET /v1/stream${query} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      let text = '';
+      await new Promise<void>((resolve, reject) => {
+        const onData = (b: Buffer) => {
+          text += b.toString('latin1');
+          if (!text.includes('event: subscribed')) return;
+          s.off('data', onData);
+          s.pause();
+          resolve();
+        };
+        s.on('data', onData);
+        s.once('close', () => reject(new Error(`closed before the stream started: ${text.slice(0, 200)}`)));
+      });
       return s;
     };
 
@@ -348,8 +362,7 @@ describe('stream hardening', () => {
       // About 8 MB of frames (4 KB each): more than the kernel's buffers of a loopback socket take (about 4 MB here).
       const big = (i: number): NewEvent => ({ ...row('basketball_900501', 'basketball', 'sbl', i), team: 'T'.repeat(4096) });
       await slow.services.events.append(Array.from({ length: 2000 }, (_, i) => big(i)));
-      const sockets = [1, 2, 3].map(() => neverReads(`?since=${anchor.event.id}`, key));
-      await until(() => slow.gateway.connections === 3, 10_000, 'three streams open');
+      const sockets = await Promise.all([1, 2, 3].map(() => neverReads(`?since=${anchor.event.id}`, key)));
       // While the replays wait for their clients, the process holds at most about a slice of unsent frames for each.
       let most = 0;
       await until(
