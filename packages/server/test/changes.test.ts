@@ -132,6 +132,15 @@ describe.each(engines())('GET /v1/changes on %s', (engine) => {
     await bad('?since=nope', 'since', 'invalid_cursor');
     await bad(`?since=${Buffer.from(JSON.stringify([1, 2])).toString('base64url')}`, 'since', 'invalid_cursor');
     await bad('?cursor=abc', undefined, 'unknown_parameter');
+    // A position past the feed's head was never issued: refused, not answered empty for ever.
+    const future = (seq: number) => Buffer.from(JSON.stringify(['chg', seq])).toString('base64url');
+    await bad(`?since=${future(1e15)}`, 'since', 'invalid_cursor');
+    await bad(`?since=${future(1.5)}`, 'since', 'invalid_cursor');
+    const head = (await t.app.inject({ url: '/v1/changes?limit=1', headers: auth(admin) })).json() as ChangePage;
+    expect(head.next_cursor).toBeTruthy();
+    const { cursor } = await drain(node, admin, null);
+    await bad(`?since=${future(JSON.parse(Buffer.from(cursor, 'base64url').toString())[1] + 1000)}`, 'since', 'invalid_cursor');
+    expect((await t.app.inject({ url: `/v1/changes?since=${cursor}`, headers: auth(admin) })).statusCode).toBe(200);
   });
 
   it('is scoped like every read: key, product, sport', async () => {

@@ -28,6 +28,7 @@ const FORMULA = {
   player: '\tplayer:=1+1',
   team: '=1+2',
   eventClock: '\r=cmd',
+  statusReason: '=HYPERLINK("http://evil.example","Details")',
 };
 /** The CSV's text of a cell (docs/decisions.md "Export formats"): a single quote before what would start a formula; a plain number as it is. */
 const spreadsheetText = (text: string): string => (/^[=+\-@\t\r]/.test(text) && !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? `'${text}` : text);
@@ -86,6 +87,11 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
       { ...at, type: 'score', team: ODD, event_type: 'goal', points: 1, clock: null, ts: '2022-11-20T16:03:04.567Z', agreement: 2 / 3, reporters: 3, latency_ms: 1234, provisional_id: 'evt_x"y', retracted_id: null },
       { ...at, type: 'score_retracted', team: '', event_type: 'a,b', points: -1, clock: "45+2'", ts: '2022-11-20T16:59:59.999Z', agreement: 0, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: 'evt_z' },
       { ...at, type: 'score', team: FORMULA.team, event_type: '-1', points: -2, clock: FORMULA.eventClock, ts: '2022-11-20T17:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 1, provisional_id: null, retracted_id: null },
+      // A status change, with the fields only status events have.
+      {
+        ...at, type: 'status', team: '', event_type: 'status', points: 0, clock: null, ts: '2022-11-20T17:00:01.000Z', agreement: 1, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: null,
+        status: 'final', previous_status: 'suspended', start_time: '2022-11-20T16:00:00.000Z', reason: FORMULA.statusReason,
+      },
     ]);
   }, 120_000);
   afterAll(async () => {
@@ -146,6 +152,10 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
     it(`${entity}: CSV has a header of dotted columns and the NDJSON's values row for row`, async () => {
       const want = await ndjson(query);
       expect(want.length).toBeGreaterThan(60);
+      // Every field of every record has its column: the CSV and Parquet carry what the NDJSON does (a status event's too).
+      const leaves = (r: Row, prefix = ''): string[] => Object.entries(r).flatMap(([k, v]) => (isRow(v) && k !== 'state' ? leaves(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+      const names = new Set(columns.map((c) => c.name));
+      expect([...new Set(want.flatMap((r) => leaves(r)))].filter((n) => !names.has(n))).toEqual([]);
       const f = await file(query, 'csv', entity);
       const raw = fs.readFileSync(f, 'utf8');
       expect(raw.slice(0, raw.indexOf('\r\n'))).toBe(columns.map((c) => c.name).join(','));
@@ -164,7 +174,7 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
       // No cell would start a formula in a spreadsheet: those that would carry a single quote in front (numbers stay numbers).
       const cells = got.flatMap((r) => Object.values(r)).filter((v): v is string => typeof v === 'string');
       expect(cells.filter((v) => v !== spreadsheetText(v))).toEqual([]);
-      const planted = { events: [FORMULA.team, FORMULA.eventClock], plays: [FORMULA.clock, FORMULA.label, FORMULA.player], competitions: [FORMULA.name, FORMULA.reason] }[entity];
+      const planted = { events: [FORMULA.team, FORMULA.eventClock, FORMULA.statusReason], plays: [FORMULA.clock, FORMULA.label, FORMULA.player], competitions: [FORMULA.name, FORMULA.reason] }[entity];
       for (const f of planted) expect(cells).toContain(`'${f}`);
       // Negative numbers stay numbers: the planted play's points, the planted event's points and its event type '-1' (a plain number).
       if (entity !== 'competitions') expect(cells).toContain(entity === 'plays' ? '-1' : '-2');

@@ -98,7 +98,8 @@ describe.each(engines())('schedule lifecycle on %s', (engine) => {
         const c = take();
         for (const step of PATH[from]) expect((await move(c, { status: step })).statusCode, `${c.id} to ${step}`).toBe(200);
         const events = await count('events');
-        const res = await move(c, bodyFor(to));
+        // The same status again, as it was asked before (a start that moves is a change: see below).
+        const res = await move(c, from === to ? { status: to } : bodyFor(to));
         if (from === to) {
           // The same status again: 200, nothing changes, nothing is emitted.
           expect(res.statusCode).toBe(200);
@@ -134,6 +135,30 @@ describe.each(engines())('schedule lifecycle on %s', (engine) => {
     expect(again.json().data).toMatchObject({ status: 'scheduled', start_time: when, original_start_time: c.start_time, status_reason: null, date: when.slice(0, 10) });
     const game = (await t.app.inject({ url: `/v1/games/${gameOf(c)}`, headers: auth(admin) })).json().data;
     expect(game).toMatchObject({ status: 'scheduled', original_start_time: c.start_time, date: when.slice(0, 10) });
+  });
+
+  it('the same status with a new start moves the start (one status event, the reason kept); the same request again changes nothing', async () => {
+    const c = take();
+    expect((await move(c, { status: 'postponed', reason: 'Heavy rain' })).statusCode).toBe(200);
+    const events = await count('events');
+    const first = new Date(clock.now() + 2 * 86_400_000).toISOString();
+    const tentative = await move(c, { status: 'postponed', start_time: first });
+    expect(tentative.statusCode).toBe(200);
+    expect(tentative.json().data).toMatchObject({ status: 'postponed', start_time: first, original_start_time: c.start_time, status_reason: 'Heavy rain', date: first.slice(0, 10) });
+    expect(await count('events')).toBe(events + 1);
+    const game = (await t.app.inject({ url: `/v1/games/${gameOf(c)}/events?types=status`, headers: auth(admin) })).json().data as { status: string; previous_status: string; start_time: string; reason: string }[];
+    expect(game[game.length - 1]).toMatchObject({ status: 'postponed', previous_status: 'postponed', start_time: first, reason: 'Heavy rain' });
+    // Again with another date (and a reason of its own), then the very same request: a change, then none.
+    const second = new Date(clock.now() + 4 * 86_400_000).toISOString();
+    expect((await move(c, { status: 'postponed', start_time: second, reason: 'Pitch repairs' })).json().data).toMatchObject({ start_time: second, status_reason: 'Pitch repairs', original_start_time: c.start_time });
+    expect(await count('events')).toBe(events + 2);
+    expect((await move(c, { status: 'postponed', start_time: second, reason: 'Pitch repairs' })).json().data).toMatchObject({ start_time: second });
+    expect((await move(c, { status: 'postponed' })).statusCode).toBe(200);
+    expect(await count('events')).toBe(events + 2);
+    // A scheduled game's kick-off moved the same way.
+    const d = take();
+    const kickOff = new Date(clock.now() + 3_600_000).toISOString();
+    expect((await move(d, { status: 'scheduled', start_time: kickOff })).json().data).toMatchObject({ status: 'scheduled', start_time: kickOff, original_start_time: d.start_time });
   });
 
   it('refuses bad input with the documented body and stores nothing', async () => {

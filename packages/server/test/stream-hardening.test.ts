@@ -283,6 +283,15 @@ describe('stream hardening', () => {
     };
     const demoToken = async () => (await t.app.inject({ method: 'POST', url: '/demo/token' })).json().data.token as string;
 
+    it('an id past the log’s head is a 400 before the upgrade, not a resume that waits for ever', async () => {
+      const key = await t.key({ products: ['live'] });
+      const head = await t.services.events.lastSeq();
+      const refused = await connect(`${wsBase}/v1/stream?since=evt_${String(head + 1000).padStart(12, '0')}`, key).catch((e: { status: number; body: { error: { code: string; param: string } } }) => e);
+      expect(refused).toMatchObject({ status: 400, body: { error: { code: 'invalid_parameter', param: 'since' } } });
+      const last = await stream(`?since=evt_${String(head).padStart(12, '0')}`, key);
+      expect(last.frames[0]).toMatchObject({ type: 'subscribed' });
+    });
+
     it('since=evt_0 replays nothing and says recovered: false (WebSocket, a live-only key)', async () => {
       const c = await stream('?league=wc&since=evt_0', await t.key({ products: ['live'] }));
       expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: false });

@@ -30,7 +30,7 @@ export function cursorSeq(cursor: string, param = 'since'): number {
     throw invalid('invalid_cursor', 'The cursor is not one the change feed issued (a next_cursor or an X-Changes-Cursor).', param);
   }
   const [tag, seq] = parts;
-  if (tag !== CURSOR_TAG || typeof seq !== 'number' || seq < 0) throw invalid('invalid_cursor', 'The cursor is not one the change feed issued (a next_cursor or an X-Changes-Cursor).', param);
+  if (tag !== CURSOR_TAG || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw invalid('invalid_cursor', 'The cursor is not one the change feed issued (a next_cursor or an X-Changes-Cursor).', param);
   return seq;
 }
 
@@ -140,6 +140,11 @@ export class ChangeFeed {
     const pruned = await this.log.prunedThrough();
     if (since !== null && since < pruned) {
       throw invalid('cursor_expired', `The cursor points before the oldest change kept (the feed keeps ${this.retentionDays} days); start again from an export and its X-Changes-Cursor.`, 'since');
+    }
+    // A position past the feed's head was never issued: polling with it would pass over every
+    // change up to it, for ever, so it is refused rather than answered empty.
+    if (since !== null && since > Math.max(pruned, (await this.log.heads()).change)) {
+      throw invalid('invalid_cursor', 'The cursor is past the end of the change feed: it is not one the feed issued (a next_cursor or an X-Changes-Cursor).', 'since');
     }
     if (since === null) since = pruned;
     const scope = { sports: p.sports, leagues: p.leagues, viewerKeyId: p.keyId, types };

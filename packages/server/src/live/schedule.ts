@@ -48,7 +48,7 @@ export class ScheduleFeed {
     const { change, stored } = await this.competitions.changeStatus(
       this.log,
       competitionId,
-      (row) => planStatusChange({ status: competitionStatus(row.status), start_time: row.start_time, original_start_time: row.original_start_time, date: row.date }, input, now),
+      (row) => planStatusChange({ status: competitionStatus(row.status), start_time: row.start_time, original_start_time: row.original_start_time, date: row.date, status_reason: row.status_reason }, input, now),
       nowIso,
     );
     if (!change) return false;

@@ -14,7 +14,7 @@ import type { StreamFilter } from './filter.js';
 import { readHandshake, refuse, type Handshake } from './handshake.js';
 import { Hub } from './hub.js';
 import { STREAM_LIMITS, type StreamLimits } from './limits.js';
-import { SvcError } from '../domain/errors.js';
+import { SvcError, invalid } from '../domain/errors.js';
 import { asSvcError, CLOSE, errorFrame, isErrorFrame, parseClientMessage, validateSubscriptions, type Subscriptions } from './protocol.js';
 import { planReplay, type Replay } from './replay.js';
 import { Sequencer } from './sequencer.js';
@@ -200,6 +200,11 @@ export class StreamGateway {
     );
     if (eventStream && !acceptsEventStream(req.headers.accept)) {
       throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket (Connection: Upgrade) or an event stream (Accept: text/event-stream).');
+    }
+    // An id past the log's head was never issued: a resume after it would skip every event up to
+    // it, for ever, so it is refused rather than taken (docs/stream.md "Resume").
+    if (hs.since !== null && hs.since > 0 && hs.since > (await this.deps.events.lastSeq())) {
+      throw invalid('invalid_parameter', `'${hs.sinceParam}' names an event that does not exist: resume with the id of the last event received.`, hs.sinceParam);
     }
     const filter: StreamFilter = {
       everything: true,

@@ -9,7 +9,7 @@ const postStatus = {
   description:
     'An official source (product `source`) changes a competition’s status. Allowed: scheduled → live | postponed | cancelled; live → final | suspended; ' +
     'suspended → live | final | cancelled; postponed → scheduled (with a new `start_time`) | cancelled. Any other move is 409 `invalid_transition`. ' +
-    'The status the competition already has is a 200 that changes nothing and emits nothing. Each change is a `status` event on the stream, to webhooks, ' +
+    'The status the competition already has is a 200 that changes nothing and emits nothing, unless `start_time` moves the start (a postponed game’s new tentative date, a scheduled game’s new kick-off): that is a change like any other. Each change is a `status` event on the stream, to webhooks, ' +
     'in the game’s events, the export and the change feed (docs/schedule.md).',
   params: CompetitionIdParams,
   body: StatusChangeInput,
