@@ -11,7 +11,7 @@ import type { EventLog, StoredEvent } from '../store/events.js';
 import { Connection, Liveness, PING_SLOTS, Writer } from './connection.js';
 import type { SlotCounter } from '../bus/slots.js';
 import type { StreamFilter } from './filter.js';
-import { readHandshake, refuse, type Handshake } from './handshake.js';
+import { addressCounter, readHandshake, refuse, type Handshake } from './handshake.js';
 import { Hub } from './hub.js';
 import { STREAM_LIMITS, type StreamLimits } from './limits.js';
 import { SvcError, invalid } from '../domain/errors.js';
@@ -44,6 +44,11 @@ export interface GatewayDeps {
   /** Opens the stream tokens presented as `?token=` (tokens.ts). */
   tokens: StreamTokens;
   limits?: Partial<StreamLimits>;
+}
+
+/** The connection slots a stream holds (StreamGateway.takeSlots), given back once. */
+interface HeldSlots {
+  release: () => void;
 }
 
 /** Whether a request's Accept header asks for an event stream. */
@@ -222,17 +227,45 @@ export class StreamGateway {
     return { hs, filter };
   }
 
-  /** A connection that opened: into the hub, its slot given back when it goes, its token's expiry armed, then its replay and live events. */
-  private open(c: Connection, hs: Handshake, slot: string): void {
+  /** A connection that opened: into the hub, its slots given back when it goes, its token's expiry armed, then its replay and live events. */
+  private open(c: Connection, hs: Handshake, slots: HeldSlots): void {
     this.hub.add(c);
-    let released = false;
-    this.slots.set(c, () => {
-      if (released) return;
-      released = true;
-      void this.deps.counter.release(c.principal.keyId, slot);
-    });
+    this.slots.set(c, slots.release);
     if (hs.expiresAt !== null) c.expireAt(hs.expiresAt, () => this.expire(c));
     void this.start(c, hs.since);
+  }
+
+  /**
+   * The connection slots a stream holds, counted across the cluster: one of its key's (the plan's
+   * limit) and, for a stream token that limits each client address (the sandbox demo's), one of
+   * its address's, taken first, so one client cannot hold all of the key's connections (docs/
+   * stream.md "A scoreboard in a public page"). The refusal when either is full.
+   */
+  private async takeSlots(hs: Handshake): Promise<HeldSlots | SvcError> {
+    const { principal, perAddress } = hs;
+    const counter = this.deps.counter;
+    const byAddress = addressCounter(principal.keyId, hs.address);
+    const addressSlot = perAddress ? await counter.acquire(byAddress, perAddress.connections).catch(() => null) : null;
+    if (perAddress && !addressSlot) {
+      return new SvcError('connection_limit', `This client address holds the ${perAddress.connections} streams a visitor may have open with this page's tokens; close one before opening another.`);
+    }
+    const releaseAddress = () => {
+      if (addressSlot) void counter.release(byAddress, addressSlot);
+    };
+    const slot = await counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    if (!slot) {
+      releaseAddress();
+      return new SvcError('connection_limit', `The plan's ${principal.plan.streamConnections} stream connections are all open; close one before opening another.`);
+    }
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        void counter.release(principal.keyId, slot);
+        releaseAddress();
+      },
+    };
   }
 
   private async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
@@ -246,14 +279,14 @@ export class StreamGateway {
     }
     const { principal } = hs;
 
-    const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    const slots = await this.takeSlots(hs);
     // ws calls back only for a completed handshake; one it refuses (bad version, key, method) or a
     // peer gone meanwhile just ends the socket. The slot then goes back with the socket, not never.
     let upgraded = false;
     const giveBack = () => {
       if (upgraded) return;
       this.hub.release(principal.keyId, filter);
-      if (slot) void this.deps.counter.release(principal.keyId, slot);
+      if (!(slots instanceof SvcError)) slots.release();
     };
     if (socket.destroyed) {
       giveBack();
@@ -269,14 +302,14 @@ export class StreamGateway {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       upgraded = true;
       socket.off('close', giveBack);
-      if (!slot) {
+      if (slots instanceof SvcError) {
         this.hub.release(principal.keyId, filter);
         ws.close(CLOSE.connectionLimit.code, CLOSE.connectionLimit.reason);
         return;
       }
       if (this.closing) {
         this.hub.release(principal.keyId, filter);
-        void this.deps.counter.release(principal.keyId, slot);
+        slots.release();
         ws.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
         return;
       }
@@ -284,7 +317,7 @@ export class StreamGateway {
       ws.on('message', (data, isBinary) => c.receive(isBinary ? '' : data.toString(), (text) => this.onMessage(c, text)));
       ws.on('close', () => this.drop(c));
       ws.on('error', () => this.drop(c));
-      this.open(c, hs, slot);
+      this.open(c, hs, slots);
     });
   }
 
@@ -301,19 +334,19 @@ export class StreamGateway {
     const url = new URL(req.url ?? '/', 'http://x');
     const { hs, filter } = await this.prepare(req, url, true);
     const { principal } = hs;
-    const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    const slots = await this.takeSlots(hs);
     const draining = this.closing || this.deps.draining?.() === true;
-    if (!slot || draining) {
+    if (slots instanceof SvcError || draining) {
       this.hub.release(principal.keyId, filter);
-      if (slot) void this.deps.counter.release(principal.keyId, slot);
-      if (draining) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
-      throw new SvcError('connection_limit', `The plan's ${principal.plan.streamConnections} stream connections are all open; close one before opening another.`);
+      if (!(slots instanceof SvcError)) slots.release();
+      if (slots instanceof SvcError) throw slots;
+      throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
     }
     return () => {
       const socket: Socket = req.socket;
       if (socket.destroyed || !socket.writable) {
         this.hub.release(principal.keyId, filter);
-        void this.deps.counter.release(principal.keyId, slot);
+        slots.release();
         return;
       }
       // The stream is long-lived: the HTTP server's idle timeout must not cut it (heartbeats keep it busy anyway).
@@ -335,7 +368,7 @@ export class StreamGateway {
       const c = new Connection(new EventStreamTransport(socket, this.limits.sseHeartbeatMs), principal, filter, this.liveness.slot(), this.writer, hs.since, this.deps.clock, hs.delayMs);
       socket.on('close', () => this.drop(c));
       socket.on('error', () => this.drop(c));
-      this.open(c, hs, slot);
+      this.open(c, hs, slots);
     };
   }
 
