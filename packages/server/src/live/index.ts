@@ -9,7 +9,7 @@ import type { EventLog } from '../store/events.js';
 import { ConsensusStore } from '../store/consensus.js';
 import { ConsensusWriter } from './consensus-writer.js';
 import { GameDirectory } from './games.js';
-import { LiveIngest } from './ingest.js';
+import { LiveIngest, type StoreWatch } from './ingest.js';
 import { GameLeases } from '../store/leases.js';
 import { OfficialFeed } from './official.js';
 import { ScheduleFeed } from './schedule.js';
@@ -35,6 +35,8 @@ export interface LiveOptions {
   consensus?: Partial<ConsensusOptions>;
   /** How long a report may wait for its game's owner (default: the lease TTL and 5 s). */
   routeWaitMs?: number;
+  /** Whether the database is known not to answer (health/store-health.ts): calls fail at once rather than queue for it. */
+  store?: StoreWatch;
 }
 
 /**
@@ -54,7 +56,7 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
   const state = new ConsensusStore(db);
   const writer = new ConsensusWriter(games, log, state, leases, bus);
-  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, router, onWrite, opts.routeWaitMs);
+  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, router, onWrite, opts.routeWaitMs, opts.store);
   // A status change made on any node reaches this one as a `status` event: what this node knew
   // of the game (status, date) is read again on its next use.
   bus.subscribe((batch) => {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ListOf, Play, PlayBatch, PlayInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
+import { answerWithin, WRITE_DEADLINE_MS } from '../../http/deadline.js';
 import { CompetitionIdParams, errorResponses } from '../common.js';
 import type { OfficialFeed } from '../../live/official.js';
 import { principal, type RoutePlugin } from '../types.js';
@@ -20,7 +21,8 @@ export const postPlayRoutes: RoutePlugin<{ official: OfficialFeed }> = async (ap
     const raw: unknown = request.body;
     const batched = typeof raw === 'object' && raw !== null && 'plays' in raw;
     const plays = batched ? checkBody(PlayBatch, raw).plays : [checkBody(PlayInput, raw)];
-    const data = await official.append(principal(request), request.params.id, plays, batched);
+    const who = principal(request);
+    const data = await answerWithin(WRITE_DEADLINE_MS, (signal) => official.append(who, request.params.id, plays, batched, signal));
     return reply.code(201).send({ data });
   });
 };

@@ -1,6 +1,7 @@
 import { One, Competition, StatusChangeInput } from '@svc/schema';
 import { CompetitionIdParams, errorResponses } from '../common.js';
 import type { ScheduleFeed } from '../../live/schedule.js';
+import { answerWithin, WRITE_DEADLINE_MS } from '../../http/deadline.js';
 import { principal, type RoutePlugin } from '../types.js';
 
 const postStatus = {
@@ -17,7 +18,8 @@ const postStatus = {
 };
 
 export const postStatusRoutes: RoutePlugin<{ schedule: ScheduleFeed }> = async (app, { schedule }) => {
-  app.post('/competitions/:id/status', { schema: postStatus, config: { product: 'source' } }, async (request) => ({
-    data: await schedule.change(principal(request), request.params.id, request.body),
-  }));
+  app.post('/competitions/:id/status', { schema: postStatus, config: { product: 'source' } }, async (request) => {
+    const who = principal(request);
+    return { data: await answerWithin(WRITE_DEADLINE_MS, () => schedule.change(who, request.params.id, request.body)) };
+  });
 };
