@@ -8,6 +8,7 @@ import type { Db } from '../store/db.js';
 import type { EventLog } from '../store/events.js';
 import { ConsensusStore } from '../store/consensus.js';
 import { ConsensusWriter } from './consensus-writer.js';
+import { Corrections } from './corrections.js';
 import { GameDirectory } from './games.js';
 import { LiveIngest } from './ingest.js';
 import { GameLeases } from '../store/leases.js';
@@ -20,6 +21,8 @@ export interface Live {
   engine: ConsensusEngine;
   ingest: LiveIngest;
   official: OfficialFeed;
+  /** Withdrawn scores and the final result's judgement of the crowd (docs/corrections.md). */
+  corrections: Corrections;
   /** Status changes by an official source (docs/schedule.md). */
   schedule: ScheduleFeed;
   leases: GameLeases;
@@ -60,12 +63,14 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   bus.subscribe((batch) => {
     for (const s of batch) if (s.event.type === 'status') games.forget(s.event.game_id);
   });
+  const corrections = new Corrections(competitions, log, bus, clock, onWrite);
   return {
     games,
     engine,
     ingest,
     leases,
-    official: new OfficialFeed(competitions, games, ingest, clock, onWrite),
+    corrections,
+    official: new OfficialFeed(competitions, games, ingest, corrections, clock, onWrite),
     schedule: new ScheduleFeed(competitions, log, bus, games, ingest, clock, onWrite),
   };
 }

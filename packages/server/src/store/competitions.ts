@@ -1,6 +1,7 @@
 import type { Competition, Competitor, Event, Play } from '@svc/schema';
-import { PLAY_SCHEMA } from '@svc/schema';
+import { PLAY_SCHEMA, SCORE_WITHDRAWN } from '@svc/schema';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { CorrectionReader, GameOnRecord, PlayOnRecord } from '../domain/corrections.js';
 import type { ScopeFilter } from '../domain/scopes.js';
 import { coverSeason } from './reference.js';
 import type { Db, Engine } from './db.js';
@@ -9,11 +10,12 @@ import { bool } from './columns.js';
 import { competitionStatus, eventRecord } from './event-rows.js';
 import { eventJson } from './event-json.js';
 import { insertChanges, insertChangesTx, type NewChange } from './changes.js';
-import type { EventLog, StoredEvent } from './events.js';
+import { correctionReads, type EventIdParam, type EventLog, type NewEvent, type ScoreFact, type StoredEvent } from './events.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from './page.js';
 import { scopeClause, visibleClause } from './scope-sql.js';
 import { SqlBuilder, rowNumber, rowText, rowTextOrNull } from './row-reader.js';
 import type { CompetitionTable, CompetitorTable, Database, PlayTable, SeasonTable } from './types.js';
+import { HotSql, type WriteTx } from './write-tx.js';
 
 /** Held (PostgreSQL) while games are numbered and written, so schedulers on several nodes do not race. */
 const SCHEDULE_LOCK = 727_001;
@@ -138,14 +140,81 @@ export const playRecord = (r: PlayTable): Play => ({
   state: JSON.parse(r.state),
   source: r.source,
   ts: r.ts,
+  ...(r.event_type === SCORE_WITHDRAWN && r.withdraws != null ? { withdraws: r.withdraws } : {}),
+  ...(r.event_type === SCORE_WITHDRAWN && r.event_id != null ? { retracted_id: r.event_id } : {}),
   schema: PLAY_SCHEMA,
 });
+
+const playOnRecord = (r: PlayTable): PlayOnRecord => ({
+  seq: r.seq,
+  competitor_id: r.competitor_id,
+  player_id: r.player_id,
+  event_type: r.event_type,
+  points: r.points,
+  period: { unit: r.period_unit, num: r.period_num, label: r.period_label },
+  event_id: r.event_id ?? null,
+  withdrawn_by: r.withdrawn_by ?? null,
+});
+
+/** Whether an official source covers the competition: a play other than a correction (domain/corrections.ts `coversGame`). */
+async function covered(k: Kysely<Database>, competitionId: string): Promise<boolean> {
+  const r = await k.selectFrom('plays').select('seq').where('competition_id', '=', competitionId).where('event_type', '<>', SCORE_WITHDRAWN).limit(1).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** What a correction's transaction offers its plan (docs/corrections.md). */
+export interface CorrectionContext {
+  status: string;
+  game: GameOnRecord;
+  read: CorrectionReader;
+  /** The official plays not withdrawn that stand behind a confirmed event: what the final result holds for sure. */
+  heldScores(): Promise<{ event_id: string; competitor_id: string; points: number }[]>;
+  /** The game's confirmed scores that no correction retracted, in order. */
+  standingScores(): Promise<ScoreFact[]>;
+}
+
+/** What a correction writes: its play (with the play it withdraws), the competitors' new scores, its events. */
+export interface CorrectionWrite {
+  play: PlayTable | null;
+  withdrawnSeq: number | null;
+  scores: { idx: number; score: number }[];
+  events: NewEvent[];
+}
+
+/** Held by a consensus write that moves the crowd's score or links a play, before its events (and the change order's lock). */
+const LOCK_COMPETITION = new HotSql('select id from competitions where id = ? for update');
+const LINK_PLAY = new HotSql('update plays set event_id = ? where competition_id = ? and seq = ?');
+/** The crowd's own game (no official play but corrections) takes a crowd score; a covered game keeps the official record's. */
+const CROWD_SCORE = new HotSql(
+  'update competitors set score = score + ? where competition_id = ? and idx = ? and not exists (select 1 from plays where competition_id = ? and event_type <> ?) returning idx',
+);
+
+/**
+ * The consensus writer's part of corrections, inside its hot write (live/consensus-writer.ts):
+ * a crowd confirmation scores the crowd's own game, an official confirmation links its play to
+ * its event. Both take the competition's row first, as every writer of plays and scores does.
+ */
+export const consensusScores = {
+  /** In the write's `before`: the competition's row, ahead of the event log's lock (PostgreSQL; SQLite has one writer). */
+  lock(tx: WriteTx, competitionId: string): void {
+    if (tx.engine === 'postgres') tx.later(LOCK_COMPETITION, [competitionId]);
+  },
+  /** A confirmed crowd score moves the competitor's score when no official source covers the game; whether it did. */
+  async crowdScore(tx: WriteTx, competitionId: string, idx: number, points: number): Promise<boolean> {
+    const moved = await tx.run(CROWD_SCORE, [points, competitionId, idx, competitionId, SCORE_WITHDRAWN]);
+    return moved.length > 0;
+  },
+  /** An official scoring play's confirmed event. */
+  link(tx: WriteTx, competitionId: string, seq: number, eventId: EventIdParam): void {
+    tx.later(LINK_PLAY, [eventId, competitionId, seq]);
+  },
+};
 
 
 
 
 /** A competition's row of the change feed (docs/changes.md). */
-const competitionChange = (type: 'competition.created' | 'competition.updated', c: { id: string; sport: string; league: string; owner_key_id?: string | null }, at: string): NewChange => ({
+export const competitionChange = (type: 'competition.created' | 'competition.updated', c: { id: string; sport: string; league: string; owner_key_id?: string | null }, at: string): NewChange => ({
   type,
   object_id: c.id,
   sport: c.sport,
@@ -321,6 +390,77 @@ export class CompetitionRepo {
   }
 
   /**
+   * A correction (docs/corrections.md) in one transaction of the event log: `plan` sees the
+   * competition as the transaction reads it (its row locked first on PostgreSQL, as every writer
+   * of its plays and scores does, so corrections and plays of one competition never interleave)
+   * and returns what to write; it may throw to refuse, and nothing is written. The correction's
+   * play, the mark on the play it withdraws, the competitors' scores, the competition's change
+   * and the events (with their outbox rows and changes) commit together. `viewerKeyId`: events of
+   * another key's sandbox replay are not there for the plan.
+   */
+  async correct<W extends CorrectionWrite>(log: EventLog, competitionId: string, gameId: string, viewerKeyId: string | null, plan: (ctx: CorrectionContext) => Promise<W>): Promise<{ write: W; stored: StoredEvent[] }> {
+    let write: W | undefined;
+    const stored = await log.append(async (tx) => {
+      const k = await tx.builder();
+      const head = await k
+        .selectFrom('competitions')
+        .select(['id', 'status', 'sport', 'league', 'owner_key_id'])
+        .where('id', '=', competitionId)
+        .$if(this.db.engine === 'postgres', (q) => q.forUpdate())
+        .executeTakeFirstOrThrow();
+      const competitors = await k.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
+      const last = await k.selectFrom('plays').select(['seq', 'state']).where('competition_id', '=', competitionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      const isCovered = last !== undefined && (await covered(k, competitionId));
+      const state: Record<string, number> = isCovered && last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
+      const visible = (e: ScoreFact | undefined) => (e && (e.owner_key_id === null || e.owner_key_id === viewerKeyId) ? e : undefined);
+      const ctx: CorrectionContext = {
+        status: head.status,
+        game: { sport: head.sport, competitors, covered: isCovered, state, lastSeq: last?.seq ?? 0 },
+        read: {
+          play: async (seq) => {
+            const r = await k.selectFrom('plays').selectAll().where('competition_id', '=', competitionId).where('seq', '=', seq).executeTakeFirst();
+            return r && playOnRecord(r);
+          },
+          playOfEvent: async (eventId) => {
+            const r = await k.selectFrom('plays').selectAll().where('competition_id', '=', competitionId).where('event_id', '=', eventId).where('withdrawn_by', 'is', null).where('event_type', '<>', SCORE_WITHDRAWN).executeTakeFirst();
+            return r && playOnRecord(r);
+          },
+          event: async (id) => visible(await correctionReads.event(k, id)),
+          confirmationOf: async (id) => correctionReads.confirmationOf(k, gameId, id),
+          retracted: async (id) => correctionReads.corrected(k, gameId, id),
+        },
+        heldScores: async () => {
+          const rows = await k
+            .selectFrom('plays')
+            .select(['event_id', 'competitor_id', 'points'])
+            .where('competition_id', '=', competitionId)
+            .where('event_id', 'is not', null)
+            .where('withdrawn_by', 'is', null)
+            .where('event_type', '<>', SCORE_WITHDRAWN)
+            .where('points', '>', 0)
+            .execute();
+          return rows.flatMap((r) => (r.event_id ? [{ event_id: r.event_id, competitor_id: r.competitor_id, points: r.points }] : []));
+        },
+        standingScores: async () => correctionReads.standingScores(k, gameId),
+      };
+      write = await plan(ctx);
+      const w = write;
+      if (w.play) await k.insertInto('plays').values(w.play).execute();
+      if (w.play && w.withdrawnSeq !== null) {
+        await k.updateTable('plays').set({ withdrawn_by: w.play.seq }).where('competition_id', '=', competitionId).where('seq', '=', w.withdrawnSeq).execute();
+      }
+      for (const { idx, score } of w.scores) {
+        await k.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', idx).execute();
+      }
+      // A play or a score moved: the competition's change (docs/changes.md).
+      if (w.play || w.scores.length > 0) await insertChanges(k, this.db.engine, [competitionChange('competition.updated', head, w.play?.ts ?? new Date().toISOString())]);
+      return w.events;
+    });
+    if (!write) throw new Error(`the correction of ${competitionId} planned nothing`);
+    return { write, stored };
+  }
+
+  /**
    * Appends official plays in one transaction: `build` sees the competition's status, its
    * competitors and the last play as they are inside it and returns the rows, the competitors'
    * new scores and the new status (it may throw to refuse the batch, and nothing is written).
@@ -330,7 +470,7 @@ export class CompetitionRepo {
    */
   async appendPlays<T extends { rows: PlayTable[]; scores: { idx: number; score: number }[]; status: string }>(
     competitionId: string,
-    build: (status: string, competitors: CompetitorTable[], last: { seq: number; state: string } | undefined) => T,
+    build: (status: string, competitors: CompetitorTable[], last: { seq: number; state: string } | undefined, covered: boolean) => T,
   ): Promise<T> {
     return this.db.kysely.transaction().execute(async (trx) => {
       const competition = await trx
@@ -341,7 +481,7 @@ export class CompetitionRepo {
         .executeTakeFirstOrThrow();
       const competitors = await trx.selectFrom('competitors').selectAll().where('competition_id', '=', competitionId).orderBy('idx').execute();
       const last = await trx.selectFrom('plays').select(['seq', 'state']).where('competition_id', '=', competitionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-      const out = build(competition.status, competitors, last);
+      const out = build(competition.status, competitors, last, last !== undefined && (await covered(trx, competitionId)));
       if (out.rows.length) await trx.insertInto('plays').values(out.rows).execute();
       for (const { idx, score } of out.scores) {
         await trx.updateTable('competitors').set({ score }).where('competition_id', '=', competitionId).where('idx', '=', idx).execute();

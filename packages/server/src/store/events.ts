@@ -239,6 +239,11 @@ export class EventLog {
     return r && { seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: r.owner_key_id, event: eventRecord(r) };
   }
 
+  /** The game's confirmed scores that no correction retracted, in order (docs/corrections.md). */
+  async standingScores(gameId: string): Promise<ScoreFact[]> {
+    return correctionReads.standingScores(this.db.kysely, gameId);
+  }
+
   /** The score, confirmation and retraction events of these games, in order: a live game's current score in a tier. */
   async scoringFacts(gameIds: readonly string[]): Promise<{ game_id: string; id: string; type: string; tier: string; team: string; points: number; provisional_id: string | null; retracted_id: string | null; ts: string }[]> {
     if (gameIds.length === 0) return [];
@@ -317,3 +322,76 @@ export function confirmedScoreQuery(
       .limit(max + 1)
   );
 }
+
+/** A scoring event as a correction reads it (docs/corrections.md). */
+export interface ScoreFact {
+  id: string;
+  game_id: string;
+  type: string;
+  tier: string;
+  team: string;
+  points: number;
+  clock: string | null;
+  ts: string;
+  owner_key_id: string | null;
+}
+
+const scoreFact = (r: { seq: number; game_id: string; type: string; tier: string; team: string; points: number; clock: string | null; ts: string; owner_key_id: string | null }): ScoreFact => ({
+  id: eventId(Number(r.seq)),
+  game_id: r.game_id,
+  type: r.type,
+  tier: r.tier,
+  team: r.team,
+  points: r.points,
+  clock: r.clock,
+  ts: r.ts,
+  owner_key_id: r.owner_key_id,
+});
+
+const FACT_COLUMNS = ['seq', 'game_id', 'type', 'tier', 'team', 'points', 'clock', 'ts', 'owner_key_id'] as const;
+
+/**
+ * The reads of a correction, on the transaction that writes it (`k`): every one but `event`
+ * narrows by game and tier first (the `events_game` index).
+ */
+export const correctionReads = {
+  async event(k: Kysely<Database>, id: string): Promise<ScoreFact | undefined> {
+    const seq = eventSeq(id);
+    if (seq === undefined) return undefined;
+    const r = await k.selectFrom('events').select(FACT_COLUMNS).where('seq', '=', seq).executeTakeFirst();
+    return r && scoreFact(r);
+  },
+
+  /** The confirmed score naming this provisional in `provisional_id`. */
+  async confirmationOf(k: Kysely<Database>, gameId: string, provisionalId: string): Promise<ScoreFact | undefined> {
+    const r = await k
+      .selectFrom('events')
+      .select(FACT_COLUMNS)
+      .where('game_id', '=', gameId)
+      .where('tier', '=', 'confirmed')
+      .where('type', '=', 'score')
+      .where('provisional_id', '=', provisionalId)
+      .executeTakeFirst();
+    return r && scoreFact(r);
+  },
+
+  /** The confirmed scores of a game that no correction has retracted, in order. */
+  async standingScores(k: Kysely<Database>, gameId: string): Promise<ScoreFact[]> {
+    const rows = await k.selectFrom('events').select([...FACT_COLUMNS, 'retracted_id']).where('game_id', '=', gameId).where('tier', '=', 'confirmed').orderBy('seq').execute();
+    const corrected = new Set(rows.flatMap((r) => (r.type === 'score_retracted' && r.retracted_id !== null ? [r.retracted_id] : [])));
+    return rows.filter((r) => r.type === 'score' && !corrected.has(eventId(Number(r.seq)))).map(scoreFact);
+  },
+
+  /** Whether a correction (a confirmed `score_retracted`) names this event. */
+  async corrected(k: Kysely<Database>, gameId: string, id: string): Promise<boolean> {
+    const r = await k
+      .selectFrom('events')
+      .select('seq')
+      .where('game_id', '=', gameId)
+      .where('tier', '=', 'confirmed')
+      .where('type', '=', 'score_retracted')
+      .where('retracted_id', '=', id)
+      .executeTakeFirst();
+    return r !== undefined;
+  },
+};

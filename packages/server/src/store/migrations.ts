@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { consensusStateMigration } from './migrations-consensus.js';
+import { correctionsMigration } from './migrations-corrections.js';
 import { eventJsonMigration } from './migrations-event-json.js';
 import { idempotencyMigration } from './migrations-idempotency.js';
 import { groupsMigration } from './migrations-groups.js';
@@ -213,6 +214,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0011_groups': groupsMigration(engine),
         '0012_schedule_changes': scheduleMigration(engine),
         '0013_write_refusals': refusalsMigration(engine),
+        '0015_corrections': correctionsMigration(),
       };
     },
   };

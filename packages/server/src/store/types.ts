@@ -117,6 +117,10 @@ export interface PlayTable {
   state: string;
   source: string;
   ts: string;
+  /** Corrections (store/migrations-corrections.ts): absent from the archive's plays as they are loaded. */
+  event_id?: string | null;
+  withdrawn_by?: number | null;
+  withdraws?: string | null;
 }
 export interface EventTable {
   seq: Generated<number>;
