@@ -157,6 +157,17 @@ describe.each(engines())('corrections on %s', (engine) => {
     expect(delivered).toHaveLength(1);
     expect(delivered[0].headers['x-svc-topic']).toBe('event.score_retracted');
     expect(JSON.parse(delivered[0].body)).toMatchObject({ type: 'score_retracted', tier: 'confirmed', retracted_id: goal?.id });
+    // A range replay sends the correction again with the goal it corrects, an endpoint taking scores only just the goal.
+    const range = { from: new Date(clock.now() - 60_000).toISOString(), to: new Date(clock.now() + 60_000).toISOString() };
+    const replayed = async (id: string) => {
+      const r = await post(`/v1/webhooks/${id}/replay`, range);
+      expect(r.statusCode, r.body).toBe(202);
+      const ids = r.json().data.delivery_ids as string[];
+      return Promise.all(ids.map(async (d) => (await get(`/v1/webhooks/${id}/deliveries/${d}`)).json().data.event_id as string));
+    };
+    expect(await replayed(hook.json().data.id)).toEqual([goal?.id, fix.id]);
+    const scoresOnly = await post('/v1/webhooks', { url: `${rx.url}/scores`, tier: 'confirmed', types: ['score'] });
+    expect(await replayed(scoresOnly.json().data.id)).toEqual([goal?.id]);
 
     // The change feed: the correction as an event, and the competition it moved.
     const changes = (await get(`/v1/changes?since=${since}&limit=1000`)).json().data as { type: string; object_id: string; object: Record<string, unknown> }[];

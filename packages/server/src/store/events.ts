@@ -284,9 +284,17 @@ export interface ReplayScope {
   leagues: readonly string[] | null;
   /** The endpoint's key: events of another key's sandbox replays are never its (docs/replays.md). */
   viewerKeyId: string;
+  /** The event types the endpoint takes; null: any. */
+  types?: readonly string[] | null;
 }
 
-/** Sequence numbers of confirmed score events with ts in [from, to) that the filter admits, in order; at most `max` + 1. */
+/** What a range replay sends: confirmed scores and their corrections. */
+const REPLAYED_TYPES = ['score', 'score_retracted'];
+
+/**
+ * Sequence numbers of confirmed score events, and of the corrections that retracted some
+ * (docs/corrections.md), with ts in [from, to) that the filter admits, in order; at most `max` + 1.
+ */
 export async function confirmedScoreSeqs(
   db: Db,
   filter: ReplayScope,
@@ -312,7 +320,7 @@ export function confirmedScoreQuery(
       .select('seq')
       // A literal: events_webhook_replay holds confirmed events only (store/migrations-report-indexes.ts).
       .where('tier', '=', sql.lit('confirmed'))
-      .where('type', '=', 'score')
+      .where('type', 'in', REPLAYED_TYPES.filter((t) => !filter.types || filter.types.includes(t)).concat(['']))
       .where('ts', '>=', fromIso)
       .where('ts', '<', toIso)
       .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))

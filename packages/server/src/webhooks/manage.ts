@@ -221,7 +221,7 @@ export class WebhookManager {
   private replayScope(p: Principal, ep: EndpointRow): ReplayScope {
     const wanted = parseList(ep.sports);
     const sports = wanted && p.sports ? wanted.filter((s) => p.sports?.includes(s)) : (wanted ?? (p.sports ? [...p.sports] : null));
-    return { sports, leagues: p.leagues, viewerKeyId: p.keyId };
+    return { sports, leagues: p.leagues, viewerKeyId: p.keyId, types: parseList(ep.types ?? null) };
   }
 
   async notifications(p: Principal, page: PageRequest): Promise<Page<Notification>> {
