@@ -56,6 +56,12 @@ export class ConsensusWriter {
   private readonly provisionalOf = new Map<string, string>();
   /** candidate → its confirmation, so a late report points at it. */
   private readonly confirmedOf = new Map<string, string>();
+  /**
+   * Games an official source covers, as a crowd confirmation found them: coverage never ends
+   * (plays are never removed), so their next crowd confirmations skip the crowd score's read
+   * and lock (docs/corrections.md). A node that forgets finds out again with one write.
+   */
+  private readonly covered = new Set<string>();
 
   constructor(
     private readonly games: GameDirectory,
@@ -127,8 +133,9 @@ export class ConsensusWriter {
     // A confirmation may move the crowd's own game's score and an official play takes its event:
     // both write the competition's rows, so the write holds the competition's row first, as
     // every writer of its plays and scores does (store/competitions.ts).
-    const crowd = outcomes.filter((o) => o.kind === 'confirmed' && !o.official);
+    const crowd = this.covered.has(gameId) ? [] : outcomes.filter((o) => o.kind === 'confirmed' && !o.official);
     const scores = crowd.length > 0 || links.length > 0;
+    let covered = false;
     const stored = await this.log.append(rows, {
       before: async (tx) => {
         await this.leases.fence(tx, gameId);
@@ -152,6 +159,8 @@ export class ConsensusWriter {
           const idx = game.teams.get(o.team)?.idx;
           if (idx !== undefined && (await consensusScores.crowdScore(tx, game.competitionId, idx, o.points))) moved = true;
         }
+        // No crowd score moved, or an official play was linked: an official source covers the game.
+        if ((crowd.length > 0 && !moved) || links.length > 0) covered = true;
         if (moved) {
           const head = { id: game.competitionId, sport: game.sport, league: game.league, owner_key_id: game.ownerKeyId };
           insertChangesTx(tx, [competitionChange('competition.updated', head, isoTime(Math.max(...crowd.map((o) => o.at))))]);
@@ -159,6 +168,7 @@ export class ConsensusWriter {
       },
     });
     // Committed: the maps and the answers take the ids the database gave.
+    if (covered) this.covered.add(gameId);
     stored.forEach((s, i) => {
       const o = outcomes[i];
       if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
@@ -176,6 +186,7 @@ export class ConsensusWriter {
   }
 
   private trim(): void {
+    if (this.covered.size > EVENT_MAP_CAP.over) this.covered.clear();
     for (const m of [this.provisionalOf, this.confirmedOf]) {
       if (m.size > EVENT_MAP_CAP.over) {
         const drop = [...m.keys()].slice(0, m.size - EVENT_MAP_CAP.keep);
