@@ -3,9 +3,9 @@ import type { EventBus } from '../bus/bus.js';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
-import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus.js';
-import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events.js';
-import type { GameLeases } from '../store/leases.js';
+import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus/store.js';
+import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events/events.js';
+import type { GameLeases } from '../store/consensus/leases.js';
 import type { GameDirectory, GameInfo } from './games.js';
 
 /** A report the engine has taken, waiting to be stored with the events its decision produced. */
@@ -39,7 +39,7 @@ const EVENT_MAP_CAP = { over: 100_000, keep: 50_000 } as const;
  * that caused it, in one transaction per game fenced by the game's lease. Then the events go on
  * the bus, whose subscribers are every node's stream gateway (stream/gateway.ts, handed the bus in
  * app.ts) and the feed health and status page (services.ts). The webhook deliveries were written
- * in the append's transaction already (store/events.ts, the outbox hook); docs/architecture.md,
+ * in the append's transaction already (store/events/events.ts, the outbox hook); docs/architecture.md,
  * "A report's path", follows the whole way.
  */
 export class ConsensusWriter {
