@@ -4,7 +4,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { systemClock } from '../src/domain/clock.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
 import { auth, freshDb, testConfig, until } from './helpers.js';
 import { SseClient } from './sse-client.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';

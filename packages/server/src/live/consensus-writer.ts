@@ -3,11 +3,11 @@ import type { EventBus } from '../bus/bus.js';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
-import { competitionChange, consensusScores } from '../store/competitions.js';
-import { insertChangesTx } from '../store/changes.js';
-import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus.js';
-import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events.js';
-import type { GameLeases } from '../store/leases.js';
+import { competitionChange, consensusScores } from '../store/reference/competitions.js';
+import { insertChangesTx } from '../store/events/changes.js';
+import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus/store.js';
+import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events/events.js';
+import type { GameLeases } from '../store/consensus/leases.js';
 import type { GameDirectory, GameInfo } from './games.js';
 
 /** A report the engine has taken, waiting to be stored with the events its decision produced. */
@@ -48,7 +48,7 @@ const EVENT_MAP_CAP = { over: 100_000, keep: 50_000 } as const;
  * that caused it, in one transaction per game fenced by the game's lease. Then the events go on
  * the bus, whose subscribers are every node's stream gateway (stream/gateway.ts, handed the bus in
  * app.ts) and the feed health and status page (services.ts). The webhook deliveries were written
- * in the append's transaction already (store/events.ts, the outbox hook); docs/architecture.md,
+ * in the append's transaction already (store/events/events.ts, the outbox hook); docs/architecture.md,
  * "A report's path", follows the whole way.
  */
 export class ConsensusWriter {
@@ -132,7 +132,7 @@ export class ConsensusWriter {
     };
     // A confirmation may move the crowd's own game's score and an official play takes its event:
     // both write the competition's rows, so the write holds the competition's row first, as
-    // every writer of its plays and scores does (store/competitions.ts).
+    // every writer of its plays and scores does (store/reference/competitions.ts).
     const crowd = this.covered.has(gameId) ? [] : outcomes.filter((o) => o.kind === 'confirmed' && !o.official);
     const scores = crowd.length > 0 || links.length > 0;
     let covered = false;

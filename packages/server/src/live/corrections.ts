@@ -4,15 +4,15 @@ import { isoTime, type Clock } from '../domain/clock.js';
 import { contradictedByFinal, planWithdrawal, resolveWithdrawn, teamCode, type EventOnRecord } from '../domain/corrections.js';
 import { conflict, invalid } from '../domain/errors.js';
 import { NOT_PLAYED } from '../domain/schedule/lifecycle.js';
-import { playRecord, type CompetitionRepo } from '../store/competitions.js';
-import type { EventLog, NewEvent, StoredEvent } from '../store/events.js';
-import type { PlayTable } from '../store/types.js';
+import { playRecord, type CompetitionRepo } from '../store/reference/competitions.js';
+import type { EventLog, NewEvent, StoredEvent } from '../store/events/events.js';
+import type { PlayTable } from '../store/reference/types.js';
 import type { GameInfo } from './games.js';
 
 /**
  * Corrections (docs/corrections.md): an official source withdraws a confirmed score, and the
  * official final result withdraws the crowd scores it cannot hold. Each is one transaction of the
- * event log (store/competitions.ts `correct`), taken on whichever node received the request:
+ * event log (store/reference/competitions.ts `correct`), taken on whichever node received the request:
  * the competition's row is locked first, so a score is withdrawn once however many nodes try.
  * The `score_retracted` events then go on the bus like any other: every node's stream sends
  * them, and their webhook deliveries and change-feed rows were written in the same transaction.

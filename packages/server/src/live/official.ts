@@ -3,7 +3,7 @@ import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { NOT_PLAYED } from '../domain/schedule/lifecycle.js';
 import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
-import { playRecord, type CompetitionRepo } from '../store/competitions.js';
+import { playRecord, type CompetitionRepo } from '../store/reference/competitions.js';
 import type { Corrections } from './corrections.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import type { LiveIngest } from './ingest.js';

@@ -1,6 +1,6 @@
 import { BUS_FAULT_MESSAGE, busFault } from '../bus/faults.js';
 import { ChannelSubscription, redisKnownAway } from '../bus/link.js';
-import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/sql/faults.js';
 import type { RedisKeys } from '../bus/redis-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';

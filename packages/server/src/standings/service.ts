@@ -18,11 +18,11 @@ import {
   type SeasonPlay,
   type TableSport,
 } from '../domain/standings/index.js';
-import type { CompetitionRepo, SeasonGame } from '../store/competitions.js';
-import type { EventLog } from '../store/events.js';
-import type { LeagueDirectory } from '../store/league-directory.js';
-import type { ReferenceRepo } from '../store/reference.js';
-import type { PlayTable } from '../store/types.js';
+import type { CompetitionRepo, SeasonGame } from '../store/reference/competitions.js';
+import type { EventLog } from '../store/events/events.js';
+import type { LeagueDirectory } from '../store/reference/league-directory.js';
+import type { ReferenceRepo } from '../store/reference/reference.js';
+import type { PlayTable } from '../store/reference/types.js';
 
 /** The products that read standings, box scores and leaders: any one of them (docs/standings.md). */
 export const VIEW_PRODUCTS = ['live', 'archive'] as const;

@@ -1,7 +1,7 @@
 import { isoTime, type Clock } from '../domain/clock.js';
-import type { OutboxHook, StoredEvent } from '../store/events.js';
-import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } from '../store/webhook-deliveries.js';
-import { subscribers, type Subscriber } from '../store/webhook-endpoints.js';
+import type { OutboxHook, StoredEvent } from '../store/events/events.js';
+import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } from '../store/webhooks/deliveries.js';
+import { subscribers, type Subscriber } from '../store/webhooks/endpoints.js';
 
 /**
  * Webhooks carry confirmed events (docs/webhooks.md): scores, status changes and corrections (a
