@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
-import type { NewEvent } from '../src/store/events.js';
+import type { NewEvent } from '../src/store/events/events.js';
 import { REPLAY_SLICE_BYTES } from '../src/stream/connection.js';
 import { ManualClock, auth, listen, testApp, until, type TestApp } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';

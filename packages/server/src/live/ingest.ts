@@ -3,12 +3,12 @@ import type { Clock } from '../domain/clock.js';
 import type { ConsensusEngine } from '../domain/consensus/engine.js';
 import type { Outcome } from '../domain/consensus/types.js';
 import { SvcError } from '../domain/errors.js';
-import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/sql/faults.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Principal } from '../domain/scopes.js';
-import { StaleTrackRecord, type ConsensusStore } from '../store/consensus.js';
-import type { StoredEvent } from '../store/events.js';
-import { LeaseLost, type GameLeases } from '../store/leases.js';
+import { StaleTrackRecord, type ConsensusStore } from '../store/consensus/store.js';
+import type { StoredEvent } from '../store/events/events.js';
+import { LeaseLost, type GameLeases } from '../store/consensus/leases.js';
 import type { ConsensusWriter, TakenReport, TakenReports } from './consensus-writer.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { checkReport } from './report-checks.js';
@@ -321,7 +321,13 @@ export class LiveIngest {
 
   private async officialOwned(gameId: string, play: OfficialPlay): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
-    await this.persist(this.engine.official({ gameId, ...play }), []);
+    const { seq, ...official } = play;
+    const outcomes = this.engine.official({ gameId, ...official });
+    const changes = this.engine.takeChanges();
+    // The candidate the play settled (a new one, or the crowd's it matched): its event is the play's (docs/corrections.md).
+    const settled = [...changes].reverse().find((c) => c.candidate.official && c.candidate.state === 'confirmed' && c.candidate.team === play.team && c.candidate.points === play.points);
+    const links = seq !== undefined && settled ? [{ gameId, candidateId: settled.candidate.id, seq }] : [];
+    await this.writer.write(outcomes, changes, [], (g) => this.drop(g), links);
     return [];
   }
 
