@@ -106,7 +106,7 @@ export function asyncApiDocument(): Json {
                 game: { type: 'string', description: 'Comma list of game ids (`<sport>_<n>`).' },
                 tier: { type: 'string', enum: ['provisional', 'confirmed'] },
                 types: { type: 'string', description: 'Comma list of event types (`score`, `score_retracted`, `status`); default all.' },
-                since: { type: 'string', description: 'Resume after this event id (`evt_…`): an event of the last 24 h; `evt_0`, an older or unknown id replays nothing (`recovered: false`).' },
+                since: { type: 'string', description: 'Resume after this event id (`evt_…`): an event of the last 24 h; `evt_0`, an older or unknown id replays nothing (`recovered: false`); an id past the newest event is refused with 400 `invalid_parameter` before the upgrade.' },
                 delay: { type: 'integer', minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its `ts` (a broadcast delay; heartbeats are not held).' },
                 token: { type: 'string', description: 'A stream token (`sst_…`, POST /v1/stream/tokens): how a browser page authenticates without an API key.' },
                 access_token: { type: 'string', description: 'The API key, for clients that cannot set headers and are not public pages (pages use `token`).' },
