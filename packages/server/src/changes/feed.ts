@@ -122,6 +122,8 @@ export interface ChangesQueryParsed {
  */
 export class ChangeFeed {
   readonly watcher: ChangeWatcher;
+  /** The highest change seq this node has read as the feed's head (it only grows). */
+  private knownHead = 0;
   constructor(
     private readonly db: Db,
     private readonly log: ChangeLog,
@@ -142,9 +144,13 @@ export class ChangeFeed {
       throw invalid('cursor_expired', `The cursor points before the oldest change kept (the feed keeps ${this.retentionDays} days); start again from an export and its X-Changes-Cursor.`, 'since');
     }
     // A position past the feed's head was never issued: polling with it would pass over every
-    // change up to it, for ever, so it is refused rather than answered empty.
-    if (since !== null && since > Math.max(pruned, (await this.log.heads()).change)) {
-      throw invalid('invalid_cursor', 'The cursor is past the end of the change feed: it is not one the feed issued (a next_cursor or an X-Changes-Cursor).', 'since');
+    // change up to it, for ever, so it is refused rather than answered empty. The head only
+    // grows, so a cursor at or below one seen before needs no read.
+    if (since !== null && since > Math.max(pruned, this.knownHead)) {
+      this.knownHead = Math.max(this.knownHead, (await this.log.heads()).change);
+      if (since > Math.max(pruned, this.knownHead)) {
+        throw invalid('invalid_cursor', 'The cursor is past the end of the change feed: it is not one the feed issued (a next_cursor or an X-Changes-Cursor).', 'since');
+      }
     }
     if (since === null) since = pruned;
     const scope = { sports: p.sports, leagues: p.leagues, viewerKeyId: p.keyId, types };
