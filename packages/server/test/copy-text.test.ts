@@ -1,6 +1,6 @@
 // The COPY text format and the canonical rows of `svc migrate-store` (store/transfer/copy-text.ts):
 // what is written reads back as the same value, PostgreSQL's own spellings canonicalise to the
-// SQLite value's, and the table checksum ignores order but not a changed, missing or doubled row.
+// SQLite value's, and the table checksum changes with a changed, missing, doubled or moved row.
 import { describe, expect, it } from 'vitest';
 import { canonicalOf, canonicalOfCopied, copyField, CopyValueError, decodeCopyLine, escapeText, floatText, RowChecksum, type ColumnKind } from '../src/store/transfer/copy-text.js';
 
@@ -94,16 +94,20 @@ describe('RowChecksum', () => {
     return c;
   };
 
-  it('is the same whatever the order of the rows', () => {
-    expect(sum(rows).hex()).toBe(sum([rows[2], rows[0], rows[1]]).hex());
+  it('is the same for the same rows in the same order, and counts them', () => {
+    expect(sum(rows).hex()).toBe(sum(rows.map((r) => [...r])).hex());
+    expect(sum(rows).hex()).toMatch(/^[0-9a-f]{64}$/);
     expect(sum(rows).rows).toBe(3);
   });
 
-  it('changes with a changed value, a missing row, a doubled row, or a value moved between fields', () => {
+  it('changes with a changed value, a missing row, a doubled row, rows in another order, or a value moved between fields', () => {
     const base = sum(rows).hex();
     expect(sum([rows[0], rows[1], ['3', '', 'y']]).hex()).not.toBe(base);
     expect(sum([rows[0], rows[1]]).hex()).not.toBe(base);
     expect(sum([...rows, rows[0]]).hex()).not.toBe(base);
+    expect(sum([rows[1], rows[0], rows[2]]).hex()).not.toBe(base);
+    // Rows are not run together: a field moved across the line break is a different table.
+    expect(sum([['1', 'a'], ['b', '2']]).hex()).not.toBe(sum([['1', 'a\nb', '2']]).hex());
     expect(sum([rows[0], ['2', 'b', 'c\t1.5'], rows[2]]).hex()).not.toBe(base);
     // Null is not the empty string, nor the text \N.
     expect(sum([['1', 'a', '']]).hex()).not.toBe(sum([['1', 'a', null]]).hex());

@@ -397,6 +397,10 @@ describe.runIf(available)('svc migrate-store: interrupted, resumed', () => {
     // The resumed run copied exactly what the interrupted ones had not: nothing twice, nothing skipped.
     expect(Number(left?.[1].replace(/,/g, ''))).toBe(total - atKill);
     expect(resumed.stdout).not.toMatch(/DIFFERS/);
+    // The indexes set aside for the copy are built, and the migration's own tables gone.
+    const indexes = await query<{ indexname: string }>(url, `select indexname from pg_indexes where schemaname = 'public'`);
+    expect(indexes.map((i) => i.indexname)).toEqual(expect.arrayContaining(['events_game', 'events_season', 'plays_player', 'competitions_date', 'reports_key_ref', 'webhook_deliveries_due']));
+    expect(Object.keys(await pgCounts(url)).filter((t) => t.startsWith('svc_migrate_store'))).toEqual([]);
     // And once done there is nothing to resume: the target now holds data.
     const done = await migrate(['--to', url, '--resume'], env);
     expect(done.code).toBe(1);

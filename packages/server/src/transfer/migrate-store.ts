@@ -167,6 +167,8 @@ async function copyAndVerify(source: SqliteFile, target: PgTarget, known: string
   }
   bar.draw(true);
   const copiedRows = bar.counts.records;
+  if (o.signal?.aborted) throw new MigrateInterrupted('interrupted before the indexes were built; every row is copied: run the same command with --resume');
+  await target.buildDeferredIndexes((n) => o.log.write(`Building the ${n} indexes set aside during the copy\n`));
   const copySeconds = (Date.now() - copyStarted) / 1000;
 
   const counters = source.autoincrementCounters();
@@ -180,12 +182,8 @@ async function copyAndVerify(source: SqliteFile, target: PgTarget, known: string
   const vbar = new Progress(o.log, total * 2);
   const checks: TableCheck[] = [];
   for (const p of plans) {
-    const sum = new RowChecksum();
-    for (const values of source.allRows(p.table, p.columns)) {
-      sum.add(values.map((v, i) => canonicalOf(v, p.kinds[i])));
-      vbar.add(1, 0);
-    }
-    const back = await target.checksum(p.target, () => vbar.add(1, 0));
+    const tick = () => vbar.add(1, 0);
+    const [sum, back] = await Promise.all([sourceChecksum(source, p, tick), target.checksum(p.target, tick)]);
     checks.push({ table: p.table, sourceRows: sum.rows, targetRows: back.rows, sourceSum: sum.hex(), targetSum: back.hex() });
   }
   vbar.draw(true);
@@ -219,17 +217,26 @@ function plan(sourceTables: SqliteTable[], targetTables: TargetTable[]): Plan[] 
   return out;
 }
 
-async function copyTable(source: SqliteFile, target: PgTarget, p: Plan, line: TableProgress, o: MigrateStoreOptions, bar: Progress): Promise<void> {
-  let after = line.afterRowid;
-  for (;;) {
-    if (o.signal?.aborted) throw new MigrateInterrupted(`interrupted during ${p.table}; what was copied is kept: run the same command with --resume`);
-    const rows = source.rowsAfter(p.table, p.columns, after, o.batchRows);
-    if (rows.length === 0) {
-      await target.markDone(p.table);
-      return;
-    }
-    let text = '';
-    for (const r of rows) {
+/** A batch ready to send: its COPY text, its row count and the rowid of its last row. */
+interface Batch {
+  data: Buffer;
+  rows: number;
+  lastRowid: number;
+}
+
+/** Rows encoded between two turns of the event loop, so the target's answers are handled meanwhile. */
+const SLICE_ROWS = 500;
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The next batch of `p` after `after`, read at once and encoded in slices; null when there is none. */
+async function prepareBatch(source: SqliteFile, p: Plan, after: number, batchRows: number): Promise<Batch | null> {
+  const rows = source.rowsAfter(p.table, p.columns, after, batchRows);
+  if (rows.length === 0) return null;
+  let text = '';
+  for (let at = 0; at < rows.length; at += SLICE_ROWS) {
+    if (at > 0) await turn();
+    for (const r of rows.slice(at, at + SLICE_ROWS)) {
       let l = '';
       for (let i = 0; i < r.values.length; i++) {
         let canonical: string | null;
@@ -243,12 +250,49 @@ async function copyTable(source: SqliteFile, target: PgTarget, p: Plan, line: Ta
       }
       text += `${l}\n`;
     }
-    const data = Buffer.from(text, 'utf8');
-    after = rows[rows.length - 1].rowid;
-    await target.copyBatch(p.table, p.columns, data, rows.length, after, rows.length < o.batchRows);
-    bar.add(rows.length, data.length);
-    if (rows.length < o.batchRows) return;
   }
+  return { data: Buffer.from(text, 'utf8'), rows: rows.length, lastRowid: rows[rows.length - 1].rowid };
+}
+
+/**
+ * Copies what is left of one table, batch after batch. The next batch is read and encoded while
+ * the target takes the one before: the two processes work at once, and the order in which
+ * batches commit (and so the progress line) is unchanged.
+ */
+async function copyTable(source: SqliteFile, target: PgTarget, p: Plan, line: TableProgress, o: MigrateStoreOptions, bar: Progress): Promise<void> {
+  let next = prepareBatch(source, p, line.afterRowid, o.batchRows);
+  for (;;) {
+    const batch = await next;
+    if (batch === null) {
+      await target.markDone(p.table);
+      return;
+    }
+    if (o.signal?.aborted) throw new MigrateInterrupted(`interrupted during ${p.table}; what was copied is kept: run the same command with --resume`);
+    const last = batch.rows < o.batchRows;
+    const sending = target.copyBatch(p.table, p.columns, batch.data, batch.rows, batch.lastRowid, last);
+    next = last ? Promise.resolve(null) : prepareBatch(source, p, batch.lastRowid, o.batchRows);
+    // A failed send ends the run; the batch being prepared then is left unused (it wrote nothing).
+    next.catch(() => undefined);
+    await sending;
+    bar.add(batch.rows, batch.data.length);
+    if (last) return;
+  }
+}
+
+/**
+ * The source's side of a table's verification, read in key order and summed in slices between
+ * turns of the event loop, while the target's side streams in (PgTarget.checksum): the two
+ * databases are read at once.
+ */
+async function sourceChecksum(source: SqliteFile, p: Plan, onRow: () => void): Promise<RowChecksum> {
+  const sum = new RowChecksum();
+  let n = 0;
+  for (const values of source.allRows(p.table, p.columns, p.target.order)) {
+    sum.add(values.map((v, i) => canonicalOf(v, p.kinds[i])));
+    onRow();
+    if (++n % SLICE_ROWS === 0) await turn();
+  }
+  return sum;
 }
 
 /** The verification as an aligned table: each copied table's counts and checksums, then the per-node ones. */

@@ -3,7 +3,7 @@ import { PgPrimary, PG_CONNECT_TIMEOUT_MS } from '../pg-primary.js';
 import { parsePgUrl } from '../pg-targets.js';
 import { canonicalOfCopied, decodeCopyLine, kindOfPgType, RowChecksum, type ColumnKind } from './copy-text.js';
 import { copyIn, copyOutLines } from './pg-copy-stream.js';
-import { PROGRESS_TABLE, SCHEMA_TABLES } from './tables.js';
+import { DEFERRED_INDEXES, PROGRESS_TABLE, SCHEMA_TABLES } from './tables.js';
 
 /** A column of the target: its PostgreSQL type and how its values are written and compared (null: a type not handled). */
 export interface TargetColumn {
@@ -15,6 +15,8 @@ export interface TargetColumn {
 export interface TargetTable {
   name: string;
   columns: TargetColumn[];
+  /** The order both sides are read in for the checksum: the primary key's columns, or every column when there is none. */
+  order: string[];
 }
 
 /** One table's line of an unfinished migration, as the target keeps it. */
@@ -81,11 +83,20 @@ export class PgTarget {
     );
     const out = new Map<string, TargetTable>();
     for (const r of rows) {
-      if (SCHEMA_TABLES.includes(r.table_name) || r.table_name === PROGRESS_TABLE) continue;
+      if (SCHEMA_TABLES.includes(r.table_name) || r.table_name === PROGRESS_TABLE || r.table_name === DEFERRED_INDEXES) continue;
       let t = out.get(r.table_name);
-      if (!t) out.set(r.table_name, (t = { name: r.table_name, columns: [] }));
+      if (!t) out.set(r.table_name, (t = { name: r.table_name, columns: [], order: [] }));
       t.columns.push({ name: r.column_name, type: r.data_type, kind: kindOfPgType(r.data_type) });
     }
+    const keys = await this.client.query<{ table_name: string; column_name: string }>(
+      `select k.table_name, k.column_name
+         from information_schema.table_constraints c
+         join information_schema.key_column_usage k on k.constraint_schema = c.constraint_schema and k.constraint_name = c.constraint_name and k.table_name = c.table_name
+        where c.table_schema = current_schema() and c.constraint_type = 'PRIMARY KEY'
+        order by k.table_name, k.ordinal_position`,
+    );
+    for (const k of keys.rows) out.get(k.table_name)?.order.push(k.column_name);
+    for (const t of out.values()) if (t.order.length === 0) t.order = t.columns.map((c) => c.name);
     return [...out.values()];
   }
 
@@ -111,7 +122,12 @@ export class PgTarget {
     return rows[0]?.present === true;
   }
 
-  /** Records the start of a migration: a line per table, nothing copied yet. */
+  /**
+   * Records the start of a migration: a line per table, nothing copied yet. The tables' indexes
+   * that back no constraint are set aside (their definitions kept in the progress table) and built
+   * once every row is in, as pg_restore does: PostgreSQL builds an index over loaded rows far
+   * faster than it maintains it row by row. Primary keys stay, so a row copied twice would fail.
+   */
   async startProgress(tables: readonly Omit<TableProgress, 'afterRowid' | 'copied' | 'done'>[]): Promise<void> {
     await this.client.query('begin');
     try {
@@ -119,8 +135,20 @@ export class PgTarget {
         `create table ${PROGRESS_TABLE} (table_name text primary key, source_rows bigint not null, source_max_rowid bigint not null,
            after_rowid bigint not null, copied bigint not null, done boolean not null)`,
       );
+      await this.client.query(`create table ${DEFERRED_INDEXES} (name text primary key, definition text not null)`);
       for (const t of tables) {
         await this.client.query(`insert into ${PROGRESS_TABLE} values ($1, $2, $3, 0, 0, false)`, [t.table, t.sourceRows, t.sourceMaxRowid]);
+      }
+      const { rows } = await this.client.query<{ indexname: string; indexdef: string }>(
+        `select i.indexname, i.indexdef from pg_indexes i
+          where i.schemaname = current_schema() and i.tablename = any($1::text[])
+            and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.connamespace = (select oid from pg_namespace where nspname = current_schema()))
+          order by i.indexname`,
+        [tables.map((t) => t.table)],
+      );
+      for (const r of rows) {
+        await this.client.query(`insert into ${DEFERRED_INDEXES} values ($1, $2)`, [r.indexname, r.indexdef]);
+        await this.client.query(`drop index ${quote(r.indexname)}`);
       }
       await this.client.query('commit');
     } catch (err) {
@@ -167,6 +195,29 @@ export class PgTarget {
     await this.client.query(`update ${PROGRESS_TABLE} set done = true where table_name = $1`, [table]);
   }
 
+  /**
+   * Builds the indexes set aside at the start, each in a transaction of its own with its line
+   * deleted: an interruption here too is resumed where it stopped. `onStart` hears how many there are.
+   */
+  async buildDeferredIndexes(onStart: (count: number) => void): Promise<void> {
+    const { rows } = await this.client.query<{ name: string; definition: string }>(`select name, definition from ${DEFERRED_INDEXES} order by name`);
+    if (rows.length > 0) onStart(rows.length);
+    // Index builds sort in memory up to this, per build (PostgreSQL's default is 64 MB).
+    await this.client.query(`set maintenance_work_mem = '256MB'`);
+    for (const r of rows) {
+      await this.client.query('begin');
+      try {
+        await this.client.query(r.definition);
+        await this.client.query(`delete from ${DEFERRED_INDEXES} where name = $1`, [r.name]);
+        await this.client.query('commit');
+      } catch (err) {
+        await this.client.query('rollback').catch(() => undefined);
+        throw err;
+      }
+    }
+    await this.client.query('reset maintenance_work_mem');
+  }
+
   /** Every column a sequence feeds (bigserial, identity). */
   async serialColumns(): Promise<SerialColumn[]> {
     const { rows } = await this.client.query<SerialColumn>(
@@ -191,11 +242,20 @@ export class PgTarget {
     return Number(last);
   }
 
-  /** The rows of `table` read back in full and summed up in canonical form (copy-text.ts), row by row. */
+  /**
+   * The rows of `table` read back in full, in its key order, and summed up in canonical form
+   * (copy-text.ts). Text sorts by its bytes ("C"), as SQLite's BINARY collation sorts it, and nulls
+   * first, as SQLite puts them: both sides then give the rows in one order.
+   */
   async checksum(table: TargetTable, onRow: () => void): Promise<RowChecksum> {
     const sum = new RowChecksum();
     const kinds = table.columns.map((c) => c.kind ?? 'text');
-    await copyOutLines(this.client, `copy (select ${table.columns.map((c) => quote(c.name)).join(', ')} from ${quote(table.name)}) to stdout`, (line) => {
+    const order = table.order
+      .map((name) => `${quote(name)}${table.columns.find((c) => c.name === name)?.kind === 'text' ? ' collate "C"' : ''} nulls first`)
+      .join(', ');
+    // The sort of a table whose key is not in the collation of its index spills to disk below this.
+    await this.client.query(`set work_mem = '256MB'`);
+    await copyOutLines(this.client, `copy (select ${table.columns.map((c) => quote(c.name)).join(', ')} from ${quote(table.name)} order by ${order}) to stdout`, (line) => {
       const fields = decodeCopyLine(line);
       sum.add(fields.map((f, i) => canonicalOfCopied(f, kinds[i])));
       onRow();
@@ -205,7 +265,7 @@ export class PgTarget {
 
   /** Ends a verified migration: the progress table goes, and the planner gets statistics of the new rows. */
   async finish(): Promise<void> {
-    await this.client.query(`drop table if exists ${PROGRESS_TABLE}`);
+    await this.client.query(`drop table if exists ${PROGRESS_TABLE}, ${DEFERRED_INDEXES}`);
     await this.client.query('analyze');
   }
 }

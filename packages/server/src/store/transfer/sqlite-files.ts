@@ -158,9 +158,9 @@ export class SqliteFile {
     });
   }
 
-  /** Every row's values of `columns`, one at a time (a table of any size in flat memory). */
-  *allRows(table: string, columns: readonly string[]): Generator<SourceValue[]> {
-    const stmt = this.db.prepare(`select ${columns.map(quote).join(', ')} from ${quote(table)}`).raw(true).safeIntegers(true);
+  /** Every row's values of `columns` in the order of `orderBy` (ascending, nulls first), one at a time: a table of any size in flat memory. */
+  *allRows(table: string, columns: readonly string[], orderBy: readonly string[]): Generator<SourceValue[]> {
+    const stmt = this.db.prepare(`select ${columns.map(quote).join(', ')} from ${quote(table)} order by ${orderBy.map(quote).join(', ')}`).raw(true).safeIntegers(true);
     for (const r of stmt.iterate()) yield sourceValues(r);
   }
 

@@ -20,3 +20,6 @@ export const PER_NODE_TABLES: readonly string[] = ['consensus_leases'];
 
 /** The target's record of an unfinished migration, one row per table; dropped once it is verified. */
 export const PROGRESS_TABLE = 'svc_migrate_store_progress';
+
+/** The indexes an unfinished migration set aside to build after the rows (store/transfer/pg-target.ts). */
+export const DEFERRED_INDEXES = 'svc_migrate_store_indexes';
