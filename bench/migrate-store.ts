@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const rows = rounds[0].rows;
   const lines = [
-    `bench/migrate-store — ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ${(await admin((c) => c.query<{ v: string }>('show server_version'))).rows[0].v} PostgreSQL; ` +
+    `bench/migrate-store — ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ${(await admin((c) => c.query<{ v: string }>("select current_setting('server_version') as v"))).rows[0].v} PostgreSQL; ` +
       `${path.relative(ROOT, DATA_DIR)}/svc.db (${fmt(fs.statSync(path.join(DATA_DIR, 'svc.db')).size / 1e6)} MB), ${fmt(rows)} rows`,
     '',
     '| round | migrate-store: copy s (rows/s) | migrate-store: whole run s, verification included (rows/s) | pg_restore s (rows/s) | pg_restore ÷ migrate-store (whole run) |',

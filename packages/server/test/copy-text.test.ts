@@ -2,7 +2,19 @@
 // what is written reads back as the same value, PostgreSQL's own spellings canonicalise to the
 // SQLite value's, and the table checksum changes with a changed, missing, doubled or moved row.
 import { describe, expect, it } from 'vitest';
-import { canonicalOf, canonicalOfCopied, copyField, CopyValueError, decodeCopyLine, escapeText, floatText, RowChecksum, type ColumnKind } from '../src/store/transfer/copy-text.js';
+import {
+  canonicalLineOf,
+  canonicalLineOfCopied,
+  canonicalOf,
+  canonicalOfCopied,
+  copyField,
+  CopyValueError,
+  decodeCopyLine,
+  escapeText,
+  floatText,
+  RowChecksum,
+  type ColumnKind,
+} from '../src/store/transfer/copy-text.js';
 
 /** A deterministic generator, so a failure names a reproducible case. */
 function random(seed: number): () => number {
@@ -67,6 +79,22 @@ describe('COPY text', () => {
     // What PostgreSQL writes back for the bytea, once COPY's escaping is undone.
     expect(decodeCopyLine(field)).toEqual(['\\x0001fe5c']);
     expect(canonicalOfCopied('\\x0001fe5c', 'bytes')).toBe(canonicalOf(bytes, 'bytes'));
+  });
+
+  it('a line as PostgreSQL writes it has the canonical line of the SQLite row it was copied from', () => {
+    const kinds: ColumnKind[] = ['int', 'text', 'float', 'bool', 'bytes', 'text', 'float'];
+    const sqliteRow = [42n, 'a\tb\\c\nd', 1e-7, 1n, Buffer.from([0xde, 0xad]), null, 0.5];
+    // PostgreSQL's COPY TO of the same row: its own float spelling, t for true, bytea as \\x…
+    const pgLine = ['42', 'a\\tb\\\\c\\nd', '1e-07', 't', '\\\\xdead', '\\N', '0.5'].join('\t');
+    expect(canonicalLineOfCopied(pgLine, kinds)).toBe(canonicalLineOf(sqliteRow, kinds));
+    // A table of integers and text alone is hashed as PostgreSQL wrote it.
+    expect(canonicalLineOfCopied('7\tx\\ty', ['int', 'text'])).toBe(canonicalLineOf([7n, 'x\ty'], ['int', 'text']));
+    const sum = (line: string) => {
+      const c = new RowChecksum();
+      c.addLine(line);
+      return c.hex();
+    };
+    expect(sum(canonicalLineOfCopied(pgLine, kinds))).toBe(sum(canonicalLineOf(sqliteRow, kinds)));
   });
 
   it('a value its column cannot hold is an error naming it, not a silent change', () => {

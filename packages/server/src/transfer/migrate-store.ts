@@ -2,7 +2,7 @@ import { SecretBox, type SecretKey } from '../domain/secrets/sealed.js';
 import { Progress } from '../cli/progress.js';
 import { keyMismatch } from '../secrets/key.js';
 import { openDb } from '../store/db.js';
-import { canonicalOf, copyField, CopyValueError, RowChecksum, type ColumnKind } from '../store/transfer/copy-text.js';
+import { canonicalLineOf, canonicalOf, copyField, CopyValueError, RowChecksum, type ColumnKind } from '../store/transfer/copy-text.js';
 import { PgTarget, type TableProgress, type TargetTable } from '../store/transfer/pg-target.js';
 import { knownMigrations, schemaStanding } from '../store/transfer/schema-version.js';
 import { openExclusive, type SqliteFile, type SqliteTable } from '../store/transfer/sqlite-files.js';
@@ -182,7 +182,7 @@ async function copyAndVerify(source: SqliteFile, target: PgTarget, known: string
   const vbar = new Progress(o.log, total * 2);
   const checks: TableCheck[] = [];
   for (const p of plans) {
-    const tick = () => vbar.add(1, 0);
+    const tick = (n: number) => vbar.add(n, 0);
     const [sum, back] = await Promise.all([sourceChecksum(source, p, tick), target.checksum(p.target, tick)]);
     checks.push({ table: p.table, sourceRows: sum.rows, targetRows: back.rows, sourceSum: sum.hex(), targetSum: back.hex() });
   }
@@ -284,14 +284,16 @@ async function copyTable(source: SqliteFile, target: PgTarget, p: Plan, line: Ta
  * turns of the event loop, while the target's side streams in (PgTarget.checksum): the two
  * databases are read at once.
  */
-async function sourceChecksum(source: SqliteFile, p: Plan, onRow: () => void): Promise<RowChecksum> {
+async function sourceChecksum(source: SqliteFile, p: Plan, onRows: (n: number) => void): Promise<RowChecksum> {
   const sum = new RowChecksum();
-  let n = 0;
   for (const values of source.allRows(p.table, p.columns, p.target.order)) {
-    sum.add(values.map((v, i) => canonicalOf(v, p.kinds[i])));
-    onRow();
-    if (++n % SLICE_ROWS === 0) await turn();
+    sum.addLine(canonicalLineOf(values, p.kinds));
+    if (sum.rows % SLICE_ROWS === 0) {
+      onRows(SLICE_ROWS);
+      await turn();
+    }
   }
+  onRows(sum.rows % SLICE_ROWS);
   return sum;
 }
 

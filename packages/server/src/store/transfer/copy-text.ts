@@ -125,6 +125,34 @@ export function canonicalOfCopied(text: string | null, kind: ColumnKind): string
   }
 }
 
+/** A canonical value as it stands in a canonical line: null as `\N`, text escaped as COPY escapes it. */
+const lineField = (v: string | null): string => (v === null ? NULL_FIELD : escapeText(v));
+
+/** The canonical line of a SQLite row: its values' canonical texts (canonicalOf), as COPY fields. */
+export function canonicalLineOf(values: readonly SourceValue[], kinds: readonly ColumnKind[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) line += (i > 0 ? '\t' : '') + lineField(canonicalOf(values[i], kinds[i]));
+  return line;
+}
+
+/**
+ * The canonical line of a line PostgreSQL's COPY TO wrote: the same text `canonicalLineOf` makes
+ * of the SQLite row it was copied from. Integers and text PostgreSQL already writes in the
+ * canonical form, escapes included, so a table of those alone is hashed as it arrives; only
+ * doubles (PostgreSQL spells exponents `1e-07`), booleans and bytes are rewritten.
+ */
+export function canonicalLineOfCopied(line: string, kinds: readonly ColumnKind[]): string {
+  if (kinds.every((k) => k === 'text' || k === 'int')) return line;
+  const fields = line.split('\t');
+  for (let i = 0; i < fields.length; i++) {
+    const k = kinds[i];
+    if (k === 'text' || k === 'int' || fields[i] === NULL_FIELD) continue;
+    // Doubles, booleans and hex hold no character COPY escapes, but for bytea's leading backslash.
+    fields[i] = lineField(canonicalOfCopied(k === 'bytes' ? fields[i].replace(/^\\\\/, '\\') : fields[i], k));
+  }
+  return fields.join('\t');
+}
+
 /**
  * A table's rows summed up: the count, and a SHA-256 over their canonical lines (fields in the
  * column order given, escaped as COPY escapes them, a newline after each) in the order they come,
@@ -136,13 +164,13 @@ export class RowChecksum {
   private readonly hash = crypto.createHash('sha256');
   private pending = '';
 
+  /** A row of canonical values (null for null). */
   add(canonicalRow: readonly (string | null)[]): void {
-    let line = '';
-    for (let i = 0; i < canonicalRow.length; i++) {
-      const v = canonicalRow[i];
-      if (i > 0) line += '\t';
-      line += v === null ? NULL_FIELD : escapeText(v);
-    }
+    this.addLine(canonicalRow.map(lineField).join('\t'));
+  }
+
+  /** A row as its canonical line (canonicalLineOf, canonicalLineOfCopied). */
+  addLine(line: string): void {
     this.pending += `${line}\n`;
     // Handed to the hash in pieces of some size: one call per row is most of its cost.
     if (this.pending.length > 65_536) this.flush();

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { PgPrimary, PG_CONNECT_TIMEOUT_MS } from '../pg-primary.js';
 import { parsePgUrl } from '../pg-targets.js';
-import { canonicalOfCopied, decodeCopyLine, kindOfPgType, RowChecksum, type ColumnKind } from './copy-text.js';
+import { canonicalLineOfCopied, kindOfPgType, RowChecksum, type ColumnKind } from './copy-text.js';
 import { copyIn, copyOutLines } from './pg-copy-stream.js';
 import { DEFERRED_INDEXES, PROGRESS_TABLE, SCHEMA_TABLES } from './tables.js';
 
@@ -39,6 +39,9 @@ export interface SerialColumn {
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Rows between two reports of a checksum's progress. */
+const PROGRESS_ROWS = 1000;
 
 /** The connection failed or the server refused: one line, never the password. */
 export class TargetError extends Error {}
@@ -247,7 +250,7 @@ export class PgTarget {
    * (copy-text.ts). Text sorts by its bytes ("C"), as SQLite's BINARY collation sorts it, and nulls
    * first, as SQLite puts them: both sides then give the rows in one order.
    */
-  async checksum(table: TargetTable, onRow: () => void): Promise<RowChecksum> {
+  async checksum(table: TargetTable, onRows: (n: number) => void): Promise<RowChecksum> {
     const sum = new RowChecksum();
     const kinds = table.columns.map((c) => c.kind ?? 'text');
     const order = table.order
@@ -256,10 +259,10 @@ export class PgTarget {
     // The sort of a table whose key is not in the collation of its index spills to disk below this.
     await this.client.query(`set work_mem = '256MB'`);
     await copyOutLines(this.client, `copy (select ${table.columns.map((c) => quote(c.name)).join(', ')} from ${quote(table.name)} order by ${order}) to stdout`, (line) => {
-      const fields = decodeCopyLine(line);
-      sum.add(fields.map((f, i) => canonicalOfCopied(f, kinds[i])));
-      onRow();
+      sum.addLine(canonicalLineOfCopied(line, kinds));
+      if (sum.rows % PROGRESS_ROWS === 0) onRows(PROGRESS_ROWS);
     });
+    onRows(sum.rows % PROGRESS_ROWS);
     return sum;
   }
 
