@@ -168,7 +168,7 @@ async function copyAndVerify(source: SqliteFile, target: PgTarget, known: string
   bar.draw(true);
   const copiedRows = bar.counts.records;
   if (o.signal?.aborted) throw new MigrateInterrupted('interrupted before the indexes were built; every row is copied: run the same command with --resume');
-  await target.buildDeferredIndexes((n) => o.log.write(`Building the ${n} indexes set aside during the copy\n`));
+  await target.buildDeferredIndexes((n) => o.log.write(`Building the ${n} keys and indexes set aside during the copy\n`));
   const copySeconds = (Date.now() - copyStarted) / 1000;
 
   const counters = source.autoincrementCounters();

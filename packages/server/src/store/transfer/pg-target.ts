@@ -126,10 +126,11 @@ export class PgTarget {
   }
 
   /**
-   * Records the start of a migration: a line per table, nothing copied yet. The tables' indexes
-   * that back no constraint are set aside (their definitions kept in the progress table) and built
-   * once every row is in, as pg_restore does: PostgreSQL builds an index over loaded rows far
-   * faster than it maintains it row by row. Primary keys stay, so a row copied twice would fail.
+   * Records the start of a migration: a line per table, nothing copied yet. The tables' indexes,
+   * primary keys and unique constraints are set aside (the statements that make them again kept
+   * on the target) and made once every row is in, as pg_restore does: PostgreSQL builds an index
+   * over loaded rows far faster than it maintains it row by row. A row copied twice would then
+   * fail its key when the key is made again (and the verification).
    */
   async startProgress(tables: readonly Omit<TableProgress, 'afterRowid' | 'copied' | 'done'>[]): Promise<void> {
     await this.client.query('begin');
@@ -138,7 +139,8 @@ export class PgTarget {
         `create table ${PROGRESS_TABLE} (table_name text primary key, source_rows bigint not null, source_max_rowid bigint not null,
            after_rowid bigint not null, copied bigint not null, done boolean not null)`,
       );
-      await this.client.query(`create table ${DEFERRED_INDEXES} (name text primary key, definition text not null)`);
+      // Built in `step` order: keys first (a later index may lean on nothing, but keys are what a failure should name).
+      await this.client.query(`create table ${DEFERRED_INDEXES} (name text primary key, step integer not null, definition text not null)`);
       for (const t of tables) {
         await this.client.query(`insert into ${PROGRESS_TABLE} values ($1, $2, $3, 0, 0, false)`, [t.table, t.sourceRows, t.sourceMaxRowid]);
       }
@@ -150,8 +152,18 @@ export class PgTarget {
         [tables.map((t) => t.table)],
       );
       for (const r of rows) {
-        await this.client.query(`insert into ${DEFERRED_INDEXES} values ($1, $2)`, [r.indexname, r.indexdef]);
+        await this.client.query(`insert into ${DEFERRED_INDEXES} values ($1, 2, $2)`, [r.indexname, r.indexdef]);
         await this.client.query(`drop index ${quote(r.indexname)}`);
+      }
+      const keys = await this.client.query<{ conname: string; relname: string; def: string }>(
+        `select c.conname, t.relname, pg_get_constraintdef(c.oid) as def from pg_constraint c join pg_class t on t.oid = c.conrelid
+          where c.contype in ('p', 'u') and t.relnamespace = (select oid from pg_namespace where nspname = current_schema()) and t.relname = any($1::text[])
+          order by c.conname`,
+        [tables.map((t) => t.table)],
+      );
+      for (const k of keys.rows) {
+        await this.client.query(`insert into ${DEFERRED_INDEXES} values ($1, 1, $2)`, [k.conname, `alter table ${quote(k.relname)} add constraint ${quote(k.conname)} ${k.def}`]);
+        await this.client.query(`alter table ${quote(k.relname)} drop constraint ${quote(k.conname)}`);
       }
       await this.client.query('commit');
     } catch (err) {
@@ -181,7 +193,9 @@ export class PgTarget {
    * so a resume starts exactly after the last batch that committed.
    */
   async copyBatch(table: string, columns: readonly string[], data: Buffer, rows: number, afterRowid: number, last: boolean): Promise<void> {
-    await this.client.query('begin');
+    // Without waiting for the WAL's flush: a crash of PostgreSQL may lose the last batches, but
+    // each with its progress line (one transaction), so a resume copies them again, and only them.
+    await this.client.query('begin; set local synchronous_commit = off');
     try {
       const took = await copyIn(this.client, `copy ${quote(table)} (${columns.map(quote).join(', ')}) from stdin`, data);
       if (took !== rows) throw new TargetError(`the target took ${took} rows of ${table} where ${rows} were sent`);
@@ -203,7 +217,7 @@ export class PgTarget {
    * deleted: an interruption here too is resumed where it stopped. `onStart` hears how many there are.
    */
   async buildDeferredIndexes(onStart: (count: number) => void): Promise<void> {
-    const { rows } = await this.client.query<{ name: string; definition: string }>(`select name, definition from ${DEFERRED_INDEXES} order by name`);
+    const { rows } = await this.client.query<{ name: string; definition: string }>(`select name, definition from ${DEFERRED_INDEXES} order by step, name`);
     if (rows.length > 0) onStart(rows.length);
     // Index builds sort in memory up to this, per build (PostgreSQL's default is 64 MB).
     await this.client.query(`set maintenance_work_mem = '256MB'`);
