@@ -11,7 +11,7 @@ const SQL_DRIVERS = ['kysely', 'pg', 'better-sqlite3'].map((name) => ({ name, me
 /** The store's means of writing SQL by hand: statement texts, their cache, row decoding, COPY. */
 const SQL_HELPERS = [
   {
-    group: ['**/store/write-tx.js', '**/store/row-reader.js', '**/store/statement-cache.js', '**/store/pg-copy.js', '**/store/scope-sql.js'],
+    group: ['**/store/sql/write-tx.js', '**/store/sql/row-reader.js', '**/store/sql/statement-cache.js', '**/store/sql/pg-copy.js', '**/store/sql/scope-sql.js'],
     message: "SQL on a table lives in its owner's repository in store/ (docs/architecture.md, \"Persistence\").",
   },
 ];
@@ -22,7 +22,7 @@ const SQL_MEMBER = 'MemberExpression[property.name=/^(kysely|pgPool|sqliteFile|s
  * and row ↔ record mappers, never a repository (docs/architecture.md, "Parts and layers"): a
  * migration is fixed once shipped, and a repository changes with the code of the day.
  */
-const MIGRATION_STORE_LEAVES = ['migrations[\\w-]*', 'event-json', 'event-rows', 'columns', 'types', '[\\w-]+-types'];
+const MIGRATION_STORE_LEAVES = ['events/json', 'events/rows', 'sql/columns', 'sql/database', '[\\w-]+/types'];
 const HTTP_FRAMEWORK = ['fastify', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/type-provider-typebox'].map((name) => ({ name, message: 'Fastify belongs to http/, routes/ and app.ts.' }));
 const NETWORK = ['node:net', 'node:dns', 'node:http', 'node:https', 'node:tls', 'undici', 'ws', 'node:fs', 'node:child_process'].map((name) => ({
   name,
@@ -75,11 +75,12 @@ export default tseslint.config(
   }),
   // Migrations import no repository (docs/architecture.md, "Parts and layers"), and nothing of
   // the layers above the store; the store's own rule above still holds.
-  layer(['packages/server/src/store/migrations*.ts'], {
+  layer(['packages/server/src/store/migrations/*.ts'], {
     paths: HTTP_FRAMEWORK,
     patterns: [
-      { regex: `^\\./(?!(${MIGRATION_STORE_LEAVES.join('|')})\\.js$)`, message: 'A migration imports other migrations and the store\'s leaf modules only, never a repository (docs/architecture.md).' },
-      { regex: '^\\.\\./(?!domain/)', message: 'A migration imports the domain only, never a repository or a feature (docs/architecture.md).' },
+      { regex: '^\\./(?!\\d{4}-[\\w-]+\\.js$)', message: 'A migration imports other migrations (store/migrations/NNNN-*.ts) by their numbered files.' },
+      { regex: `^\\.\\./(?!(${MIGRATION_STORE_LEAVES.join('|')})\\.js$|\\.\\./)`, message: 'A migration imports other migrations and the store\'s leaf modules only, never a repository (docs/architecture.md).' },
+      { regex: '^\\.\\./\\.\\./(?!domain/)', message: 'A migration imports the domain only, never a repository or a feature (docs/architecture.md).' },
     ],
   }),
   // Routes validate, call a feature or a repository, and map errors: no SQL, no drivers.
@@ -87,7 +88,7 @@ export default tseslint.config(
     paths: DRIVERS,
     patterns: [
       ...SQL_HELPERS,
-      { group: ['**/store/db.js'], message: 'Routes get repositories, not the database handle.' },
+      { group: ['**/store/sql/db.js'], message: 'Routes get repositories, not the database handle.' },
       { group: ['**/services.js'], message: 'A route plugin declares the parts it uses and app.ts hands them over (docs/architecture.md).' },
     ],
   }),

@@ -135,7 +135,7 @@ async function floors(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-floor-'));
   const db = new SQLite(path.join(dir, 'floor.db'));
   try {
-    // As store/db.ts opens the single node's file.
+    // As store/sql/db.ts opens the single node's file.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec(FLOOR_TABLE);

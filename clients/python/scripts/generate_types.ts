@@ -61,6 +61,11 @@ const RECORDS: Record_[] = [
   { name: 'Period', schema: S.Period, doc: 'A period of play: ``unit`` (half, quarter, round, ...), its number and label.' },
   { name: 'Play', schema: S.Play, doc: 'An official play (``schema`` ``svc.play.v1``).' },
   { name: 'PlayInput', schema: S.PlayInput, doc: 'An official play to append with ``svc.plays.create``; ``event_type`` ``final`` ends the game.' },
+  {
+    name: 'PlayWithdrawalInput',
+    schema: S.PlayWithdrawalInput,
+    doc: 'A correction for ``svc.plays.create`` (or ``svc.plays.withdraw``): withdraws the confirmed score ``withdraws`` names, its play (``seq``) or its event (``evt_…``).',
+  },
   { name: 'StandingsRow', schema: S.StandingsRow, doc: 'One competitor in a standings table; soccer adds ``drawn`` and ``points``, basketball ``pct`` and ``games_behind``.' },
   { name: 'StandingsTable', schema: S.StandingsTable, doc: 'One table: a tournament group (``Group A``) or the whole season (``group`` ``None``).' },
   { name: 'Standings', schema: S.Standings, doc: 'The answer of ``GET /v1/standings``: the tables and the time of the newest play or event they count.' },

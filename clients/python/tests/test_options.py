@@ -41,6 +41,7 @@ CALLS: List[Tuple[str, Tuple[Any, ...], Dict[str, Any], str, str]] = [
     ("games.events", ("soccer_21728",), {}, "GET", "/v1/games/soccer_21728/events"),
     ("reports.create", ({"game_id": "soccer_1", "team": "ARG", "points": 1},), {}, "POST", "/v1/reports"),
     ("plays.create", ("soccer_wc_1", PLAY), {}, "POST", "/v1/competitions/soccer_wc_1/plays"),
+    ("plays.withdraw", ("soccer_wc_1", "evt_000000000001"), {}, "POST", "/v1/competitions/soccer_wc_1/plays"),
     ("webhooks.create", (), {"url": "https://example.com/hook"}, "POST", "/v1/webhooks"),
     ("webhooks.list", (), {}, "GET", "/v1/webhooks"),
     ("webhooks.get", ("we_1",), {}, "GET", "/v1/webhooks/we_1"),

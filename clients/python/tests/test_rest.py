@@ -5,7 +5,7 @@ import asyncio
 from typing import List
 
 from conftest import GamePool, Keys, SvcProcess, team_code
-from svc_client import AsyncPage, AsyncSvc, Svc, SyncPage
+from svc_client import AsyncPage, AsyncSvc, ConflictError, Svc, SyncPage
 
 
 def test_me_reference_data_and_competitions(server: SvcProcess, keys: Keys) -> None:
@@ -94,3 +94,13 @@ def test_reports_and_official_plays_are_written(server: SvcProcess, keys: Keys, 
         plays: List[object] = list(source.competitions.plays(str(game["competition_id"])))
         assert stored[0] in plays
         assert source.games.get(str(game["id"]))["status"] == "live"
+        # The basket is withdrawn after review: by its seq, then a second time by its event (409).
+        [fix] = source.plays.withdraw(str(game["competition_id"]), stored[0]["seq"], clock="11:40")
+        assert fix["event_type"] == "score_withdrawn" and fix["points"] == -2 and fix["withdraws"] == str(stored[0]["seq"])
+        retracted = fix.get("retracted_id")
+        assert retracted is not None and retracted.startswith("evt_")
+        try:
+            source.plays.withdraw(str(game["competition_id"]), retracted)
+            raise AssertionError("a score withdrawn twice")
+        except ConflictError as err:
+            assert err.code == "already_withdrawn" and err.param == "withdraws"

@@ -34,6 +34,7 @@ import type {
   PageQuery,
   Play,
   PlayInput,
+  PlayWithdrawalInput,
   Player,
   Replay,
   ReplayInput,
@@ -178,12 +179,21 @@ export class Reports extends Resource {
 }
 
 export class Plays extends Resource {
-  /** Official plays for a competition (product `source`): one, or a batch of up to 500. */
-  create(competitionId: string, play: PlayInput, options?: RequestOptions): APIPromise<Play>;
+  /** Official plays for a competition (product `source`): one, or a batch of up to 500; one correction (`score_withdrawn`) on its own. */
+  create(competitionId: string, play: PlayInput | PlayWithdrawalInput, options?: RequestOptions): APIPromise<Play>;
   create(competitionId: string, plays: readonly PlayInput[], options?: RequestOptions): APIPromise<Play[]>;
-  create(competitionId: string, input: PlayInput | readonly PlayInput[], options?: RequestOptions): APIPromise<Play | Play[]> {
+  create(competitionId: string, input: PlayInput | PlayWithdrawalInput | readonly PlayInput[], options?: RequestOptions): APIPromise<Play | Play[]> {
     const batch = isList(input);
     return this.one<Play[]>({ method: 'POST', path: `/v1/competitions/${seg(competitionId)}/plays`, body: batch ? { plays: input } : input, options }).map((data) => (batch ? data : data[0]));
+  }
+
+  /**
+   * Withdraws a confirmed score, crowd or official (a goal disallowed after review; docs/corrections.md):
+   * `withdraws` names its play (`seq`) or its event (`evt_…`). Returns the correction's play; a
+   * `score_retracted` event naming the score follows on the stream, webhooks and the change feed.
+   */
+  withdraw(competitionId: string, input: Omit<PlayWithdrawalInput, 'event_type'>, options?: RequestOptions): APIPromise<Play> {
+    return this.create(competitionId, { ...input, event_type: 'score_withdrawn' }, options);
   }
 }
 

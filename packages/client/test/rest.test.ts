@@ -112,6 +112,12 @@ describe('REST resources against a real svc', () => {
       { game_id: game.id, team, points: 1, ref: 'client-test-3' },
     ]);
     expect(batch).toHaveLength(2);
+    // A goal disallowed after review: withdrawn by its seq; a second withdrawal is a ConflictError.
+    const withdrawn = await s.svc.plays.withdraw(game.competition_id, { withdraws: one.seq });
+    expect(withdrawn).toMatchObject({ event_type: 'score_withdrawn', withdraws: String(one.seq), competitor_id: competitor, points: -1, seq: 4 });
+    expect(withdrawn.retracted_id).toMatch(/^evt_/);
+    await expect(s.svc.plays.withdraw(game.competition_id, { withdraws: withdrawn.retracted_id ?? '' })).rejects.toMatchObject({ status: 409, code: 'already_withdrawn', param: 'withdraws' });
+    await expect(s.svc.plays.create(game.competition_id, { event_type: 'score_withdrawn', withdraws: 'evt_000099999999' })).rejects.toMatchObject({ status: 400, code: 'withdraws_unknown' });
   });
 
   it('webhooks: create, list, get, update, deliveries, replay, rotateSecret, enable, delete; notifications', async () => {

@@ -56,6 +56,10 @@ export const ERROR_CODES = spec({
   invalid_points: { type: 'invalid_request', status: 400, description: 'The points cannot be scored at once in the sport.' },
   competitor_not_in_competition: { type: 'invalid_request', status: 400, description: 'A play names a competitor outside the competition.' },
   play_after_final: { type: 'invalid_request', status: 400, description: 'A play follows the final play of its batch.' },
+  withdraws_unknown: { type: 'invalid_request', status: 400, description: 'A `score_withdrawn` play’s `withdraws` names no play of the competition and no event (docs/corrections.md).' },
+  withdraws_other_game: { type: 'invalid_request', status: 400, description: 'A `score_withdrawn` play’s `withdraws` names an event of another game.' },
+  withdraws_not_a_score: { type: 'invalid_request', status: 400, description: 'A `score_withdrawn` play’s `withdraws` names something that is not a confirmed score: a play without points, a provisional event never confirmed, a status event, a retraction or a correction.' },
+  withdrawal_not_alone: { type: 'invalid_request', status: 400, description: 'A `score_withdrawn` play came in a batch with other plays; post it on its own.' },
   invalid_url: { type: 'invalid_request', status: 400, description: 'The webhook URL is not an allowed absolute URL.' },
   unknown_sport: { type: 'invalid_request', status: 400, description: 'A webhook endpoint names an unknown sport.' },
   unsupported_tier: { type: 'invalid_request', status: 400, description: 'Webhooks deliver confirmed events only.' },
@@ -85,6 +89,7 @@ export const ERROR_CODES = spec({
   route_not_found: { type: 'not_found', status: 404, description: 'No such method and path.' },
   // 409 conflict
   competition_final: { type: 'conflict', status: 409, description: 'The competition is final; it takes no more plays.' },
+  already_withdrawn: { type: 'conflict', status: 409, description: 'The score a `score_withdrawn` play names was withdrawn already (by an earlier correction or by the final result).' },
   game_final: { type: 'conflict', status: 409, description: 'The game is final; it takes no more reports.' },
   game_not_live: { type: 'conflict', status: 409, description: 'Reports are taken on game day only, and never for a postponed or cancelled game.' },
   invalid_transition: { type: 'conflict', status: 409, description: 'The competition cannot move from its status to the one asked for (docs/schedule.md lists the transitions), or a play would make it.' },

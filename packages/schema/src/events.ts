@@ -26,6 +26,19 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const TIERS = ['provisional', 'confirmed'] as const;
 export type Tier = (typeof TIERS)[number];
 
+/**
+ * The two kinds of `score_retracted` (docs/corrections.md), told apart by `tier`: a provisional
+ * that was never confirmed is withdrawn by a `provisional` one (`event_type` `score_retracted`);
+ * a confirmed score that turned out wrong is corrected by a `confirmed` one, whose `event_type`
+ * says why: `score_withdrawn` (an official source withdrew it) or `final_contradicted` (the
+ * official final score cannot hold it).
+ */
+export const CORRECTION_EVENT_TYPES = ['score_withdrawn', 'final_contradicted'] as const;
+export type CorrectionEventType = (typeof CORRECTION_EVENT_TYPES)[number];
+
+const RETRACTED_ID =
+  'On `score_retracted`: the event withdrawn. Tier `provisional`: a provisional never confirmed; tier `confirmed`: a confirmed score corrected (docs/corrections.md).';
+
 /** A scoring event as REST lists and the export return it: every field of svc.event.v1. */
 export const ScoreEvent = Type.Object(
   {
@@ -42,7 +55,7 @@ export const ScoreEvent = Type.Object(
     ts: Type.String(),
     confidence: Confidence,
     provisional_id: Type.Optional(Type.String()),
-    retracted_id: Type.Optional(Type.String()),
+    retracted_id: Type.Optional(Type.String({ description: RETRACTED_ID })),
     schema: Type.Literal(EVENT_SCHEMA),
   },
   { additionalProperties: false, title: 'ScoreEvent' },
@@ -93,7 +106,7 @@ export const WireScoreEvent = Type.Object(
     ts: ScoreEvent.properties.ts,
     confidence: Confidence,
     provisional_id: Type.Optional(Type.String({ description: 'On a confirmed event: the provisional event it confirms.' })),
-    retracted_id: Type.Optional(Type.String({ description: 'On `score_retracted`: the provisional event withdrawn.' })),
+    retracted_id: Type.Optional(Type.String({ description: RETRACTED_ID })),
     schema: Type.Literal(EVENT_SCHEMA),
   },
   { additionalProperties: false, title: 'WireScoreEvent' },

@@ -184,11 +184,18 @@ export const Play = Type.Object(
     state: Type.Record(Type.String(), Type.Integer(), { description: 'Running score by role.' }),
     source: Type.String(),
     ts: Type.String(),
+    withdraws: Type.Optional(
+      Type.String({ description: 'On a `score_withdrawn` play: the play (its `seq`) or the event (`evt_…`) it withdraws, as the source named it (docs/corrections.md).' }),
+    ),
+    retracted_id: Type.Optional(Type.String({ description: 'On a `score_withdrawn` play: the confirmed event its `score_retracted` event retracted.' })),
     schema: Type.Literal(PLAY_SCHEMA),
   },
   { additionalProperties: false },
 );
 export type Play = Static<typeof Play>;
+
+/** The play type of an official correction (docs/corrections.md). */
+export const SCORE_WITHDRAWN = 'score_withdrawn';
 
 
 export const ListOf = <T extends TSchema>(item: T) =>
@@ -266,6 +273,32 @@ export const PlayInput = Type.Object(
   { additionalProperties: false },
 );
 export type PlayInput = Static<typeof PlayInput>;
+
+/**
+ * An official correction (docs/corrections.md): the source withdraws a confirmed score, a goal
+ * disallowed after review. `withdraws` names the play (its `seq` in the competition, as a number
+ * or a string) or the confirmed event (`evt_…`, crowd or official). `competitor_id` and `points`,
+ * when given, must be the withdrawn score's; `period` defaults to the withdrawn score's.
+ */
+export const PlayWithdrawalInput = Type.Object(
+  {
+    event_type: Type.Literal(SCORE_WITHDRAWN),
+    withdraws: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 1 })], {
+      description: 'The play (`seq`) or the confirmed event (`evt_…`) withdrawn.',
+    }),
+    period: Type.Optional(PlayInput.properties.period),
+    competitor_id: Type.Optional(PlayInput.properties.competitor_id),
+    points: Type.Optional(PlayInput.properties.points),
+    clock: PlayInput.properties.clock,
+    ts: PlayInput.properties.ts,
+    source: PlayInput.properties.source,
+  },
+  { additionalProperties: false },
+);
+export type PlayWithdrawalInput = Static<typeof PlayWithdrawalInput>;
+
+/** What `POST /v1/competitions/{id}/plays` takes per play: a play, or a correction. */
+export type AnyPlayInput = PlayInput | PlayWithdrawalInput;
 
 export const MAX_PLAY_BATCH = 500;
 export const PlayBatch = Type.Object({ plays: Type.Array(PlayInput, { minItems: 1, maxItems: MAX_PLAY_BATCH }) }, { additionalProperties: false });

@@ -16,8 +16,8 @@ import path from 'node:path';
 import { wireEvent } from '@svc/schema';
 import { importArchive } from '../src/archive/index.js';
 import { signPayload } from '../src/domain/webhooks/signature.js';
-import { eventRecord } from '../src/store/event-rows.js';
-import { openDb } from '../src/store/db.js';
+import { eventRecord } from '../src/store/events/rows.js';
+import { openDb } from '../src/store/sql/db.js';
 
 /** Where the vectors live: beside the wire shapes they are samples of. */
 export const VECTORS_DIR = path.resolve(import.meta.dirname, '../../schema/test-vectors');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseSecretKey, type SecretKey } from './domain/secrets/sealed.js';
-import { PgUrlError, parsePgUrl } from './store/pg-targets.js';
+import { PgUrlError, parsePgUrl } from './store/sql/pg-targets.js';
 
 /** Typed configuration, read from the environment once at start and passed in from there. */
 export interface Config {

@@ -9,7 +9,7 @@ import { loadWorldCup, readCsv, WC_YEARS } from '../src/archive/sources.js';
 import { tmpDir as helperTmpDir } from './helpers.js';
 import { canonicalTeamName, CodeAllocator } from '../src/archive/teams.js';
 import { kickoffUtc, parseUtcOffset } from '../src/archive/venues.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
 import { PG_ADMIN_URL, pgReachable } from './templates.setup.js';
 
 const TODAY = '2026-11-22';

@@ -6,7 +6,7 @@ import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { systemClock } from '../src/domain/clock.js';
 import { TRANSITIONS } from '../src/domain/schedule/lifecycle.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
 import { expectError } from './contract.js';
 import { auth, engines, freshDb, listen, ManualClock, testApp, testConfig, type TestApp } from './helpers.js';
 import { connect } from './ws-client.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { openDb } from '../src/store/db.js';
+import { openDb } from '../src/store/sql/db.js';
 import { auth, testConfig, tmpDir } from './helpers.js';
 import { runSvc, seededDataDir, startSvc } from './process.js';
 

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
 import { auth, freshDb, testConfig } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';
 

@@ -6,8 +6,8 @@ import { PLANS } from '../src/domain/plans.js';
 import type { Principal } from '../src/domain/scopes.js';
 import { createLive, type Live } from '../src/live/index.js';
 import { InProcessNetwork } from '../src/live/router.js';
-import type { Db } from '../src/store/db.js';
-import { EventLog } from '../src/store/events.js';
+import type { Db } from '../src/store/sql/db.js';
+import { EventLog } from '../src/store/events/events.js';
 import { engines, freshDb } from './helpers.js';
 
 /**

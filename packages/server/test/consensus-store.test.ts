@@ -1,9 +1,9 @@
 import { createQueryId, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONSENSUS_OPTIONS } from '../src/domain/consensus/options.js';
-import { ConsensusStore } from '../src/store/consensus.js';
-import type { Db } from '../src/store/db.js';
-import type { ReportTable } from '../src/store/types.js';
+import { ConsensusStore } from '../src/store/consensus/store.js';
+import type { Db } from '../src/store/sql/db.js';
+import type { ReportTable } from '../src/store/consensus/types.js';
 import { engines, freshDb } from './helpers.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CopyFormatError, linesFromBinaryCopy, type CopyFormatReason } from '../src/store/copy-lines.js';
-import { eventJson } from '../src/store/event-json.js';
+import { CopyFormatError, linesFromBinaryCopy, type CopyFormatReason } from '../src/store/sql/copy-lines.js';
+import { eventJson } from '../src/store/events/json.js';
 
 /** A binary COPY of (seq bigint, json_tail text) as PostgreSQL writes it (its docs, "Binary Format"). */
 function binaryCopy(rows: { seq: number | bigint; tail: string | null }[], opts: { flags?: number; extension?: Buffer; fields?: number; seqWidth?: number } = {}): Buffer {

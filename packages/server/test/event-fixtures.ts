@@ -1,4 +1,4 @@
-import type { NewEvent } from '../src/store/events.js';
+import type { NewEvent } from '../src/store/events/events.js';
 
 /** What a confirmed event needs to know of its game: a row of GET /v1/games and its competition's season. */
 export interface GameOfEvent {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { copyPageSql, PgEventLines, type EventLineQuery } from '../src/store/event-lines.js';
-import { CopyTooLarge, copyOut } from '../src/store/pg-copy.js';
-import { PgRowReader, SqlBuilder } from '../src/store/row-reader.js';
-import { eventJson } from '../src/store/event-json.js';
+import { copyPageSql, PgEventLines, type EventLineQuery } from '../src/store/events/lines.js';
+import { CopyTooLarge, copyOut } from '../src/store/sql/pg-copy.js';
+import { PgRowReader, SqlBuilder } from '../src/store/sql/row-reader.js';
+import { eventJson } from '../src/store/events/json.js';
 import { engines, freshDb } from './helpers.js';
 
 const postgres = engines().filter((e) => e === 'postgres');

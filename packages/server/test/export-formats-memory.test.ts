@@ -17,7 +17,7 @@ import { tmpDir } from './helpers.js';
  * process would die out of memory, while streamed they need a few row groups and buffers. A cap, unlike a
  * sampled peak, does not count garbage the collector has not yet taken, which a busy machine
  * leaves lying longer. The same export from a real 1M-event database is measured by
- * bench/export.ts --formats (peak RSS of the server, bench/RESULTS.md "Export formats").
+ * bench/export.ts --formats (peak RSS of the server, bench/history/2026-11-29.md "Export formats").
  */
 const EVENTS = 1_000_000;
 const HEAP_CAP_MIB = 64;

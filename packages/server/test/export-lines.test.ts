@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storedEventRow } from '../src/store/event-json.js';
+import { storedEventRow } from '../src/store/events/json.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';
 import { rawDataItems } from './raw-json.js';
 
 /**
- * The database writes most of an export line (store/event-lines.ts): its JSON must be the REST
+ * The database writes most of an export line (store/events/lines.ts): its JSON must be the REST
  * serializer's for every value it may hold, not only the tidy ones of the archive.
  */
 describe.each(engines())('export lines against the REST serializer, odd values included (%s)', (engine) => {

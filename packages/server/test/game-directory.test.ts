@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/domain/clock.js';
 import { GameDirectory } from '../src/live/games.js';
-import { CompetitionRepo } from '../src/store/competitions.js';
-import type { Db } from '../src/store/db.js';
+import { CompetitionRepo } from '../src/store/reference/competitions.js';
+import type { Db } from '../src/store/sql/db.js';
 import { freshDb } from './helpers.js';
 
 describe('the game directory of a node (live/games.ts)', () => {

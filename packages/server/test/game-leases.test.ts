@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/domain/clock.js';
-import type { Db } from '../src/store/db.js';
-import { GameLeases } from '../src/store/leases.js';
+import type { Db } from '../src/store/sql/db.js';
+import { GameLeases } from '../src/store/consensus/leases.js';
 import { engines, freshDb } from './helpers.js';
 
 const TTL = 8000;
 
-describe.each(engines())('another node’s lease, remembered (store/leases.ts) on %s', (engine) => {
+describe.each(engines())('another node’s lease, remembered (store/consensus/leases.ts) on %s', (engine) => {
   let db: Db;
   beforeAll(async () => {
     db = (await freshDb(engine)).db;

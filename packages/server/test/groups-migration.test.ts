@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillGroupsFromNames } from '../src/store/migrations-groups.js';
-import type { Db } from '../src/store/db.js';
+import { fillGroupsFromNames } from '../src/store/migrations/0011-groups.js';
+import type { Db } from '../src/store/sql/db.js';
 import { engines, freshDb } from './helpers.js';
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { loadConfig, ConfigError } from '../src/config.js';
-import { WalCheckpointer } from '../src/store/wal-checkpointer.js';
+import { WalCheckpointer } from '../src/store/sql/wal-checkpointer.js';
 import { seededDataDir, serveSvc, type SvcProcess } from './process.js';
 
 /** Nice value of each thread of a process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */

@@ -7,9 +7,9 @@ import type { Product } from '@svc/schema';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { keyPrefix, loadConfig, type Config } from '../src/config.js';
 import { ManualClock, systemClock, type Clock } from '../src/domain/clock.js';
-import { openDb, type Db, type DbOptions } from '../src/store/db.js';
-import type { StoredEvent } from '../src/store/events.js';
-import { KeyRepo } from '../src/store/keys.js';
+import { openDb, type Db, type DbOptions } from '../src/store/sql/db.js';
+import type { StoredEvent } from '../src/store/events/events.js';
+import { KeyRepo } from '../src/store/accounts/keys.js';
 import type { AppDeps } from '../src/services.js';
 import { PG_ADMIN_URL, pgUrlFor, runTmpRoot } from './templates.setup.js';
 

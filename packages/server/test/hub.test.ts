@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../src/domain/scopes.js';
 import { planOf } from '../src/domain/plans.js';
-import type { StoredEvent } from '../src/store/events.js';
+import type { StoredEvent } from '../src/store/events/events.js';
 import { matches, type StreamFilter } from '../src/stream/filter.js';
 import { Hub, type HubMember } from '../src/stream/hub.js';
 

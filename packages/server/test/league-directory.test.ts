@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/domain/clock.js';
-import type { Db } from '../src/store/db.js';
-import { LeagueDirectory } from '../src/store/league-directory.js';
-import { ReferenceRepo } from '../src/store/reference.js';
+import type { Db } from '../src/store/sql/db.js';
+import { LeagueDirectory } from '../src/store/reference/league-directory.js';
+import { ReferenceRepo } from '../src/store/reference/reference.js';
 import { freshDb } from './helpers.js';
 
 describe('LeagueDirectory', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LogSink } from '../src/log-sink.js';
+import { LogSink } from '../src/process/log-sink.js';
 import { tmpDir, until } from './helpers.js';
 import { freePort, seededDataDir, startSvc } from './process.js';
 

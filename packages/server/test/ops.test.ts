@@ -257,7 +257,7 @@ describe('operations endpoints', () => {
       const tour = readme.slice(readme.indexOf('## A short tour'), readme.indexOf('Lists return'));
       const urls = [...tour.matchAll(/curl -H "Authorization: Bearer \$KEY" "?(http:\/\/127\.0\.0\.1:8080[^"\s]+)"?/g)].map((m) => m[1]);
       expect(urls.length).toBeGreaterThanOrEqual(6);
-      // The demo key's grants (packages/server/src/demo-key.ts).
+      // The demo key's grants (packages/server/src/process/demo-key.ts).
       const demo = await t.key({ products: ['live', 'archive', 'report', 'source'], plan: 'pro' });
       for (const url of urls) {
         const res = await fetch(url.replace('http://127.0.0.1:8080', base), { headers: auth(demo) });

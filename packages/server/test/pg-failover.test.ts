@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { keyPrefix } from '../src/config.js';
-import { openDb } from '../src/store/db.js';
-import { storeFault } from '../src/store/faults.js';
-import { KeyRepo } from '../src/store/keys.js';
+import { openDb } from '../src/store/sql/db.js';
+import { storeFault } from '../src/store/sql/faults.js';
+import { KeyRepo } from '../src/store/accounts/keys.js';
 import { OwnPostgres } from './own-postgres.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { serveSvc, type SvcProcess } from './process.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { Db } from '../src/store/db.js';
+import type { Db } from '../src/store/sql/db.js';
 import { freshDb, keysOf, tmpDir } from './helpers.js';
 import { serveSvc, type SvcProcess } from './process.js';
 import { SilentProxy } from './silent-proxy.js';

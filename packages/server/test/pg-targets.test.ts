@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { parsePgUrl } from '../src/store/pg-targets.js';
+import { parsePgUrl } from '../src/store/sql/pg-targets.js';
 
 describe('SVC_DATABASE_URL with one or several hosts (libpq form)', () => {
   it('reads every host, the shared parts once, and whether writes are needed', () => {

@@ -5,7 +5,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
 import { decideWindow, liveBuckets, WINDOW_MS, type SpendBucket } from '../src/domain/rate-window.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../src/http/rate-limit.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
 import { auth, freshDb, ManualClock, testConfig } from './helpers.js';
 
 const START = Date.parse('2026-11-22T10:00:00.000Z');

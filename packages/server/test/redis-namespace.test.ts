@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
 import { redisKeys } from '../src/bus/redis-keys.js';
-import type { Db } from '../src/store/db.js';
+import type { Db } from '../src/store/sql/db.js';
 import { auth, freshDb, testConfig } from './helpers.js';
 import { connect, type StreamClient } from './ws-client.js';
 

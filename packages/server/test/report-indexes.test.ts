@@ -1,8 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportsByRef } from '../src/store/consensus.js';
-import { migrate, type Db } from '../src/store/db.js';
-import { confirmedScoreQuery } from '../src/store/events.js';
+import { reportsByRef } from '../src/store/consensus/store.js';
+import { migrate, type Db } from '../src/store/sql/db.js';
+import { confirmedScoreQuery } from '../src/store/events/events.js';
 import { auth, engines, testApp, type TestApp } from './helpers.js';
 
 /** The definition of an index as the engine stores it, whitespace collapsed. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startBackground } from '../src/worker.js';
+import { startBackground } from '../src/process/worker.js';
 import { ManualClock, auth, testApp, until, type TestApp } from './helpers.js';
 
 // Consensus state lives in the node that took the reports. With the consensus tick only on

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { MINIMUM_NODE_MAJOR, nodeRefusal } from '../src/runtime.js';
+import { MINIMUM_NODE_MAJOR, nodeRefusal } from '../src/process/runtime.js';
 import { tmpDir } from './helpers.js';
 import { ROOT, runSvc } from './process.js';
 

@@ -13,8 +13,8 @@ import { endpointSecretAad, recordedAnswerAad } from '../src/domain/secrets/colu
 import { keyFilePath, verifySecretKey, WrongSecretKeyError } from '../src/secrets/key.js';
 import { rotateSecretKey } from '../src/secrets/rotate.js';
 import { openEndpointSecrets } from '../src/webhooks/directory.js';
-import { openDb, type Db } from '../src/store/db.js';
-import { migrationProvider } from '../src/store/migrations.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
+import { migrationProvider } from '../src/store/migrations/index.js';
 import { confirmedGoal } from './event-fixtures.js';
 import { auth, engines, freshDb, ManualClock, testConfig, tmpDir, type EngineName } from './helpers.js';
 import { runSvc, serveSvc } from './process.js';

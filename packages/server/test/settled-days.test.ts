@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { isoDate, ManualClock } from '../src/domain/clock.js';
-import { CompetitionRepo } from '../src/store/competitions.js';
-import { SETTLE_AFTER_DAYS, SettledDays } from '../src/store/settled-days.js';
+import { CompetitionRepo } from '../src/store/reference/competitions.js';
+import { SETTLE_AFTER_DAYS, SettledDays } from '../src/store/reference/settled-days.js';
 import { expectError } from './contract.js';
 import { auth, engines, testApp, testConfig, type TestApp } from './helpers.js';
 

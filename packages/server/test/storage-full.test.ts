@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
-import { openDb, type Db } from '../src/store/db.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
 import { auth, testConfig, tmpDir } from './helpers.js';
 
 const PUBLIC_HOOK = 'https://hooks.example.com/svc';

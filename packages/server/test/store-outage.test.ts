@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ARCHIVE_VERSION } from '../src/archive/index.js';
-import { openDb } from '../src/store/db.js';
+import { openDb } from '../src/store/sql/db.js';
 import { tmpDir, until } from './helpers.js';
 import { OwnPostgres } from './own-postgres.js';
 import { serveSvc, type SvcProcess } from './process.js';

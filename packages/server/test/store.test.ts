@@ -3,16 +3,16 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrate, openDb } from '../src/store/db.js';
-import { CompetitionRepo } from '../src/store/competitions.js';
-import { eventRecord } from '../src/store/event-rows.js';
-import { ExportRepo, type ExportSlice } from '../src/store/export.js';
-import { storedEventRow } from '../src/store/event-json.js';
-import { SqliteEventLines, linesInSeqOrder } from '../src/store/event-lines.js';
-import { SqliteRowReader, type RowReader } from '../src/store/row-reader.js';
-import { MetaRepo } from '../src/store/meta.js';
-import { CachedStatements } from '../src/store/statement-cache.js';
-import { WalCheckpointer } from '../src/store/wal-checkpointer.js';
+import { migrate, openDb } from '../src/store/sql/db.js';
+import { CompetitionRepo } from '../src/store/reference/competitions.js';
+import { eventRecord } from '../src/store/events/rows.js';
+import { ExportRepo, type ExportSlice } from '../src/store/events/export.js';
+import { storedEventRow } from '../src/store/events/json.js';
+import { SqliteEventLines, linesInSeqOrder } from '../src/store/events/lines.js';
+import { SqliteRowReader, type RowReader } from '../src/store/sql/row-reader.js';
+import { MetaRepo } from '../src/store/sql/meta.js';
+import { CachedStatements } from '../src/store/sql/statement-cache.js';
+import { WalCheckpointer } from '../src/store/sql/wal-checkpointer.js';
 import { engines, freshDb, sleep, tmpDir } from './helpers.js';
 
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
-import type { NewEvent } from '../src/store/events.js';
+import type { NewEvent } from '../src/store/events/events.js';
 import { ManualClock, auth, listen, testApp, type TestApp } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';
 

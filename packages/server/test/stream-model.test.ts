@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewEvent, StoredEvent } from '../src/store/events.js';
+import type { NewEvent, StoredEvent } from '../src/store/events/events.js';
 import { listen, testApp, type TestApp } from './helpers.js';
 import { connect, type Frame, type StreamClient } from './ws-client.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { EventLog } from '../src/store/events.js';
+import { EventLog } from '../src/store/events/events.js';
 import { listen, testApp, type TestApp } from './helpers.js';
 import { connect } from './ws-client.js';
 

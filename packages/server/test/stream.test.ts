@@ -1,7 +1,7 @@
 import net from 'node:net';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../src/store/events.js';
+import type { StoredEvent } from '../src/store/events/events.js';
 import WebSocket from 'ws';
 import { auth, listen, testApp, until, type TestApp } from './helpers.js';
 import { connect, type StreamClient } from './ws-client.js';

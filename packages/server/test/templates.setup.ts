@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { importArchive } from '../src/archive/index.js';
 import { isoDate } from '../src/domain/clock.js';
-import { openDb } from '../src/store/db.js';
+import { openDb } from '../src/store/sql/db.js';
 
 const run = promisify(execFile);
 

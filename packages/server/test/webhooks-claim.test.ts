@@ -1,8 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isoTime } from '../src/domain/clock.js';
-import { migrate, type Db } from '../src/store/db.js';
-import { DeliveryQueue, SQLITE_DUE_WALK } from '../src/store/webhook-deliveries.js';
+import { migrate, type Db } from '../src/store/sql/db.js';
+import { DeliveryQueue, SQLITE_DUE_WALK } from '../src/store/webhooks/deliveries.js';
 import { engines, freshDb } from './helpers.js';
 
 const T = Date.parse('2026-03-01T12:00:00.000Z');

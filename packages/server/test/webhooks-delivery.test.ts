@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isoTime } from '../src/domain/clock.js';
 import { hashKey } from '../src/domain/keys.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
-import type { NewEvent, StoredEvent } from '../src/store/events.js';
+import type { NewEvent, StoredEvent } from '../src/store/events/events.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { confirmedGoal, type GameOfEvent } from './event-fixtures.js';
 import { auth, engines, ManualClock, testApp, type TestApp } from './helpers.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyPrefix } from '../src/config.js';
 import { isoTime } from '../src/domain/clock.js';
-import type { Db } from '../src/store/db.js';
-import { EventLog } from '../src/store/events.js';
-import { KeyRepo, principalOf } from '../src/store/keys.js';
+import type { Db } from '../src/store/sql/db.js';
+import { EventLog } from '../src/store/events/events.js';
+import { KeyRepo, principalOf } from '../src/store/accounts/keys.js';
 import { createWebhooks } from '../src/webhooks/index.js';
 import { confirmedGoal, type GameOfEvent } from './event-fixtures.js';
 import { engines, freshDb, ManualClock, testConfig } from './helpers.js';

@@ -1,6 +1,6 @@
 import { isoTime, systemClock } from '../src/domain/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventLog, type StoredEvent } from '../src/store/events.js';
+import { EventLog, type StoredEvent } from '../src/store/events/events.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { createWebhooks } from '../src/webhooks/index.js';
 import { confirmedGoal, type GameOfEvent } from './event-fixtures.js';

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventId } from '@svc/schema';
-import type { Db } from '../src/store/db.js';
-import { EventLog, type NewEvent } from '../src/store/events.js';
-import { executeSql, HotSql, SqlExpr, writeTransaction, type Fence } from '../src/store/write-tx.js';
+import type { Db } from '../src/store/sql/db.js';
+import { EventLog, type NewEvent } from '../src/store/events/events.js';
+import { executeSql, HotSql, SqlExpr, writeTransaction, type Fence } from '../src/store/sql/write-tx.js';
 import { engines, freshDb } from './helpers.js';
 
 /**
- * The hot write transaction (store/write-tx.ts): on PostgreSQL the statements whose rows are not
+ * The hot write transaction (store/sql/write-tx.ts): on PostgreSQL the statements whose rows are not
  * read at once travel with the next round trip, their parameters written in as literals. What
  * must hold whatever the engine: values arrive as they were given, statements keep their order,
  * a refused fence or a failed held statement leaves nothing behind.

@@ -54,8 +54,10 @@ from .types import (
     Game,
     Me,
     Notification,
+    Period,
     Play,
     PlayInput,
+    PlayWithdrawalInput,
     Player,
     Replay,
     StreamToken,
@@ -382,17 +384,41 @@ class Plays(_Resource):
     def create(
         self,
         competition_id: str,
-        play: Union[PlayInput, Sequence[PlayInput]],
+        play: Union[PlayInput, PlayWithdrawalInput, Sequence[PlayInput]],
         *,
         idempotency_key: Optional[str] = None,
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> List[Play]:
-        """Appends official plays to a competition (product ``source``); returns the stored plays."""
+        """Appends official plays to a competition (product ``source``); returns the stored plays.
+        A correction (``event_type`` ``score_withdrawn``) goes on its own."""
         body: object = {"plays": list(play)} if isinstance(play, (list, tuple)) else play
         options = request_options(timeout, max_retries, extra_headers, idempotency_key)
         return self._client._request("POST", f"/v1/competitions/{path_segment(competition_id)}/plays", many(Play), options, body=body)
+
+    def withdraw(
+        self,
+        competition_id: str,
+        withdraws: Union[str, int],
+        *,
+        period: Optional[Period] = None,
+        clock: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> List[Play]:
+        """Withdraws a confirmed score, crowd or official (a goal disallowed after review): ``withdraws``
+        names its play (``seq``) or its event (``evt_…``). Returns the correction's play, in a list as
+        ``create`` does; a confirmed ``score_retracted`` naming the score follows on the stream,
+        webhooks and the change feed."""
+        body: PlayWithdrawalInput = {"event_type": "score_withdrawn", "withdraws": withdraws}
+        if period is not None:
+            body["period"] = period
+        if clock is not None:
+            body["clock"] = clock
+        return self.create(competition_id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries, extra_headers=extra_headers)
 
 
 class Webhooks(_Resource):
@@ -1070,6 +1096,7 @@ class ReportsWithRawResponse:
 class PlaysWithRawResponse:
     def __init__(self, plays: Plays) -> None:
         self.create = to_raw_response_wrapper(plays.create)
+        self.withdraw = to_raw_response_wrapper(plays.withdraw)
 
 
 class WebhooksWithRawResponse:

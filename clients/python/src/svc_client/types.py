@@ -34,6 +34,7 @@ __all__ = [
     "Period",
     "Play",
     "PlayInput",
+    "PlayWithdrawalInput",
     "StandingsRow",
     "StandingsTable",
     "Standings",
@@ -276,6 +277,10 @@ class Period(TypedDict):
 class _PlayOptional(TypedDict, total=False):
     player_id: str
     clock: str
+    #: On a `score_withdrawn` play: the play (its `seq`) or the event (`evt_…`) it withdraws, as the source named it (docs/corrections.md).
+    withdraws: str
+    #: On a `score_withdrawn` play: the confirmed event its `score_retracted` event retracted.
+    retracted_id: str
 
 
 class Play(_PlayOptional):
@@ -308,6 +313,23 @@ class PlayInput(_PlayInputOptional):
     competitor_id: str
     event_type: str
     points: int
+
+
+class _PlayWithdrawalInputOptional(TypedDict, total=False):
+    period: Period
+    competitor_id: str
+    points: int
+    clock: str
+    ts: str
+    source: str
+
+
+class PlayWithdrawalInput(_PlayWithdrawalInputOptional):
+    """A correction for ``svc.plays.create`` (or ``svc.plays.withdraw``): withdraws the confirmed score ``withdraws`` names, its play (``seq``) or its event (``evt_…``)."""
+
+    event_type: Literal["score_withdrawn"]
+    #: The play (`seq`) or the confirmed event (`evt_…`) withdrawn.
+    withdraws: Union[str, int]
 
 
 class _StandingsRowOptional(TypedDict, total=False):
@@ -442,6 +464,7 @@ class Confidence(TypedDict):
 
 class _EventOptional(TypedDict, total=False):
     provisional_id: str
+    #: On `score_retracted`: the event withdrawn. Tier `provisional`: a provisional never confirmed; tier `confirmed`: a confirmed score corrected (docs/corrections.md).
     retracted_id: str
 
 
@@ -472,7 +495,7 @@ class Event(_EventOptional):
 class _StreamEventOptional(TypedDict, total=False):
     #: On a confirmed event: the provisional event it confirms.
     provisional_id: str
-    #: On `score_retracted`: the provisional event withdrawn.
+    #: On `score_retracted`: the event withdrawn. Tier `provisional`: a provisional never confirmed; tier `confirmed`: a confirmed score corrected (docs/corrections.md).
     retracted_id: str
 
 

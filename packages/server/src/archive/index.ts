@@ -1,5 +1,5 @@
-import { archiveVersion, bulkTableCounts, loadArchive } from '../store/archive-load.js';
-import type { Db } from '../store/db.js';
+import { archiveVersion, bulkTableCounts, loadArchive } from '../store/reference/archive-load.js';
+import type { Db } from '../store/sql/db.js';
 import { buildFootball } from './import-football.js';
 import { sortEvents } from './plays.js';
 import { appendRows, emptyRows } from './rows.js';

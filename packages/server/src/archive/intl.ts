@@ -1,4 +1,4 @@
-import type { TeamTable } from '../store/types.js';
+import type { TeamTable } from '../store/reference/types.js';
 import { PlayerBook } from './players.js';
 import type { Side, SoccerGoal, SoccerMatch, TeamRef } from './soccer.js';
 import { CodeAllocator, externalIds } from './teams.js';

@@ -1,4 +1,4 @@
-import type { CompetitionTable } from '../store/types.js';
+import type { CompetitionTable } from '../store/reference/types.js';
 import { playRow, scoreEvent } from './plays.js';
 import type { Prng } from './prng.js';
 import type { Rows } from './rows.js';

@@ -1,8 +1,8 @@
-import { analyzeAfterBulkLoad, inBulkTransaction } from '../store/archive-load.js';
-import { CompetitionRepo } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
-import { MetaRepo } from '../store/meta.js';
-import { ReferenceRepo } from '../store/reference.js';
+import { analyzeAfterBulkLoad, inBulkTransaction } from '../store/reference/archive-load.js';
+import { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Db } from '../store/sql/db.js';
+import { MetaRepo } from '../store/sql/meta.js';
+import { ReferenceRepo } from '../store/reference/reference.js';
 import { largeGame, type LargeTeam } from './large-game.js';
 import { sortEvents } from './plays.js';
 import { hashSeed, Prng } from './prng.js';

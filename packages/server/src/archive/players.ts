@@ -1,5 +1,5 @@
-import type { PlayerTable, RosterTable } from '../store/types.js';
-import { searchName } from '../store/reference.js';
+import type { PlayerTable, RosterTable } from '../store/reference/types.js';
+import { searchName } from '../store/reference/reference.js';
 import { normWords, slugify } from './slug.js';
 
 export interface PlayerExtra {

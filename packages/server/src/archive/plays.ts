@@ -1,5 +1,5 @@
-import type { EventFields } from '../store/event-json.js';
-import type { CompetitionTable, PlayTable, SeasonTable } from '../store/types.js';
+import type { EventFields } from '../store/events/json.js';
+import type { CompetitionTable, PlayTable, SeasonTable } from '../store/reference/types.js';
 
 export interface Period {
   unit: string;

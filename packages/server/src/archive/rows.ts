@@ -1,6 +1,6 @@
-import type { BulkRows } from '../store/archive-load.js';
+import type { BulkRows } from '../store/reference/archive-load.js';
 
-/** Everything one import writes, collected in memory first and then inserted in batches (store/archive-load.ts). */
+/** Everything one import writes, collected in memory first and then inserted in batches (store/reference/archive-load.ts). */
 export type Rows = BulkRows;
 
 export const emptyRows = (): Rows => ({

@@ -1,7 +1,7 @@
-import { inScheduleTransaction, type BulkLoad } from '../store/archive-load.js';
-import type { Db } from '../store/db.js';
-import type { SeasonSpan } from '../store/reference.js';
-import type { SeasonTable } from '../store/types.js';
+import { inScheduleTransaction, type BulkLoad } from '../store/reference/archive-load.js';
+import type { Db } from '../store/sql/db.js';
+import type { SeasonSpan } from '../store/reference/reference.js';
+import type { SeasonTable } from '../store/reference/types.js';
 import { hashSeed, Prng } from './prng.js';
 import { emptyRows, type Rows } from './rows.js';
 import { addDays, at, competitorRows, hhmm, syntheticCompetition } from './synthetic-common.js';

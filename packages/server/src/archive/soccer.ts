@@ -1,4 +1,4 @@
-import type { CompetitionTable } from '../store/types.js';
+import type { CompetitionTable } from '../store/reference/types.js';
 import { addMinutes, fullTime, playRow, scoreEvent, type Period } from './plays.js';
 import { emptyRows, type Rows } from './rows.js';
 

@@ -1,4 +1,4 @@
-import type { CompetitionTable } from '../store/types.js';
+import type { CompetitionTable } from '../store/reference/types.js';
 import { fullTime, playRow, scoreEvent, type Period } from './plays.js';
 import { PlayerBook } from './players.js';
 import { Prng } from './prng.js';

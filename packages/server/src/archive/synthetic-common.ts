@@ -1,4 +1,4 @@
-import type { CompetitionTable, CompetitorTable, VenueTable } from '../store/types.js';
+import type { CompetitionTable, CompetitorTable, VenueTable } from '../store/reference/types.js';
 import type { Prng } from './prng.js';
 import { slugify } from './slug.js';
 

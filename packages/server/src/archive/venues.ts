@@ -1,4 +1,4 @@
-import type { VenueTable } from '../store/types.js';
+import type { VenueTable } from '../store/reference/types.js';
 import { parseCoords } from './coords.js';
 import { normWords, slugify } from './slug.js';
 import type { OfStadium } from './sources.js';

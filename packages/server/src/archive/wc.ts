@@ -1,4 +1,4 @@
-import type { TeamTable, VenueTable } from '../store/types.js';
+import type { TeamTable, VenueTable } from '../store/reference/types.js';
 import { PlayerBook, SquadIndex } from './players.js';
 import { parseMinute, type Side, type SoccerGoal, type SoccerMatch, type TeamRef } from './soccer.js';
 import type { OfMatch, WorldCupSource } from './sources.js';

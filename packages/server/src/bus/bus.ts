@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 
 /**
  * Fan-out of appended events to every node's stream gateway. In one process it is a direct

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 import type { EventBus } from './bus.js';
 import { ChannelSubscription, redisKnownAway } from './link.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -57,7 +57,7 @@ export class RedisBus implements EventBus {
   async publish(events: StoredEvent[]): Promise<void> {
     // This node's own listeners (its streams, the feed's health) first, directly: waiting for
     // Redis's echo of its own publish cost every frame a round trip and a parse
-    // (bench/RESULTS.md "The cluster's report path"). Other nodes get the batch through Redis.
+    // (bench/history/2026-11-29.md "The cluster's report path"). Other nodes get the batch through Redis.
     for (const h of this.handlers) h(events);
     // Known away: not through ioredis' queue (bus/link.ts); other nodes read the hole from the store.
     if (this.away() || events.length === 0) return;

@@ -4,10 +4,10 @@ import { isoTime } from '../domain/clock.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { invalid } from '../domain/errors.js';
 import type { Principal } from '../domain/scopes.js';
-import type { ChangeLog, ChangeRow } from '../store/changes.js';
-import type { CompetitionRepo } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
-import { eventsBySeq } from '../store/events.js';
+import type { ChangeLog, ChangeRow } from '../store/events/changes.js';
+import type { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Db } from '../store/sql/db.js';
+import { eventsBySeq } from '../store/events/events.js';
 import { eventId, eventSeq } from '@svc/schema';
 
 /** `chg_<seq>`, zero-padded like event ids so ids sort as the feed does. */

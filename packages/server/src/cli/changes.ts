@@ -1,5 +1,5 @@
 import { localBaseUrl, type Config } from '../config.js';
-import { readDemoKey } from '../demo-key.js';
+import { readDemoKey } from '../process/demo-key.js';
 import { parseOptions, UsageError } from './usage.js';
 
 export const CHANGES_USAGE = `usage: svc changes [--follow] [--since CURSOR] [--types competition.updated,event.created] [--url http://127.0.0.1:8080] [--key KEY] [--json]

@@ -11,7 +11,7 @@ import { parseOptions, UsageError, wantsHelp } from './usage.js';
 
 // Each command's code is imported when that command runs: a client command (tail, changes, a
 // usage error) does not load the server, the store and their drivers, which took most of its
-// start-up (bench/RESULTS.md "CLI start-up").
+// start-up (bench/history/2026-11-28.md "CLI start-up").
 
 const HELP = `svc — sports scoring data service
 usage: svc <command> [options]      (svc <command> --help for its options)
@@ -102,7 +102,7 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
     switch (cmd) {
       case 'serve': {
         parseOptions(rest, {});
-        const { serve } = await import('../serve.js');
+        const { serve } = await import('../process/serve.js');
         await serve(config);
         return -1;
       }
@@ -119,7 +119,7 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
       }
       case 'keys': {
         if (!isKeysSubcommand(sub)) throw new UsageError(sub === undefined ? 'which subcommand? create, list or revoke' : `unknown subcommand '${sub}' (create, list or revoke)`);
-        const [{ openStore }, { KeyRepo }] = await Promise.all([import('../secrets/key.js'), import('../store/keys.js')]);
+        const [{ openStore }, { KeyRepo }] = await Promise.all([import('../secrets/key.js'), import('../store/accounts/keys.js')]);
         const { db } = await openStore(config);
         try {
           stdout.write(`${await keysCommand(rest, new KeyRepo(db, config.env, keyPrefix(config.env)), new Date())}\n`);

@@ -1,6 +1,6 @@
 import { PRODUCTS, SPORTS, type Product } from '@svc/schema';
 import { PLAN_NAMES } from '../domain/plans.js';
-import type { KeyRepo, KeySummary } from '../store/keys.js';
+import type { KeyRepo, KeySummary } from '../store/accounts/keys.js';
 import { parseOptions, UsageError } from './usage.js';
 
 export { UsageError };

@@ -1,5 +1,5 @@
 import { localBaseUrl, type Config } from '../config.js';
-import { readDemoKey } from '../demo-key.js';
+import { readDemoKey } from '../process/demo-key.js';
 import { openEventStream, StreamRefusedError } from './event-stream.js';
 import { formatEvent } from './tail.js';
 import { parseOptions, UsageError } from './usage.js';

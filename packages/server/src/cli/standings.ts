@@ -1,6 +1,6 @@
 import type { Standings, StandingsRow } from '@svc/schema';
 import { localBaseUrl, type Config } from '../config.js';
-import { readDemoKey } from '../demo-key.js';
+import { readDemoKey } from '../process/demo-key.js';
 import { parseOptions, UsageError } from './usage.js';
 
 export const STANDINGS_USAGE = `usage: svc standings --league L [--season S] [--tier confirmed|provisional] [--final-only] [--url URL] [--key KEY] [--json]

@@ -1,5 +1,5 @@
 import { localBaseUrl, type Config } from '../config.js';
-import { readDemoKey } from '../demo-key.js';
+import { readDemoKey } from '../process/demo-key.js';
 import { openEventStream, StreamRefusedError, type EventStream, type StreamEvent, type StreamNotice } from './event-stream.js';
 import { parseOptions, UsageError } from './usage.js';
 
@@ -55,6 +55,8 @@ export function formatEvent(e: StreamEvent): string {
     const start = e.start_time ? `, starts ${e.start_time}` : '';
     return `${time}  ${e.game_id.padEnd(14)} STATUS       ${e.previous_status} → ${e.status}${e.reason ? ` (${e.reason})` : ''}${start}  (${e.id})`;
   }
+  // A confirmed retraction corrects a confirmed score (docs/corrections.md); a provisional one withdraws a provisional.
+  if (e.type === 'score_retracted' && e.tier === 'confirmed') return `${time}  ${e.game_id.padEnd(14)} ${tier}  ${e.team} -${e.points} withdrawn  (corrects ${e.retracted_id ?? ''}, ${e.id})`;
   if (e.type === 'score_retracted') return `${time}  ${e.game_id.padEnd(14)} ${tier}  retracted ${e.retracted_id ?? ''}`;
   const c = e.confidence;
   return `${time}  ${e.game_id.padEnd(14)} ${tier}  ${e.team} +${e.points}  (agreement ${c.agreement.toFixed(2)}, ${c.reporters} reporter${c.reporters === 1 ? '' : 's'}, ${e.id})`;

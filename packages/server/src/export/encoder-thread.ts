@@ -41,7 +41,7 @@ const PARQUET_IN_FLIGHT_PER_THREAD = 2;
  * same columns to take. A new thread's first groups cost it two to three times its later ones
  * (its code compiled and optimised again, by V8's helper threads too, its heap grown): V8's
  * helpers alone spent about 1.5 CPU-seconds on a new pair over a 1M-event export, 0.4 on a
- * kept pair (bench/RESULTS.md "Export formats: Parquet's ids as bytes, its threads kept"). A
+ * kept pair (bench/history/2026-11-29.md "Export formats: Parquet's ids as bytes, its threads kept"). A
  * kept thread is idle and holds its heap (tens of MB) until then; it keeps no process alive.
  */
 const PARQUET_KEEP_MS = 10_000;
@@ -51,7 +51,7 @@ const PARQUET_KEEP_MS = 10_000;
  * export, not the node (the process's own heap limit does not reach a thread started with limits
  * of its own). The young generation is V8's: capping it at 16 MB cut the process's peak on a
  * 1M-event Parquet export by a fifth but Parquet's throughput by a quarter, in collections
- * (bench/RESULTS.md "Export formats: row groups in two threads").
+ * (bench/history/2026-11-29.md "Export formats: row groups in two threads").
  */
 const THREAD_HEAP = { maxOldGenerationSizeMb: 256 };
 

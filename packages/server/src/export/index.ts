@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { Db } from '../store/db.js';
-import { ExportRepo } from '../store/export.js';
+import type { Db } from '../store/sql/db.js';
+import { ExportRepo } from '../store/events/export.js';
 import { ExportCache } from './cache.js';
 import type { ExportStats } from './stream.js';
 

@@ -21,7 +21,7 @@ function parquetElement(c: Column): SchemaElement {
     case 'json':
       return { ...base, type: 'BYTE_ARRAY', converted_type: 'JSON', logical_type: { type: 'JSON' } };
     case 'integer':
-      // Every integer of a record is stored as a 32-bit integer on both engines (store/migrations.ts).
+      // Every integer of a record is stored as a 32-bit integer on both engines (store/migrations/index.ts).
       return { ...base, type: 'INT32' };
     case 'number':
       return { ...base, type: 'DOUBLE' };

@@ -27,7 +27,7 @@ const isObject = (v: unknown): v is { [key: string]: unknown } => v !== null && 
 /**
  * A function reading a column's value from a record, undefined where the record leaves it out.
  * Made once per column rather than walking the path for every cell: the encoders call it once per
- * cell of an export, millions of times (bench/RESULTS.md "Export formats").
+ * cell of an export, millions of times (bench/history/2026-11-29.md "Export formats").
  */
 export type Getter = (record: unknown) => unknown;
 

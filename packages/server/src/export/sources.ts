@@ -1,8 +1,8 @@
 import { encodeCursor } from '../domain/cursor.js';
 import type { ScopeFilter } from '../domain/scopes.js';
-import { playRecord, type CompetitionRepo } from '../store/competitions.js';
-import { inSlice, type CompetitionPosition, type ExportRepo, type ExportSlice } from '../store/export.js';
-import type { PlayTable } from '../store/types.js';
+import { playRecord, type CompetitionRepo } from '../store/reference/competitions.js';
+import { inSlice, type CompetitionPosition, type ExportRepo, type ExportSlice } from '../store/events/export.js';
+import type { PlayTable } from '../store/reference/types.js';
 import type { PageSource } from './stream.js';
 
 /**

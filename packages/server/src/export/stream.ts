@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { nextTurn } from '../next-turn.js';
+import { nextTurn } from './next-turn.js';
 
 /** One page of an export: its lines (already serialised) and whether anything follows. */
 export interface Page {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { migrationsAtHead, ping, type Db } from '../store/db.js';
+import { migrationsAtHead, ping, type Db } from '../store/sql/db.js';
 
 /** A dependency that does not answer within this long counts as down. */
 const CHECK_TIMEOUT_MS = 2_000;

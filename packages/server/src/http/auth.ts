@@ -4,8 +4,8 @@ import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
 import { constantTimeEqualHex, hashKey } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
-import { storeFault } from '../store/faults.js';
-import { principalOf, type KeyRepo } from '../store/keys.js';
+import { storeFault } from '../store/sql/faults.js';
+import { principalOf, type KeyRepo } from '../store/accounts/keys.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ErrorBody } from '@svc/schema';
 import { SvcError } from '../domain/errors.js';
 import { BUS_FAULT_MESSAGE, busFault } from '../bus/faults.js';
-import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/sql/faults.js';
 
 /** A missing part's failure as its 503, with a message of ours: a driver's text never reaches a client. */
 function unavailable(err: unknown): SvcError | null {

@@ -22,7 +22,7 @@ import type { FastifyInstance, onSendAsyncHookHandler, preHandlerAsyncHookHandle
 import { withHook } from './route-hooks.js';
 import type { Clock } from '../domain/clock.js';
 import { SvcError } from '../domain/errors.js';
-import type { IdempotencyRepo } from '../store/idempotency.js';
+import type { IdempotencyRepo } from '../store/accounts/idempotency.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

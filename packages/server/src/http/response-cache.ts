@@ -23,7 +23,7 @@ declare module 'fastify' {
  * An answer is kept only when its URL is asked for the second time within ADMIT_WINDOW_MS (a
  * doorkeeper, as in TinyLFU): a client walking the archive asks for every URL once, and keeping
  * each of those bodies would only push hot answers out and hand the garbage collector a stream
- * of promoted strings that are never read (bench/RESULTS.md "bench/rest walk").
+ * of promoted strings that are never read (bench/history/2026-11-24.md "bench/rest walk").
  */
 export class ResponseCache {
   private entries = new Map<string, { body: string; at: number; generation: number }>();

@@ -3,9 +3,11 @@ import type { EventBus } from '../bus/bus.js';
 import { isoTime } from '../domain/clock.js';
 import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
-import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus.js';
-import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events.js';
-import type { GameLeases } from '../store/leases.js';
+import { competitionChange, consensusScores } from '../store/reference/competitions.js';
+import { insertChangesTx } from '../store/events/changes.js';
+import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus/store.js';
+import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events/events.js';
+import type { GameLeases } from '../store/consensus/leases.js';
 import type { GameDirectory, GameInfo } from './games.js';
 
 /** A report the engine has taken, waiting to be stored with the events its decision produced. */
@@ -30,6 +32,13 @@ export interface TakenReports {
   weighed?: TrackRecord;
 }
 
+/** An official play and the candidate it settled: the play's row takes the candidate's confirmed event (docs/corrections.md). */
+export interface PlayLink {
+  gameId: string;
+  candidateId: string;
+  seq: number;
+}
+
 /** Candidates live for minutes: the maps of their events need only outlive them (a rebuild restores them). */
 const EVENT_MAP_CAP = { over: 100_000, keep: 50_000 } as const;
 
@@ -39,7 +48,7 @@ const EVENT_MAP_CAP = { over: 100_000, keep: 50_000 } as const;
  * that caused it, in one transaction per game fenced by the game's lease. Then the events go on
  * the bus, whose subscribers are every node's stream gateway (stream/gateway.ts, handed the bus in
  * app.ts) and the feed health and status page (services.ts). The webhook deliveries were written
- * in the append's transaction already (store/events.ts, the outbox hook); docs/architecture.md,
+ * in the append's transaction already (store/events/events.ts, the outbox hook); docs/architecture.md,
  * "A report's path", follows the whole way.
  */
 export class ConsensusWriter {
@@ -47,6 +56,12 @@ export class ConsensusWriter {
   private readonly provisionalOf = new Map<string, string>();
   /** candidate → its confirmation, so a late report points at it. */
   private readonly confirmedOf = new Map<string, string>();
+  /**
+   * Games an official source covers, as a crowd confirmation found them: coverage never ends
+   * (plays are never removed), so their next crowd confirmations skip the crowd score's read
+   * and lock (docs/corrections.md). A node that forgets finds out again with one write.
+   */
+  private readonly covered = new Set<string>();
 
   constructor(
     private readonly games: GameDirectory,
@@ -68,12 +83,12 @@ export class ConsensusWriter {
    * engine state may be ahead of the store) and the first error is rethrown after the others are
    * written and published.
    */
-  async write(outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[], failed: (gameId: string) => void): Promise<StoredEvent[]> {
-    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[] }>();
+  async write(outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[], failed: (gameId: string) => void, links: readonly PlayLink[] = []): Promise<StoredEvent[]> {
+    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[]; links: PlayLink[] }>();
     const of = (g: string) => {
       let e = perGame.get(g);
       if (!e) {
-        e = { outcomes: [], changes: [], taken: [] };
+        e = { outcomes: [], changes: [], taken: [], links: [] };
         perGame.set(g, e);
       }
       return e;
@@ -81,11 +96,12 @@ export class ConsensusWriter {
     for (const o of outcomes) of(o.gameId).outcomes.push(o);
     for (const c of changes) of(c.candidate.gameId).changes.push(c);
     for (const t of taken) of(t.gameId).taken.push(t);
+    for (const l of links) of(l.gameId).links.push(l);
     const all: StoredEvent[] = [];
     let failure: unknown = null;
     for (const [gameId, work] of perGame) {
       try {
-        all.push(...(await this.writeGame(gameId, work.outcomes, work.changes, work.taken)));
+        all.push(...(await this.writeGame(gameId, work.outcomes, work.changes, work.taken, work.links)));
       } catch (err) {
         failed(gameId);
         failure ??= err;
@@ -97,7 +113,7 @@ export class ConsensusWriter {
     return all;
   }
 
-  private async writeGame(gameId: string, outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[]): Promise<StoredEvent[]> {
+  private async writeGame(gameId: string, outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[], links: readonly PlayLink[]): Promise<StoredEvent[]> {
     const game = await this.games.byGameId(gameId);
     if (!game) throw new Error(`consensus outcome for unknown game ${gameId}`);
     const rows: NewEvent[] = outcomes.map((o) => outcomeEvent(game, o, (c) => this.provisionalOf.get(c) ?? null));
@@ -114,10 +130,17 @@ export class ConsensusWriter {
       provisional: (c) => provisional.get(c) ?? this.provisionalOf.get(c) ?? null,
       confirmed: (c) => confirmed.get(c) ?? this.confirmedOf.get(c) ?? null,
     };
+    // A confirmation may move the crowd's own game's score and an official play takes its event:
+    // both write the competition's rows, so the write holds the competition's row first, as
+    // every writer of its plays and scores does (store/reference/competitions.ts).
+    const crowd = this.covered.has(gameId) ? [] : outcomes.filter((o) => o.kind === 'confirmed' && !o.official);
+    const scores = crowd.length > 0 || links.length > 0;
+    let covered = false;
     const stored = await this.log.append(rows, {
       before: async (tx) => {
         await this.leases.fence(tx, gameId);
         for (const t of taken) if (t.weighed) this.state.checkRecord(tx, t.reporterId, t.weighed);
+        if (scores) consensusScores.lock(tx, game.competitionId);
       },
       within: async (tx, eventIds) => {
         eventIds.forEach((id, i) => {
@@ -127,9 +150,25 @@ export class ConsensusWriter {
         });
         await this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
         await this.state.insertReports(tx, taken.flatMap((t) => reportRows(t, ids)));
+        for (const l of links) {
+          const event = ids.confirmed(l.candidateId);
+          if (event !== null) consensusScores.link(tx, game.competitionId, l.seq, event);
+        }
+        let moved = false;
+        for (const o of crowd) {
+          const idx = game.teams.get(o.team)?.idx;
+          if (idx !== undefined && (await consensusScores.crowdScore(tx, game.competitionId, idx, o.points))) moved = true;
+        }
+        // No crowd score moved, or an official play was linked: an official source covers the game.
+        if ((crowd.length > 0 && !moved) || links.length > 0) covered = true;
+        if (moved) {
+          const head = { id: game.competitionId, sport: game.sport, league: game.league, owner_key_id: game.ownerKeyId };
+          insertChangesTx(tx, [competitionChange('competition.updated', head, isoTime(Math.max(...crowd.map((o) => o.at))))]);
+        }
       },
     });
     // Committed: the maps and the answers take the ids the database gave.
+    if (covered) this.covered.add(gameId);
     stored.forEach((s, i) => {
       const o = outcomes[i];
       if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
@@ -147,6 +186,7 @@ export class ConsensusWriter {
   }
 
   private trim(): void {
+    if (this.covered.size > EVENT_MAP_CAP.over) this.covered.clear();
     for (const m of [this.provisionalOf, this.confirmedOf]) {
       if (m.size > EVENT_MAP_CAP.over) {
         const drop = [...m.keys()].slice(0, m.size - EVENT_MAP_CAP.keep);

@@ -1,6 +1,6 @@
 import { parseGameId } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
-import type { CompetitionRepo } from '../store/competitions.js';
+import type { CompetitionRepo } from '../store/reference/competitions.js';
 
 /** What ingestion needs to know about a game, cached so a report costs no extra query. */
 export interface GameInfo {

@@ -1,16 +1,17 @@
-import { CompetitionRepo } from '../store/competitions.js';
+import { CompetitionRepo } from '../store/reference/competitions.js';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
 import { ConsensusEngine, type ConsensusOptions } from '../domain/consensus/engine.js';
-import type { Db } from '../store/db.js';
-import type { EventLog } from '../store/events.js';
-import { ConsensusStore } from '../store/consensus.js';
+import type { Db } from '../store/sql/db.js';
+import type { EventLog } from '../store/events/events.js';
+import { ConsensusStore } from '../store/consensus/store.js';
 import { ConsensusWriter } from './consensus-writer.js';
+import { Corrections } from './corrections.js';
 import { GameDirectory } from './games.js';
 import { LiveIngest } from './ingest.js';
-import { GameLeases } from '../store/leases.js';
+import { GameLeases } from '../store/consensus/leases.js';
 import { OfficialFeed } from './official.js';
 import { ScheduleFeed } from './schedule.js';
 import type { OwnerRouter } from './router.js';
@@ -20,6 +21,8 @@ export interface Live {
   engine: ConsensusEngine;
   ingest: LiveIngest;
   official: OfficialFeed;
+  /** Withdrawn scores and the final result's judgement of the crowd (docs/corrections.md). */
+  corrections: Corrections;
   /** Status changes by an official source (docs/schedule.md). */
   schedule: ScheduleFeed;
   leases: GameLeases;
@@ -60,12 +63,14 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   bus.subscribe((batch) => {
     for (const s of batch) if (s.event.type === 'status') games.forget(s.event.game_id);
   });
+  const corrections = new Corrections(competitions, log, bus, clock, onWrite);
   return {
     games,
     engine,
     ingest,
     leases,
-    official: new OfficialFeed(competitions, games, ingest, clock, onWrite),
+    corrections,
+    official: new OfficialFeed(competitions, games, ingest, corrections, clock, onWrite),
     schedule: new ScheduleFeed(competitions, log, bus, games, ingest, clock, onWrite),
   };
 }

@@ -5,9 +5,9 @@ import type { Outcome } from '../domain/consensus/types.js';
 import { SvcError } from '../domain/errors.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Principal } from '../domain/scopes.js';
-import { StaleTrackRecord, type ConsensusStore } from '../store/consensus.js';
-import type { StoredEvent } from '../store/events.js';
-import { LeaseLost, type GameLeases } from '../store/leases.js';
+import { StaleTrackRecord, type ConsensusStore } from '../store/consensus/store.js';
+import type { StoredEvent } from '../store/events/events.js';
+import { LeaseLost, type GameLeases } from '../store/consensus/leases.js';
 import type { ConsensusWriter, TakenReport, TakenReports } from './consensus-writer.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { checkReport } from './report-checks.js';
@@ -280,7 +280,13 @@ export class LiveIngest {
 
   private async officialOwned(gameId: string, play: OfficialPlay): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
-    await this.persist(this.engine.official({ gameId, ...play }), []);
+    const { seq, ...official } = play;
+    const outcomes = this.engine.official({ gameId, ...official });
+    const changes = this.engine.takeChanges();
+    // The candidate the play settled (a new one, or the crowd's it matched): its event is the play's (docs/corrections.md).
+    const settled = [...changes].reverse().find((c) => c.candidate.official && c.candidate.state === 'confirmed' && c.candidate.team === play.team && c.candidate.points === play.points);
+    const links = seq !== undefined && settled ? [{ gameId, candidateId: settled.candidate.id, seq }] : [];
+    await this.writer.write(outcomes, changes, [], (g) => this.drop(g), links);
     return [];
   }
 

@@ -1,9 +1,10 @@
-import { PLAY_SCHEMA, TEAM_SPORTS, type Play, type PlayInput } from '@svc/schema';
+import { PLAY_SCHEMA, SCORE_WITHDRAWN, TEAM_SPORTS, type AnyPlayInput, type Play, type PlayInput, type PlayWithdrawalInput } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { NOT_PLAYED } from '../domain/schedule/lifecycle.js';
 import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
-import { playRecord, type CompetitionRepo } from '../store/competitions.js';
+import { playRecord, type CompetitionRepo } from '../store/reference/competitions.js';
+import type { Corrections } from './corrections.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import type { LiveIngest } from './ingest.js';
 import { pointsAllowed } from './sport-rules.js';
@@ -15,26 +16,40 @@ const notPlayed = (id: string, status: string) =>
 /** `record` was told which play comes last and another came first: the caller's plays are stale. */
 export class PlaysMovedOn extends Error {}
 
+/** An official correction rather than a play (docs/corrections.md). */
+const isWithdrawal = (i: AnyPlayInput): i is PlayWithdrawalInput => i.event_type === SCORE_WITHDRAWN;
+const isPlay = (i: AnyPlayInput): i is PlayInput => !isWithdrawal(i);
+
 /**
  * Official play-by-play in. Plays get the next `seq`, a running `state`, and move the
  * competition: scheduled → live on the first play, live → final on a play of type `final`.
- * A scoring play of a team sport confirms the matching crowd candidate at once.
+ * A scoring play of a team sport confirms the matching crowd candidate at once. A
+ * `score_withdrawn` play and the final play's judgement of the crowd are corrections
+ * (corrections.ts).
  */
 export class OfficialFeed {
   constructor(
     private readonly competitions: CompetitionRepo,
     private readonly games: GameDirectory,
     private readonly ingest: LiveIngest,
+    private readonly corrections: Corrections,
     private readonly clock: Clock,
     private readonly onWrite: () => void = () => undefined,
   ) {}
 
-  async append(p: Principal, competitionId: string, inputs: PlayInput[], batched: boolean): Promise<Play[]> {
+  async append(p: Principal, competitionId: string, inputs: AnyPlayInput[], batched: boolean): Promise<Play[]> {
     const game = await this.games.byCompetitionId(competitionId);
     // Another key's sandbox replay does not exist for this key (docs/replays.md).
     if (!game || !visibleTo(game.ownerKeyId, p.keyId)) throw notFound('competition', competitionId, 'id');
     requireScope(p, game.sport, game.league);
-    return this.record(game, inputs, batched);
+    const at = inputs.findIndex(isWithdrawal);
+    if (at < 0) return this.record(game, inputs.filter(isPlay), batched);
+    const withdrawal = inputs[at];
+    if (inputs.length > 1 || !isWithdrawal(withdrawal)) {
+      throw invalid('withdrawal_not_alone', 'A score_withdrawn play is posted on its own, not in a batch with other plays.', batched ? `plays[${at}].event_type` : 'event_type');
+    }
+    if (game.status === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
+    return this.corrections.withdraw(game, withdrawal, p.keyId);
   }
 
   /**
@@ -50,12 +65,13 @@ export class OfficialFeed {
     const teamSport = TEAM_SPORTS.some((s) => s === game.sport);
     const now = this.clock.now();
 
-    const inserted = await this.competitions.appendPlays(competitionId, (current, competitors, last) => {
+    const inserted = await this.competitions.appendPlays(competitionId, (current, competitors, last, covered) => {
       // Checked again here: a batch racing this one may have ended the competition since.
       if (current === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
       if (NOT_PLAYED.includes(current)) throw notPlayed(competitionId, current);
       if (opts.afterSeq !== undefined && (last?.seq ?? 0) !== opts.afterSeq) throw new PlaysMovedOn(`${competitionId} is past play ${opts.afterSeq}`);
-      const state: Record<string, number> = last ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
+      // The official record's running score: from zero until a play other than a correction covers the game (docs/corrections.md).
+      const state: Record<string, number> = last && covered ? JSON.parse(last.state) : Object.fromEntries(competitors.map((c) => [c.role, 0]));
       let seq = last?.seq ?? 0;
       let final = false;
       const rows = inputs.map((play, i) => {
@@ -100,9 +116,12 @@ export class OfficialFeed {
         if (row.points <= 0) continue;
         const code = [...game.teams.entries()].find(([, t]) => t.entityId === row.competitor_id)?.[0];
         if (!code) continue;
-        await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts) });
+        await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts), seq: row.seq });
       }
-      if (inserted.status === 'final') await this.ingest.forgetGame(game.gameId);
+      if (inserted.status === 'final') {
+        await this.ingest.forgetGame(game.gameId);
+        await this.corrections.judgeFinal(game);
+      }
     }
     return inserted.rows.map(playRecord).map((pl) => ({ ...pl, schema: PLAY_SCHEMA }));
   }

@@ -1,6 +1,6 @@
 import { BUS_FAULT_MESSAGE, busFault } from '../bus/faults.js';
 import { ChannelSubscription, redisKnownAway } from '../bus/link.js';
-import { STORE_FAULT_MESSAGES, storeFault } from '../store/faults.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/sql/faults.js';
 import type { RedisKeys } from '../bus/redis-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -10,7 +10,15 @@ import { ERROR_CODES, ReportInput, ReportResult, type ErrorCode } from '@svc/sch
 import { SvcError } from '../domain/errors.js';
 
 /** An official scoring play, as the owner's engine takes it. */
-const OfficialPlay = Type.Object({ team: Type.String(), points: Type.Number(), eventType: Type.String(), clock: Type.Optional(Type.String()), observedAt: Type.Number() });
+const OfficialPlay = Type.Object({
+  team: Type.String(),
+  points: Type.Number(),
+  eventType: Type.String(),
+  clock: Type.Optional(Type.String()),
+  observedAt: Type.Number(),
+  /** The play's `seq`, so the event it settles is linked to it (docs/corrections.md). */
+  seq: Type.Optional(Type.Integer()),
+});
 export type OfficialPlay = Static<typeof OfficialPlay>;
 
 /**

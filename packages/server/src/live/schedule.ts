@@ -4,9 +4,9 @@ import { isoTime, type Clock } from '../domain/clock.js';
 import { notFound } from '../domain/errors.js';
 import { planStatusChange } from '../domain/schedule/lifecycle.js';
 import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
-import { competitionStatus } from '../store/event-rows.js';
-import type { CompetitionRepo } from '../store/competitions.js';
-import type { EventLog } from '../store/events.js';
+import { competitionStatus } from '../store/events/rows.js';
+import type { CompetitionRepo } from '../store/reference/competitions.js';
+import type { EventLog } from '../store/events/events.js';
 import type { GameDirectory } from './games.js';
 import type { LiveIngest } from './ingest.js';
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 
 /** Request durations: most answers take a few milliseconds, exports and long polls seconds. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

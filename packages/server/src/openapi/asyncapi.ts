@@ -17,7 +17,7 @@ import {
   WireScoreEvent,
   StatusEvent,
 } from '@svc/schema';
-import { STATUS_EVENT_EXAMPLE, WIRE_EVENT_EXAMPLE } from './examples.js';
+import { STATUS_EVENT_EXAMPLE, WIRE_CORRECTION_EXAMPLE, WIRE_EVENT_EXAMPLE } from './examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -120,7 +120,8 @@ export function asyncApiDocument(): Json {
       receiveEvents: {
         action: 'receive',
         channel: { $ref: '#/channels/stream' },
-        summary: 'Events matching the filter (scoring events, provisional and confirmed, `score_retracted`, and `status` changes), each serialised once per broadcast.',
+        summary:
+          'Events matching the filter (scoring events, provisional and confirmed, `score_retracted`, and `status` changes), each serialised once per broadcast. A `score_retracted` of tier `provisional` withdraws a provisional never confirmed; one of tier `confirmed` corrects a confirmed score (an official `score_withdrawn`, or the official final result), its `retracted_id` naming it (docs/corrections.md).',
         messages: [{ $ref: '#/channels/stream/messages/event' }, { $ref: '#/channels/stream/messages/status' }],
       },
       receiveControl: {
@@ -151,7 +152,7 @@ export function asyncApiDocument(): Json {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key; a browser page passes a stream token as `?token=` instead.' } },
       schemas: { Confidence: schema(Confidence) },
       messages: {
-        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireScoreEvent, [WIRE_EVENT_EXAMPLE]),
+        event: message('event', 'Event', 'A scoring event in its wire form (as webhook bodies carry it).', WireScoreEvent, [WIRE_EVENT_EXAMPLE, WIRE_CORRECTION_EXAMPLE]),
         status: message('status', 'Status', 'A competition’s status changed (postponed, suspended, cancelled, …): `type` `status`, as webhook bodies carry it. Ignore event types you do not know.', StatusEvent, [STATUS_EVENT_EXAMPLE]),
         subscribed: message('subscribed', 'Subscribed', 'The connection’s whole filter, after setup and after each subscribe/unsubscribe.', SubscribedFrame, [
           { type: 'subscribed', recovered: true, sports: ['soccer'], leagues: [], games: [], tier: null },

@@ -13,6 +13,7 @@ import type {
   Notification,
   Play,
   PlayInput,
+  PlayWithdrawalInput,
   Player,
   Replay,
   ReplayInput,
@@ -179,6 +180,20 @@ export const WIRE_EVENT_EXAMPLE: WireEvent = {
   schema: 'svc.event.v1',
 };
 
+/** The correction of a confirmed goal, in its wire form (docs/corrections.md). */
+export const WIRE_CORRECTION_EXAMPLE: WireEvent = {
+  id: 'evt_000000023901',
+  type: 'score_retracted',
+  tier: 'confirmed',
+  game_id: 'soccer_21728',
+  team: 'ARG',
+  points: 1,
+  ts: '2022-12-18T15:25:10.000Z',
+  confidence: { agreement: 1, reporters: 0, latency_ms: 0 },
+  retracted_id: 'evt_000000023857',
+  schema: 'svc.event.v1',
+};
+
 /** A postponement as a `status` event (docs/schedule.md). */
 export const STATUS_EVENT_EXAMPLE: StatusEvent = {
   id: 'evt_000000051377',
@@ -261,6 +276,8 @@ export const PLAY_INPUT_EXAMPLE: PlayInput = {
   points: 1,
   clock: "23'",
 };
+/** A goal disallowed after review: the correction names the goal's confirmed event. */
+export const PLAY_WITHDRAWAL_EXAMPLE: PlayWithdrawalInput = { event_type: 'score_withdrawn', withdraws: 'evt_000000023857', period: { unit: 'half', num: 1, label: '1st half' }, clock: "25'" };
 export const CREATE_WEBHOOK_EXAMPLE: CreateWebhookInput = { url: 'https://example.com/hooks/svc', sports: ['soccer'], tier: 'confirmed' };
 export const ENDPOINT_WITH_SECRET_EXAMPLE: WebhookEndpointWithSecret = { ...WEBHOOK_EXAMPLES.endpoint, secret: 'whsec_q3V8xN1mK5pT7rY2wB4zC6dF9gH0jL3nS5uX8aE1iO4' };
 
@@ -442,6 +459,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     request: {
       one: { summary: 'One play', value: PLAY_INPUT_EXAMPLE },
       batch: { summary: 'A batch (up to 500), applied in order', value: { plays: [PLAY_INPUT_EXAMPLE] } },
+      withdrawal: { summary: 'A goal disallowed after review (docs/corrections.md)', value: PLAY_WITHDRAWAL_EXAMPLE },
     },
   },
   'GET /v1/games': { response: page(ARCHIVE_EXAMPLES.game) },

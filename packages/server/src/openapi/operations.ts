@@ -119,8 +119,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/competitions/{id}/plays': {
     operationId: 'createPlays',
     description:
-      'Appends official plays (product `source`), one or `{"plays": [...]}` up to 500. The first play moves the competition from scheduled to live, a play of `event_type` `final` ends it; an official scoring play confirms the matching crowd candidate at once.',
-    ok: 'The plays as stored, with their `seq` and running `state`.',
+      'Appends official plays (product `source`), one or `{"plays": [...]}` up to 500. The first play moves the competition from scheduled to live, a play of `event_type` `final` ends it; an official scoring play confirms the matching crowd candidate at once. The final play also withdraws the confirmed crowd scores its score cannot hold. **Corrections** (docs/corrections.md): `{"event_type": "score_withdrawn", "withdraws": "<play seq or event id>"}` (posted on its own; `period`, `competitor_id` and `points` optional) withdraws a confirmed score, crowd or official: a confirmed `score_retracted` event naming it in `retracted_id` follows on the stream, to webhooks, in the game’s events, the export and the change feed, and the score, box score, standings and leaders move back. Refusals: 400 `withdraws_unknown`, `withdraws_other_game`, `withdraws_not_a_score`, `withdrawal_not_alone`, `missing_field` (`withdraws`); 409 `already_withdrawn`, `competition_final`.',
+    ok: 'The plays as stored, with their `seq` and running `state` (the score after the play); a correction with `withdraws`, `retracted_id` and the withdrawn points as negative `points`.',
   },
   'POST /v1/competitions/{id}/status': {
     operationId: 'changeCompetitionStatus',

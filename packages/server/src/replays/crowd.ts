@@ -1,6 +1,6 @@
 import { keyPrefix, type Config } from '../config.js';
-import type { Db } from '../store/db.js';
-import { KeyRepo } from '../store/keys.js';
+import type { Db } from '../store/sql/db.js';
+import { KeyRepo } from '../store/accounts/keys.js';
 import { deriveKey, simSecret } from '../sim/keys.js';
 import { CROWD_SIZE } from './plan.js';
 

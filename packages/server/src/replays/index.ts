@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Live } from '../live/index.js';
-import type { CompetitionRepo } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
-import { ReplayRepo } from '../store/replays.js';
+import type { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Db } from '../store/sql/db.js';
+import { ReplayRepo } from '../store/accounts/replays.js';
 import { ReplayDriver } from './driver.js';
 import { ReplayService } from './service.js';
 

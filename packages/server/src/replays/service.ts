@@ -5,10 +5,10 @@ import { randomBase62 } from '../domain/keys.js';
 import { requireScope, visibleTo, type Principal } from '../domain/scopes.js';
 import type { GameDirectory } from '../live/games.js';
 import type { OfficialFeed } from '../live/official.js';
-import type { CompetitionRepo } from '../store/competitions.js';
-import type { Page, PageRequest } from '../store/page.js';
-import { ReplayRepo, replayRecord } from '../store/replays.js';
-import type { ReplayTable } from '../store/types.js';
+import type { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Page, PageRequest } from '../store/sql/page.js';
+import { ReplayRepo, replayRecord } from '../store/accounts/replays.js';
+import type { ReplayTable } from '../store/accounts/types.js';
 import { closeReplayGame } from './close.js';
 import type { ReplayDriver } from './driver.js';
 

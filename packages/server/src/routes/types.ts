@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDe
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Principal } from '../domain/scopes.js';
 import { SvcError } from '../domain/errors.js';
-import type { CompetitionRepo } from '../store/competitions.js';
-import type { LeagueDirectory } from '../store/league-directory.js';
-import type { ReferenceRepo } from '../store/reference.js';
-import type { SettledDays } from '../store/settled-days.js';
+import type { CompetitionRepo } from '../store/reference/competitions.js';
+import type { LeagueDirectory } from '../store/reference/league-directory.js';
+import type { ReferenceRepo } from '../store/reference/reference.js';
+import type { SettledDays } from '../store/reference/settled-days.js';
 import type { StandingsService } from '../standings/service.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

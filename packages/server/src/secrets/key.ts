@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { generateSecretKey, openSealed, parseSecretKey, SecretBox, sealedKeyId, type SecretKey } from '../domain/secrets/sealed.js';
-import { openDb, type Db, type DbOptions } from '../store/db.js';
-import { MetaRepo } from '../store/meta.js';
-import { sealedValues } from '../store/sealed-values.js';
+import { openDb, type Db, type DbOptions } from '../store/sql/db.js';
+import { MetaRepo } from '../store/sql/meta.js';
+import { sealedValues } from '../store/accounts/sealed-values.js';
 import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from '../domain/secrets/columns.js';
 
 /** The sandbox's generated key, in the data dir beside svc.db (docs/operations.md "Secrets at rest"). */

@@ -1,6 +1,6 @@
 import { openSealed, seal, SealedSecretError, type SecretBox, type SecretKey } from '../domain/secrets/sealed.js';
-import type { Db } from '../store/db.js';
-import { resealAll } from '../store/sealed-values.js';
+import type { Db } from '../store/sql/db.js';
+import { resealAll } from '../store/accounts/sealed-values.js';
 import { KEY_CHECK_AAD, KEY_CHECK_META, KEY_CHECK_PLAINTEXT } from '../domain/secrets/columns.js';
 
 export interface RotationResult {

@@ -1,5 +1,5 @@
 import { localBaseUrl, type Config } from '../config.js';
-import { openDb } from '../store/db.js';
+import { openDb } from '../store/sql/db.js';
 import { IngestClient } from './client.js';
 import { startSimulator, type Simulator } from './index.js';
 import { DEFAULT_SPEED } from './plan.js';

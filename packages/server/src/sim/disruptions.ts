@@ -1,6 +1,6 @@
 import { addDays, isoDate, isoTime, type Clock } from '../domain/clock.js';
-import { CompetitionRepo } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
+import { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Db } from '../store/sql/db.js';
 import type { IngestClient } from './client.js';
 import type { Random } from './random.js';
 

@@ -1,9 +1,9 @@
 import { competitorRows, syntheticCompetition } from '../archive/synthetic-common.js';
 import { isoTime } from '../domain/clock.js';
-import { CompetitionRepo } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
-import { MetaRepo } from '../store/meta.js';
-import { ReferenceRepo } from '../store/reference.js';
+import { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Db } from '../store/sql/db.js';
+import { MetaRepo } from '../store/sql/meta.js';
+import { ReferenceRepo } from '../store/reference/reference.js';
 import { pickIndex, type Random } from './random.js';
 import type { SimSport } from './timeline.js';
 

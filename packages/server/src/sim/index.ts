@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { isoDate, isoTime, systemClock, type Clock } from '../domain/clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sql/db.js';
 import { IngestClient } from './client.js';
 import { abandonedReplays, claim, createTodayGame, release, scheduledToday } from './fixtures.js';
 import { ensureSimKeys } from './keys.js';

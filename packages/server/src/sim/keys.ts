@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { keyPrefix, type Config } from '../config.js';
-import type { Db } from '../store/db.js';
-import { KeyRepo } from '../store/keys.js';
-import { MetaRepo } from '../store/meta.js';
+import type { Db } from '../store/sql/db.js';
+import { KeyRepo } from '../store/accounts/keys.js';
+import { MetaRepo } from '../store/sql/meta.js';
 
 const SECRET_KEY = 'sim_secret';
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

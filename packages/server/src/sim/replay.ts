@@ -1,6 +1,6 @@
-import { CompetitionRepo } from '../store/competitions.js';
-import type { Db } from '../store/db.js';
-import { ReferenceRepo } from '../store/reference.js';
+import { CompetitionRepo } from '../store/reference/competitions.js';
+import type { Db } from '../store/sql/db.js';
+import { ReferenceRepo } from '../store/reference/reference.js';
 import { hashSeed } from './random.js';
 import { gameTimes, type PeriodRef, type SimSport } from './timeline.js';
 

@@ -2,10 +2,12 @@ import type { BoxScore, Leader, PlayerSeasonStats, Standings } from '@svc/schema
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { invalid } from '../domain/errors.js';
 import { SvcError } from '../domain/errors.js';
+import { countsInRecord, coversGame } from '../domain/corrections.js';
 import { requireScope, type Principal } from '../domain/scopes.js';
 import {
   DEFAULT_STAT,
   boxScore,
+  crowdPlays,
   latest,
   leaders,
   liveScore,
@@ -16,11 +18,11 @@ import {
   type SeasonPlay,
   type TableSport,
 } from '../domain/standings/index.js';
-import type { CompetitionRepo, SeasonGame } from '../store/competitions.js';
-import type { EventLog } from '../store/events.js';
-import type { LeagueDirectory } from '../store/league-directory.js';
-import type { ReferenceRepo } from '../store/reference.js';
-import type { PlayTable } from '../store/types.js';
+import type { CompetitionRepo, SeasonGame } from '../store/reference/competitions.js';
+import type { EventLog } from '../store/events/events.js';
+import type { LeagueDirectory } from '../store/reference/league-directory.js';
+import type { ReferenceRepo } from '../store/reference/reference.js';
+import type { PlayTable } from '../store/reference/types.js';
 
 /** The products that read standings, box scores and leaders: any one of them (docs/standings.md). */
 export const VIEW_PRODUCTS = ['live', 'archive'] as const;
@@ -132,9 +134,14 @@ export class StandingsService {
     return { data: standings(sport, results), as_of: times.length > 0 ? latest(times) : seasonStart(games) };
   }
 
-  /** The box score of a competition the caller may read (checked by the route). */
-  async boxScore(c: { id: string; sport: string; status: string; date: string; start_time: string | null; competitors: readonly { entity_id: string; role: string }[] }): Promise<BoxScore> {
-    const plays = (await this.competitions.allPlays(c.id)).map(playFact);
+  /**
+   * The box score of a competition the caller may read (checked by the route): from its official
+   * plays, corrections and the plays they withdrew left out; a game no official source covers
+   * from its confirmed crowd scores (docs/corrections.md).
+   */
+  async boxScore(c: { id: string; n: number; sport: string; status: string; date: string; start_time: string | null; competitors: readonly { entity_id: string; role: string }[] }): Promise<BoxScore> {
+    const rows = await this.competitions.allPlays(c.id);
+    const plays = coversGame(rows) ? rows.filter(countsInRecord).map(playFact) : crowdPlays(c.sport, c.competitors, await this.events.standingScores(`${c.sport}_${c.n}`));
     return boxScore(
       { competition_id: c.id, sport: c.sport, status: c.status, competitors: c.competitors, start: c.start_time ?? `${c.date}T00:00:00.000Z` },
       plays,
@@ -146,7 +153,7 @@ export class StandingsService {
     const after = q.cursor !== undefined ? decodeCursor(q.cursor, ['number', 'string']) : undefined;
     const seasonIds = await this.seasonIds(q.league, q.season);
     const games = new Map((await this.competitions.seasonGames(seasonIds)).map((g) => [g.id, g]));
-    const plays = (await this.competitions.seasonPlayerPlays(seasonIds)).map((r) => seasonPlay(r, games.get(r.competition_id)));
+    const plays = (await this.competitions.seasonPlayerPlays(seasonIds)).filter(countsInRecord).map((r) => seasonPlay(r, games.get(r.competition_id)));
     const all = leaders(playerTotals(plays).values(), q.stat ?? DEFAULT_STAT[sport] ?? 'points');
     const rest = after === undefined ? all : all.filter((l) => l.value < Number(after[0]) || (l.value === Number(after[0]) && l.player_id > String(after[1])));
     const limit = q.limit ?? 100;
@@ -165,7 +172,7 @@ export class StandingsService {
       if (seasonIds.length === 0) throw invalid('invalid_parameter', `League '${player.league}' has no season '${q.season}'.`, 'season');
     }
     const after = q.cursor !== undefined ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
-    const rows = (await this.competitions.playerPlays(playerId)).filter((r) => !seasonIds || seasonIds.includes(r.season_id));
+    const rows = (await this.competitions.playerPlays(playerId)).filter((r) => countsInRecord(r) && (!seasonIds || seasonIds.includes(r.season_id)));
     const owners = await this.competitions.competitorsOfMany([...new Set(rows.map((r) => r.competition_id))]);
     const bySeason = new Map<string, { league: string; label: string; plays: SeasonPlay[] }>();
     for (const r of rows) {

@@ -1,6 +1,6 @@
 import { SPORTS } from '@svc/schema';
 import type { Clock } from '../domain/clock.js';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 import { FEED_SILENCE_MS, feedState, type FeedStatus } from '../domain/status.js';
 
 export interface SportHealth {

@@ -1,10 +1,10 @@
-import { CompetitionRepo } from '../store/competitions.js';
-import { attemptTally } from '../store/webhook-deliveries.js';
+import { CompetitionRepo } from '../store/reference/competitions.js';
+import { attemptTally } from '../store/webhooks/deliveries.js';
 import type { Redis } from 'ioredis';
 import { isoDate, isoTime, type Clock } from '../domain/clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sql/db.js';
 import type { FeedHealth, SportHealth } from './feed-health.js';
-import { StatusHistory, type IncidentRow } from '../store/status-history.js';
+import { StatusHistory, type IncidentRow } from '../store/status/history.js';
 import { RequestTally } from './requests.js';
 import {
   DAY_MS,

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/scopes.js';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 import type { StreamFilter } from './filter.js';
 import type { HubMember } from './hub.js';
 import type { ControlFrame } from './protocol.js';

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 
 /**
  * What one socket wants. Sports, leagues and games add up (a union). A socket opened without any

@@ -1,5 +1,5 @@
 import { wireEvent, type ControlFrame } from '@svc/schema';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 
 /**
  * A complete RFC 6455 text frame as a server sends it: FIN, opcode 1, no mask (RFC 6455 §5.1:

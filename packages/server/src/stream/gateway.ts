@@ -7,7 +7,7 @@ import type { EventBus } from '../bus/bus.js';
 import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import type { EventLog, StoredEvent } from '../store/events.js';
+import type { EventLog, StoredEvent } from '../store/events/events.js';
 import { Connection, Liveness, PING_SLOTS, Writer } from './connection.js';
 import type { SlotCounter } from '../bus/slots.js';
 import type { StreamFilter } from './filter.js';

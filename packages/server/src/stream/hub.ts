@@ -1,5 +1,5 @@
 import type { Principal } from '../domain/scopes.js';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 import { matches, type StreamFilter } from './filter.js';
 import { countOf, subscriptionLimit, type Subscriptions } from './protocol.js';
 

@@ -1,8 +1,8 @@
 import type { Principal } from '../domain/scopes.js';
 import { meter } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import type { EventLog, StoredEvent } from '../store/events.js';
-import { nextTurn } from '../next-turn.js';
+import type { EventLog, StoredEvent } from '../store/events/events.js';
+import { nextTurn } from '../export/next-turn.js';
 import type { StreamFilter } from './filter.js';
 
 /** Rows per replay read: a resume of the whole cap is a handful of bounded queries, not one huge one. */

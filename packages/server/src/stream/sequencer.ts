@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 
 /**
  * Puts the bus's events back into global sequence order before the stream delivers them.

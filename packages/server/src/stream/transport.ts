@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import type { StoredEvent } from '../store/events.js';
+import type { StoredEvent } from '../store/events/events.js';
 import { eventFrame, sseControl, sseEvent, SSE_HEARTBEAT } from './frames.js';
 import { CLOSE, controlFrame, HEARTBEAT_FRAME, type ControlFrame } from './protocol.js';
 

@@ -4,9 +4,9 @@ import { planOf } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { endpointSecretAad } from '../domain/secrets/columns.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/webhooks/schedule.js';
-import { eventsBySeq } from '../store/events.js';
-import type { Db } from '../store/db.js';
-import type { WebhookEndpointStore } from '../store/webhook-endpoints.js';
+import { eventsBySeq } from '../store/events/events.js';
+import type { Db } from '../store/sql/db.js';
+import type { WebhookEndpointStore } from '../store/webhooks/endpoints.js';
 
 /** What an attempt needs to know about its endpoint and the endpoint's owner. */
 export interface EndpointInfo {

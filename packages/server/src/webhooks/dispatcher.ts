@@ -3,10 +3,10 @@ import { isoTime, type Clock } from '../domain/clock.js';
 import { deliveryDecision } from '../domain/webhooks/schedule.js';
 import { signPayload } from '../domain/webhooks/signature.js';
 import type { Lookup } from './target-resolver.js';
-import type { Db } from '../store/db.js';
-import { DeliveryQueue, type AttemptOutcome, type ClaimedDelivery, type Verdict } from '../store/webhook-deliveries.js';
-import { WebhookEndpointStore } from '../store/webhook-endpoints.js';
-import { HealthMarks, recordOutcomes } from '../store/webhook-outcomes.js';
+import type { Db } from '../store/sql/db.js';
+import { DeliveryQueue, type AttemptOutcome, type ClaimedDelivery, type Verdict } from '../store/webhooks/deliveries.js';
+import { WebhookEndpointStore } from '../store/webhooks/endpoints.js';
+import { HealthMarks, recordOutcomes } from '../store/webhooks/outcomes.js';
 import { secretBoxOf } from '../secrets/key.js';
 import { DeliveryDirectory, signingSecrets, type Body, type EndpointInfo } from './directory.js';
 import type { Notification } from '@svc/schema';
@@ -300,7 +300,7 @@ export class WebhookDispatcher {
   /**
    * Whether a claim now is worth its statements, `startedWith` attempts having been in flight
    * after the last claim: a quarter of them came back, or nothing is in flight. A claim's two
-   * statements and commit cost as much SQL as the outcomes of a dozen deliveries (bench/RESULTS.md
+   * statements and commit cost as much SQL as the outcomes of a dozen deliveries (bench/history/2026-11-24.md
    * "bench/webhooks"); claiming for every slot that comes back cost a claim per delivery whenever
    * the per-endpoint caps, not maxInFlight, bound what is in flight.
    */

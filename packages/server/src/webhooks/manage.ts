@@ -18,12 +18,12 @@ import { requireScope, type Principal } from '../domain/scopes.js';
 import { generateSecret } from '../domain/webhooks/signature.js';
 import { validateWebhookUrl } from '../domain/webhooks/target.js';
 import { resolveSafeTarget, type Lookup } from './target-resolver.js';
-import type { ReplayScope } from '../store/events.js';
-import type { NotificationStore } from '../store/notifications.js';
-import type { Page, PageRequest } from '../store/page.js';
-import { newDeliveryIds, pendingDelivery, type WebhookDeliveryStore } from '../store/webhook-deliveries.js';
-import { newEndpointId, type EndpointPatch, type WebhookEndpointStore } from '../store/webhook-endpoints.js';
-import { endpointRecord, parseList, type EndpointRow } from '../store/webhook-rows.js';
+import type { ReplayScope } from '../store/events/events.js';
+import type { NotificationStore } from '../store/webhooks/notifications.js';
+import type { Page, PageRequest } from '../store/sql/page.js';
+import { newDeliveryIds, pendingDelivery, type WebhookDeliveryStore } from '../store/webhooks/deliveries.js';
+import { newEndpointId, type EndpointPatch, type WebhookEndpointStore } from '../store/webhooks/endpoints.js';
+import { endpointRecord, parseList, type EndpointRow } from '../store/webhooks/rows.js';
 import type { TestSendResult, WebhookTester } from './test-event.js';
 
 /** After a rotation the old secret signs beside the new one this long. */
@@ -221,7 +221,7 @@ export class WebhookManager {
   private replayScope(p: Principal, ep: EndpointRow): ReplayScope {
     const wanted = parseList(ep.sports);
     const sports = wanted && p.sports ? wanted.filter((s) => p.sports?.includes(s)) : (wanted ?? (p.sports ? [...p.sports] : null));
-    return { sports, leagues: p.leagues, viewerKeyId: p.keyId };
+    return { sports, leagues: p.leagues, viewerKeyId: p.keyId, types: parseList(ep.types ?? null) };
   }
 
   async notifications(p: Principal, page: PageRequest): Promise<Page<Notification>> {

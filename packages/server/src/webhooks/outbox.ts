@@ -1,10 +1,13 @@
 import { isoTime, type Clock } from '../domain/clock.js';
-import type { OutboxHook, StoredEvent } from '../store/events.js';
-import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } from '../store/webhook-deliveries.js';
-import { subscribers, type Subscriber } from '../store/webhook-endpoints.js';
+import type { OutboxHook, StoredEvent } from '../store/events/events.js';
+import { insertDeliveries, newDeliveryIds, pendingDelivery, type NewDelivery } from '../store/webhooks/deliveries.js';
+import { subscribers, type Subscriber } from '../store/webhooks/endpoints.js';
 
-/** Webhooks carry confirmed scoring events and status changes (docs/webhooks.md), never provisional or retractions. */
-export const webhookable = (e: { tier: string; type: string }): boolean => e.tier === 'confirmed' && (e.type === 'score' || e.type === 'status');
+/**
+ * Webhooks carry confirmed events (docs/webhooks.md): scores, status changes and corrections (a
+ * confirmed `score_retracted`, docs/corrections.md); never provisional events or their retractions.
+ */
+export const webhookable = (e: { tier: string; type: string }): boolean => e.tier === 'confirmed' && (e.type === 'score' || e.type === 'status' || e.type === 'score_retracted');
 
 /** The endpoint wants the event's sport, and its owner may see the event: its sport, league and game (docs/replays.md). */
 export function subscribes(s: Subscriber, e: StoredEvent): boolean {

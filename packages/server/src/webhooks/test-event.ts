@@ -7,8 +7,8 @@ import type { Lookup } from './target-resolver.js';
 import { USER_AGENT } from './dispatcher.js';
 import type { SecretBox } from '../domain/secrets/sealed.js';
 import { openEndpointSecrets, signingSecrets } from './directory.js';
-import { newDeliveryIds } from '../store/webhook-deliveries.js';
-import type { EndpointRow } from '../store/webhook-rows.js';
+import { newDeliveryIds } from '../store/webhooks/deliveries.js';
+import type { EndpointRow } from '../store/webhooks/rows.js';
 import { WebhookSender } from './sender.js';
 
 /** What one test send did: the attempt's outcome, as the attempt log would show it. */

@@ -14,8 +14,9 @@ export interface ScoreEventFact {
 }
 
 /**
- * Points by team code: `confirmed` adds the confirmed score events; `provisional` adds besides the
- * provisional ones still open (neither confirmed by a later event naming them nor retracted).
+ * Points by team code: `confirmed` adds the confirmed score events that no correction retracted;
+ * `provisional` adds besides the provisional ones still open (neither confirmed by a later event
+ * naming them nor retracted).
  */
 export function liveScore(events: readonly ScoreEventFact[], tier: 'confirmed' | 'provisional'): Map<string, number> {
   const closed = new Set<string>();
@@ -25,8 +26,8 @@ export function liveScore(events: readonly ScoreEventFact[], tier: 'confirmed' |
   }
   const out = new Map<string, number>();
   for (const e of events) {
-    if (e.type !== 'score') continue;
-    const counts = e.tier === 'confirmed' || (tier === 'provisional' && e.tier === 'provisional' && !closed.has(e.id));
+    if (e.type !== 'score' || closed.has(e.id)) continue;
+    const counts = e.tier === 'confirmed' || (tier === 'provisional' && e.tier === 'provisional');
     if (counts) out.set(e.team, (out.get(e.team) ?? 0) + e.points);
   }
   return out;

@@ -2,7 +2,7 @@ import { resolveDate } from '../../domain/access.js';
 import { checkZone, zoneDay } from '../../domain/zones.js';
 import { requireScope, type Principal, type ScopeFilter } from '../../domain/scopes.js';
 import type { CompetitionDeps } from '../types.js';
-import type { CompetitionFilter } from '../../store/competitions.js';
+import type { CompetitionFilter } from '../../store/reference/competitions.js';
 
 export interface CompetitionQuery {
   sport?: string;

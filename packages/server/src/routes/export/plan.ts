@@ -3,7 +3,7 @@ import type { Principal, ScopeFilter } from '../../domain/scopes.js';
 import { invalid } from '../../domain/errors.js';
 import { parseEventTypes } from '../../domain/event-types.js';
 import { badAfter, checkRange, parseAfter, parseBound, type After, type Entity } from '../../export/params.js';
-import type { ExportRepo, ExportSlice } from '../../store/export.js';
+import type { ExportRepo, ExportSlice } from '../../store/events/export.js';
 import type { PlayStart } from '../../export/sources.js';
 import type { CompetitionDeps } from '../types.js';
 import type { ExportFormat, ExportQuery } from '@svc/schema';

@@ -6,7 +6,7 @@ import { parseEventTypes } from '../../domain/event-types.js';
 import { requireScope, visibleTo, type Principal } from '../../domain/scopes.js';
 import { resolveCompetitionQuery } from '../competitions/filters.js';
 import { getGame, listGameEvents, listGames } from '../competitions/schema.js';
-import type { CompetitionRepo } from '../../store/competitions.js';
+import type { CompetitionRepo } from '../../store/reference/competitions.js';
 import { principal, type CompetitionDeps, type RoutePlugin } from '../types.js';
 
 export function gameOf(c: Competition & { n: number }, today: string): Game {

@@ -1,6 +1,6 @@
 import { SvcError } from '../../domain/errors.js';
 import type { CheckName, CheckResult } from '../../health/readiness.js';
-import type { Lifecycle } from '../../lifecycle.js';
+import type { Lifecycle } from '../../health/lifecycle.js';
 import type { RoutePlugin } from '../types.js';
 
 export interface HealthDeps {
