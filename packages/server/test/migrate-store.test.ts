@@ -17,7 +17,7 @@ import { systemClock } from '../src/domain/clock.js';
 import { parseSecretKey, SecretBox } from '../src/domain/secrets/sealed.js';
 import { verifySignature } from '../src/domain/webhooks/signature.js';
 import { verifySecretKey } from '../src/secrets/key.js';
-import { openDb } from '../src/store/db.js';
+import { openDb } from '../src/store/sql/db.js';
 import { auth, freshDb, testConfig, TEST_SECRET_KEY, tmpDir, until } from './helpers.js';
 import { runSvc, seededDataDir, serveSvc, startSvc, type SvcProcess } from './process.js';
 import { PG_ADMIN_URL, pgUrlFor } from './templates.setup.js';

@@ -78,7 +78,7 @@ export async function parseMigrateStoreArgs(argv: string[]): Promise<MigrateStor
   const { values } = parseOptions(argv, { to: { type: 'string' }, from: { type: 'string' }, resume: { type: 'boolean' }, 'batch-rows': { type: 'string' } });
   if (values.to === undefined) throw new UsageError('--to postgres://… is required');
   if (!/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('--to must be a postgres:// URL');
-  const { parsePgUrl, PgUrlError } = await import('../store/pg-targets.js');
+  const { parsePgUrl, PgUrlError } = await import('../store/sql/pg-targets.js');
   try {
     parsePgUrl(values.to);
   } catch (err) {

@@ -1,7 +1,7 @@
 import { SecretBox, type SecretKey } from '../domain/secrets/sealed.js';
 import { Progress } from '../cli/progress.js';
 import { keyMismatch } from '../secrets/key.js';
-import { openDb } from '../store/db.js';
+import { openDb } from '../store/sql/db.js';
 import { canonicalLineOf, canonicalOf, copyField, CopyValueError, RowChecksum, type ColumnKind } from '../store/transfer/copy-text.js';
 import { PgTarget, type TableProgress, type TargetTable } from '../store/transfer/pg-target.js';
 import { knownMigrations, schemaStanding } from '../store/transfer/schema-version.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { PgPrimary, PG_CONNECT_TIMEOUT_MS } from '../pg-primary.js';
-import { parsePgUrl } from '../pg-targets.js';
+import { PgPrimary, PG_CONNECT_TIMEOUT_MS } from '../sql/pg-primary.js';
+import { parsePgUrl } from '../sql/pg-targets.js';
 import { canonicalLineOfCopied, kindOfPgType, RowChecksum, type ColumnKind } from './copy-text.js';
 import { copyIn, copyOutLines } from './pg-copy-stream.js';
 import { DEFERRED_INDEXES, PROGRESS_TABLE, SCHEMA_TABLES } from './tables.js';

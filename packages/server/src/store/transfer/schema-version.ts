@@ -1,4 +1,4 @@
-import { migrationProvider } from '../migrations.js';
+import { migrationProvider } from '../migrations/index.js';
 
 /** The migrations this build knows, by name (the same list on both engines). */
 export async function knownMigrations(): Promise<string[]> {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { Database } from '../types.js';
+import type { Database } from '../sql/database.js';
 import { KEY_CHECK_META } from '../../domain/secrets/columns.js';
-import { sealedValues } from '../sealed-values.js';
+import { sealedValues } from '../accounts/sealed-values.js';
 import { type SourceValue } from './copy-text.js';
 import { SCHEMA_TABLES } from './tables.js';
 
