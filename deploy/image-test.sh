@@ -41,7 +41,8 @@ containers=()
 volume="svc-image-test-$run_id"
 database="svc_image_test_${run_id//-/_}"
 cleanup() {
-  for c in "${containers[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  # -v: the anonymous volumes of VOLUME /data go with the containers.
+  for c in "${containers[@]}"; do podman rm -f -v "$c" >/dev/null 2>&1 || true; done
   podman volume rm -f "$volume" >/dev/null 2>&1 || true
   psql "$pg_admin" -qc "drop database if exists $database with (force)" >/dev/null 2>&1 || true
 }
