@@ -72,7 +72,7 @@ describe('svc backup and restore', () => {
     expect(backup.written('stderr')).toMatch(/\[#{24}\] 100% [\d,]+ of [\d,]+ pages/);
     expect(backup.written('stdout')).toMatch(/^Backed up \S+ to \S+svc-backup\.db: [\d.]+ MiB in [\d.]+ s, schema at 0\d+_\w+\.\nIt holds no key: keep SVC_SECRET_KEY with it\.\n$/);
     expect(failures).toBe(0);
-    expect(atBackupStart, 'reports were arriving when the backup started').toBeGreaterThan(500);
+    expect(atBackupStart, 'reports were arriving when the backup started').toBeGreaterThan(100);
     expect(acknowledged, 'and after it').toBeGreaterThan(atBackupEnd);
     // No temporary file left beside it; the backup stands alone (no WAL belongs with it).
     expect(fs.readdirSync(path.dirname(file))).toEqual(['svc-backup.db']);

@@ -181,7 +181,12 @@ async function copyAndVerify(source: SqliteFile, target: PgTarget, known: string
   const total = [...extents.values()].reduce((n, e) => n + e.rows, 0);
   const vbar = new Progress(o.log, total * 2);
   const checks: TableCheck[] = [];
-  for (const p of plans) {
+  // Described again now that the keys are back: both sides are read in primary-key order (a
+  // resumed run found them set aside).
+  const described = new Map((await target.tables()).map((t) => [t.name, t]));
+  for (const planned of plans) {
+    if (o.signal?.aborted) throw new MigrateInterrupted('interrupted during the verification; every row is copied: run the same command with --resume to verify it');
+    const p = { ...planned, target: described.get(planned.table) ?? planned.target };
     const tick = (n: number) => vbar.add(n, 0);
     const [sum, back] = await Promise.all([sourceChecksum(source, p, tick), target.checksum(p.target, tick)]);
     checks.push({ table: p.table, sourceRows: sum.rows, targetRows: back.rows, sourceSum: sum.hex(), targetSum: back.hex() });
