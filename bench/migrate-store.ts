@@ -7,6 +7,7 @@
 // indexes included; rows/s counts every row of every table.
 //
 // Once:  node --import tsx bench/gen-large.ts --events 1000000 --seed 42 --data-dir bench/.out/large1m
+//        (again after a schema change: it migrates the database, and migrate-store refuses an older one)
 // Run:   npm run build && node --import tsx bench/migrate-store.ts   (BENCH_DATA_DIR=bench/.out/large1m BENCH_ROUNDS=2
 //        BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres)
 import { spawn } from 'node:child_process';
