@@ -127,16 +127,22 @@ describe.each(engines())('reporters on %s', (engine) => {
 
     // Reports of a suspended reporter: 202 and stored, but they start and join nothing.
     const events = await count('events');
-    const ignored = await report(troll.key, g, home(g), { event_type: 'goal' });
+    const ignored = await report(troll.key, g, away(g), { event_type: 'goal' });
     expect(ignored).toMatchObject({ event_id: null, tier: 'provisional' });
     expect(ignored.id).toMatch(/^rpt_/);
     expect(await count('reports')).toBe(reportsBefore + 1);
     expect(await count('events')).toBe(events);
-    // Not even as an active reporter that would hold others' agreement down: three others confirm at once.
+    // Neither a vote (b would complete a quorum with it) nor an active reporter holding the others'
+    // agreement down (3 of 4 would still pass): c confirms, with the three others alone.
     const [a, b, c] = keys;
     await report(a.key, g, away(g));
-    await report(b.key, g, away(g));
-    expect((await report(c.key, g, away(g))).tier).toBe('confirmed');
+    expect((await report(b.key, g, away(g))).tier).toBe('provisional');
+    const confirmed = await report(c.key, g, away(g));
+    expect(confirmed.tier).toBe('confirmed');
+    const agreement = await t.db.kysely.selectFrom('events').select(['agreement', 'reporters']).where('tier', '=', 'confirmed').where('game_id', '=', g.id).executeTakeFirstOrThrow();
+    // a, b and c weigh 2/3 each; the loser of the first test is still active here at 0.2. With the
+    // troll counted among the active (0.5) it would be 2 / 2.7 = 0.741.
+    expect(agreement).toMatchObject({ agreement: 0.909, reporters: 3 });
 
     // Suspending again changes nothing; the list shows it under suspended=true.
     expect(one(await post(`/v1/reporters/${reporterIdOf(troll.id)}/suspend`))).toMatchObject({ suspended: true, reports: 2 });

@@ -9,6 +9,8 @@ import type { SuspensionRepo } from '../store/consensus/suspensions.js';
 export class SuspendedVoters {
   private readonly voters = new Set<string>();
   private loaded: Promise<void> | null = null;
+  /** Counts this node's own changes, so a read that started before one of them does not undo it. */
+  private changes = 0;
 
   constructor(private readonly repo: SuspensionRepo) {}
 
@@ -29,16 +31,22 @@ export class SuspendedVoters {
   }
 
   add(voter: string): void {
+    this.changes += 1;
     this.voters.add(voter);
   }
 
   delete(voter: string): void {
+    this.changes += 1;
     this.voters.delete(voter);
   }
 
   /** Reads the table; returns the voters suspended since the last read (their votes here must go). */
   async refresh(): Promise<string[]> {
+    const before = this.changes;
     const stored = new Set(await this.repo.voters());
+    // This node suspended or restored someone while the table was read: the read may predate
+    // that commit, so it is not applied; the next one (a second later) is.
+    if (this.changes !== before) return [];
     const added = [...stored].filter((v) => !this.voters.has(v));
     for (const v of [...this.voters]) if (!stored.has(v)) this.voters.delete(v);
     for (const v of added) this.voters.add(v);
