@@ -58,7 +58,7 @@ describe('svc CLI', () => {
 // Concurrent: each case is a few process starts (describe.concurrent), all at once on two vCPUs,
 // so each gets more than the default 30 s.
 describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
-  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['reporters'], ['reporters', 'suspend'], ['tail'], ['replay'], ['standings'], ['changes'], ['simulate'], ['export'], ['help']];
+  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['reporters'], ['reporters', 'suspend'], ['tail'], ['replay'], ['standings'], ['changes'], ['simulate'], ['export'], ['backup'], ['restore'], ['migrate-store'], ['help']];
 
   for (const cmd of COMMANDS) {
     it(`svc ${[...cmd, '--help'].join(' ')} prints usage and exits 0 without touching the data dir`, async () => {
@@ -94,6 +94,11 @@ describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout
     [['replay', 'soccer_21728', '--speed', '601'], /^svc replay: --speed must be a whole number from 1 to 600, got '601'/],
     [['simulate', '--turbo'], /^svc simulate: unknown option '--turbo'/],
     [['export', '--league'], /^svc export: --league needs a value/],
+    [['backup'], /^svc backup: which file\? svc backup <file> \(see svc backup --help\)$/],
+    [['restore', 'a.db', '--yes'], /^svc restore: Unknown option '--yes'/],
+    [['migrate-store'], /^svc migrate-store: --to postgres:\/\/… is required \(see svc migrate-store --help\)$/],
+    [['migrate-store', '--to', 'mysql://x/y'], /^svc migrate-store: --to must be a postgres:\/\/ URL/],
+    [['migrate-store', '--to', 'postgres://h/d', '--batch-rows', '0'], /^svc migrate-store: --batch-rows must be an integer from 1 to 1000000/],
     [['frobnicate'], /^svc: unknown command 'frobnicate'/],
     [['help', 'frobnicate'], /^svc help: unknown command 'frobnicate'/],
   ];

@@ -1,6 +1,8 @@
 import { ConfigError, keyPrefix, loadConfig, type Config } from '../config.js';
 import { isKeysSubcommand, keysCommand, KEYS_USAGE } from './keys.js';
+import { BACKUP_USAGE, MIGRATE_STORE_USAGE, RESTORE_USAGE } from './backup.js';
 import { CHANGES_USAGE } from './changes.js';
+import { Refused } from '../transfer/report.js';
 import { EXPORT_USAGE } from './export.js';
 import { REPLAY_USAGE } from './replay.js';
 import { isReportersSubcommand, REPORTERS_USAGE } from './reporters-usage.js';
@@ -25,6 +27,9 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   simulate                 run the live simulator against a running service
   export                   write an NDJSON export to a file
   secrets rotate-key       re-encrypt webhook secrets under a new SVC_SECRET_KEY
+  backup <file>            copy the running node's SQLite database, consistently
+  restore <file>           put a backup in place in a stopped node's data dir
+  migrate-store --to URL   copy a node's SQLite database into PostgreSQL, for a cluster
   help [command]           this text, or a command's
 Configuration comes from SVC_* environment variables (README, docs/operations.md).`;
 
@@ -46,6 +51,9 @@ changes nothing.`,
   simulate: '',
   export: EXPORT_USAGE,
   secrets: '',
+  backup: BACKUP_USAGE,
+  restore: RESTORE_USAGE,
+  'migrate-store': MIGRATE_STORE_USAGE,
   help: 'usage: svc help [command]',
 };
 
@@ -169,11 +177,27 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
         stdout.write(`${text}\n`);
         return 0;
       }
+      case 'backup': {
+        const { backupCommand } = await import('./backup.js');
+        return await backupCommand(rest, config, stdout, stderr);
+      }
+      case 'restore': {
+        const { restoreCommand } = await import('./backup.js');
+        return await restoreCommand(rest, config, stdout);
+      }
+      case 'migrate-store': {
+        const { migrateStoreCommand } = await import('./backup.js');
+        return await migrateStoreCommand(rest, config, stdout, stderr);
+      }
       default:
         throw new UsageError(`unknown command '${cmd}'`);
     }
   } catch (e) {
     if (e instanceof UsageError) return usageError(stderr, name, e, hint);
+    if (e instanceof Refused) {
+      stderr.write(`${name}: ${e.message.split('\n')[0]}\n`);
+      return 1;
+    }
     throw e;
   }
 }

@@ -21,6 +21,16 @@ function readKeyFile(file: string): SecretKey {
 }
 
 /**
+ * The key a command that moves a database holds its sealed values against: SVC_SECRET_KEY when
+ * set, else the sandbox's key file in `dir` if there is one (never a new one). Null when neither.
+ */
+export function givenKey(config: Pick<Config, 'secretKey'>, dir: string): { key: SecretKey; from: string } | null {
+  if (config.secretKey) return { key: config.secretKey, from: 'SVC_SECRET_KEY' };
+  const file = keyFilePath(dir);
+  return fs.existsSync(file) ? { key: readKeyFile(file), from: file } : null;
+}
+
+/**
  * The deployment key: SVC_SECRET_KEY when set. Without it production refuses to start; the
  * sandbox uses the key it generated into the data dir on its first start (mode 0600), or
  * generates it now. Returns the config with the key filled in.
@@ -59,6 +69,24 @@ export function secretBoxOf(config: Pick<Config, 'secretKey'>): SecretBox {
 
 export class WrongSecretKeyError extends ConfigError {}
 
+/** Why a key does not open a database's sealed values: the key check, or endpoint secrets under another key. */
+export type KeyMismatch = { what: 'check'; sealedUnder: string } | { what: 'endpoint_secrets'; sealedUnder: string; count: number };
+
+/**
+ * Holds `box` against what a database keeps sealed: the key check (which must open under it,
+ * to its known plaintext) and every endpoint secret (which must name one of its keys). Null when
+ * the key fits, or when there is nothing to hold it against.
+ */
+export function keyMismatch(box: SecretBox, check: string | undefined, endpointSecrets: readonly string[]): KeyMismatch | null {
+  if (check !== undefined) {
+    const opened = openSealed(box.keys, check, KEY_CHECK_AAD);
+    if (!opened.ok || opened.plaintext !== KEY_CHECK_PLAINTEXT) return { what: 'check', sealedUnder: sealedKeyId(check) ?? 'unknown' };
+  }
+  const known = new Set(box.keys.map((key) => key.id));
+  const foreign = endpointSecrets.filter((v) => !known.has(sealedKeyId(v) ?? ''));
+  return foreign.length > 0 ? { what: 'endpoint_secrets', sealedUnder: sealedKeyId(foreign[0]) ?? 'unknown', count: foreign.length } : null;
+}
+
 /**
  * Refuses a key that is not the one the database's secrets were sealed under: a wrong key would
  * otherwise start, then fail every delivery. The first start with a key records a sealed check
@@ -66,23 +94,18 @@ export class WrongSecretKeyError extends ConfigError {}
  */
 export async function verifySecretKey(db: Db, box: SecretBox): Promise<void> {
   const { check, endpointSecrets } = await sealedValues(db, KEY_CHECK_META);
-  if (check !== undefined) {
-    const opened = openSealed(box.keys, check, KEY_CHECK_AAD);
-    if (!opened.ok || opened.plaintext !== KEY_CHECK_PLAINTEXT) {
-      throw new WrongSecretKeyError(
-        `SVC_SECRET_KEY (key id ${box.current.id}) is not the key this database's secrets are encrypted with (key id ${sealedKeyId(check) ?? 'unknown'}); start with that key, or change keys with svc secrets rotate-key`,
-      );
-    }
-  } else {
-    await new MetaRepo(db).claim(KEY_CHECK_META, box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD));
-  }
-  const known = new Set(box.keys.map((key) => key.id));
-  const foreign = endpointSecrets.filter((v) => !known.has(sealedKeyId(v) ?? ''));
-  if (foreign.length > 0) {
+  const mismatch = keyMismatch(box, check, endpointSecrets);
+  if (mismatch?.what === 'check') {
     throw new WrongSecretKeyError(
-      `${foreign.length} webhook secret(s) are encrypted under key id ${sealedKeyId(foreign[0]) ?? 'unknown'}, not SVC_SECRET_KEY (key id ${box.current.id}); start with that key, or change keys with svc secrets rotate-key`,
+      `SVC_SECRET_KEY (key id ${box.current.id}) is not the key this database's secrets are encrypted with (key id ${mismatch.sealedUnder}); start with that key, or change keys with svc secrets rotate-key`,
     );
   }
+  if (mismatch?.what === 'endpoint_secrets') {
+    throw new WrongSecretKeyError(
+      `${mismatch.count} webhook secret(s) are encrypted under key id ${mismatch.sealedUnder}, not SVC_SECRET_KEY (key id ${box.current.id}); start with that key, or change keys with svc secrets rotate-key`,
+    );
+  }
+  if (check === undefined) await new MetaRepo(db).claim(KEY_CHECK_META, box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD));
 }
 
 /**

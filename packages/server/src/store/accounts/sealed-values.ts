@@ -27,7 +27,7 @@ export function resealAll(db: Db, reseal: (value: string, aad: string, what: str
 }
 
 /** The key check stored under `checkKey`, and every sealed endpoint secret, to hold against a key. */
-export async function sealedValues(db: Db, checkKey: string): Promise<{ check: string | undefined; endpointSecrets: string[] }> {
+export async function sealedValues(db: Pick<Db, 'kysely'>, checkKey: string): Promise<{ check: string | undefined; endpointSecrets: string[] }> {
   const check = await metaValue(db.kysely, checkKey);
   const rows = await sealedEndpointSecrets(db);
   return { check, endpointSecrets: rows.flatMap((r) => (r.previous_secret === null ? [r.secret] : [r.secret, r.previous_secret])) };

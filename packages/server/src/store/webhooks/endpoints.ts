@@ -228,7 +228,7 @@ function describeSeconds(s: number): string {
 }
 
 /** Every endpoint's stored secrets, sealed as they are: the start checks the key they name. */
-export async function sealedEndpointSecrets(db: Db): Promise<{ secret: string; previous_secret: string | null }[]> {
+export async function sealedEndpointSecrets(db: Pick<Db, 'kysely'>): Promise<{ secret: string; previous_secret: string | null }[]> {
   return db.kysely.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).execute();
 }
 
