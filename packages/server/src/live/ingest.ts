@@ -124,7 +124,8 @@ export class LiveIngest {
    */
   async withdrawVoter(voter: string, gameIds: readonly string[]): Promise<void> {
     this.suspended.add(voter);
-    for (const gameId of gameIds) await this.onOwner(gameId, () => this.withdrawOwned(gameId, voter), { kind: 'withdraw', gameId, voter });
+    // Games' owners work side by side; on one node the engine's queue takes them in turn.
+    await Promise.all(gameIds.map((gameId) => this.onOwner(gameId, () => this.withdrawOwned(gameId, voter), { kind: 'withdraw', gameId, voter })));
   }
 
   /** The voter's suspension was lifted: its next reports count again here (other nodes read it within a second). */
