@@ -250,8 +250,9 @@ export class ReporterReads {
       .selectFrom('reporter_records')
       .selectAll()
       .$if(after !== undefined, (q) => q.where('key_id', '>', after ?? ''))
-      // Key ids are base62 (the query's pattern), so the key's own voice and its named reporters are
-      // the voter id itself and those after it and a slash; no LIKE wildcard can hide in it.
+      // A key's own voice is the key id, its named reporters the key id, a slash and a name. The
+      // query's pattern keeps the key id to `key_` and base62: its one LIKE wildcard, that `_`, matches
+      // the `_` every voter id has there.
       .$if(keyId !== undefined, (q) => q.where((eb) => eb.or([eb('key_id', '=', keyId ?? ''), eb('key_id', 'like', `${keyId ?? ''}/%`)])))
       .orderBy('key_id')
       .limit(limit)
