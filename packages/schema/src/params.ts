@@ -52,7 +52,7 @@ export const MAX_CHANGES_WAIT_S = 30;
 /** `GET /v1/changes` (docs/changes.md). */
 export const ChangesQuery = Type.Object(
   {
-    since: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The `next_cursor` of the previous answer, or an export’s `X-Changes-Cursor`. Without it: the oldest change kept.' })),
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The `next_cursor` of the previous answer, or an export’s `X-Changes-Cursor`. Without it: the oldest change kept. A cursor the feed never issued (one past its end included) is 400 `invalid_cursor`.' })),
     limit: Type.Optional(Limit),
     types: Type.Optional(
       Type.String({
@@ -140,7 +140,7 @@ export const ExportQuery = Type.Object(
         type: 'string',
         enum: [...EXPORT_FORMATS],
         description:
-          '`ndjson` (default, one JSON record per line), `csv` (RFC 4180, a header row, nested fields as dotted columns such as `confidence.agreement`, arrays as JSON) or `parquet` (the same columns typed: integers INT32, `ts`/`start_time` UTC timestamps, `date` DATE).',
+          '`ndjson` (default, one JSON record per line), `csv` (RFC 4180, a header row, nested fields as dotted columns such as `confidence.agreement`, arrays as JSON, text that would start a spreadsheet formula prefixed with a single quote) or `parquet` (the same columns typed: integers INT32, `ts`/`start_time` UTC timestamps, `date` DATE).',
       }),
     ),
     from: Type.Optional(Bound('Inclusive lower bound:')),
@@ -165,7 +165,7 @@ export const StreamQuery = Type.Object(
     game: Type.Optional(Type.String({ description: 'Comma list of game ids.' })),
     tier: Type.Optional(Type.Union(TIERS.map((t) => Type.Literal(t)), { description: 'Default: both tiers.' })),
     types: Type.Optional(TypesParam),
-    since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…).' })),
+    since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…): an event of the last 24 h, else nothing is replayed (`recovered: false`); an id past the newest event is 400 `invalid_parameter`.' })),
     delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its ts (heartbeats are not held).' })),
     token: Type.Optional(Type.String({ description: 'A stream token (sst_…, POST /v1/stream/tokens): how a browser page authenticates.' })),
     access_token: Type.Optional(Type.String({ description: 'The API key, for clients that cannot set Authorization and are not public pages.' })),

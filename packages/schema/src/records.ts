@@ -311,7 +311,7 @@ export const StatusChangeInput = Type.Object(
   {
     status: CompetitionStatusSchema,
     start_time: Type.Optional(
-      Type.String({ format: 'date-time', maxLength: 40, description: 'The new start: required when a postponed competition is scheduled again; also taken with `scheduled` and `postponed`.' }),
+      Type.String({ format: 'date-time', maxLength: 40, description: 'The new start: required when a postponed competition is scheduled again; also taken with `scheduled` and `postponed`. Between a day before now and five years ahead (else 400 `invalid_field`).' }),
     ),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_STATUS_REASON, description: 'Why, for people (`Heavy rain`); kept as `status_reason`.' })),
   },

@@ -118,7 +118,7 @@ export const PlayerSeasonStats = Type.Object(
 export type PlayerSeasonStats = Static<typeof PlayerSeasonStats>;
 
 export const TierParam = Type.Union([Type.Literal('confirmed'), Type.Literal('provisional')], {
-  description: 'Which events of live games count: `confirmed` (default) or `provisional` (confirmed plus those still waiting).',
+  description: 'Which events of live games count: `confirmed` (default) or `provisional` (confirmed plus those still waiting; needs the `live` product, else 403 `product_not_in_plan`).',
 });
 export const BooleanParam = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 export const StatParam = Type.String({ pattern: '^[a-z_]{1,32}$', description: 'Soccer: `goals` (default: goals and penalty goals) or an event type; basketball: `points` (default) or an event type.' });

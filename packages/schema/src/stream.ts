@@ -29,7 +29,7 @@ export const SubscribedFrame = Type.Object(
   {
     type: Type.Literal('subscribed'),
     recovered: Type.Boolean({
-      description: 'True when every matching event after `since` was replayed, in order, before live ones; false otherwise (no `since`, outside the replay window, or more than 10,000 matching events).',
+      description: 'True when every matching event after `since` that the key may read was replayed, in order, before live ones; false otherwise (no `since`, `since` not an event of the last 24 h, or more than 10,000 matching events).',
     }),
     op: Type.Optional(Type.Union([Type.Literal('subscribe'), Type.Literal('unsubscribe')], { description: 'On the answer to a message: which op it answers.' })),
     sports: Names,

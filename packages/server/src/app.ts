@@ -201,6 +201,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   });
   await app.register(demoRoutes, {
     enabled: deps.config.env === 'sandbox',
+    limiter: services.limiter,
     keys: services.keys,
     tokens: services.streamTokens,
     competitions: services.competitions,

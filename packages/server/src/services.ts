@@ -142,6 +142,7 @@ export function createServices(deps: AppDeps): Services {
       nodeId,
       router,
       consensus: { retractAfterMs: config.consensusRetractMs },
+      store: { down: () => storeHealth.down, fault: () => storeHealth.fault() },
     },
     () => {
       cache.invalidate();

@@ -132,6 +132,15 @@ describe.each(engines())('GET /v1/changes on %s', (engine) => {
     await bad('?since=nope', 'since', 'invalid_cursor');
     await bad(`?since=${Buffer.from(JSON.stringify([1, 2])).toString('base64url')}`, 'since', 'invalid_cursor');
     await bad('?cursor=abc', undefined, 'unknown_parameter');
+    // A position past the feed's head was never issued: refused, not answered empty for ever.
+    const future = (seq: number) => Buffer.from(JSON.stringify(['chg', seq])).toString('base64url');
+    await bad(`?since=${future(1e15)}`, 'since', 'invalid_cursor');
+    await bad(`?since=${future(1.5)}`, 'since', 'invalid_cursor');
+    const head = (await t.app.inject({ url: '/v1/changes?limit=1', headers: auth(admin) })).json() as ChangePage;
+    expect(head.next_cursor).toBeTruthy();
+    const { cursor } = await drain(node, admin, null);
+    await bad(`?since=${future(JSON.parse(Buffer.from(cursor, 'base64url').toString())[1] + 1000)}`, 'since', 'invalid_cursor');
+    expect((await t.app.inject({ url: `/v1/changes?since=${cursor}`, headers: auth(admin) })).statusCode).toBe(200);
   });
 
   it('is scoped like every read: key, product, sport', async () => {
@@ -173,6 +182,74 @@ describe.each(engines())('GET /v1/changes on %s', (engine) => {
     const quiet = (await get(node, `/v1/changes?since=${now}&wait=1`, admin)).body as ChangePage;
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     expect(quiet).toEqual({ data: [], next_cursor: now });
+  });
+});
+
+describe('the change feed shows a key only what its products read elsewhere', () => {
+  let t: TestApp;
+  let node: Node;
+  beforeAll(async () => {
+    t = await testApp();
+    node = { http: (await listen(t)).http };
+  });
+  afterAll(async () => t.close());
+
+  it('a live game’s events are not an archive-only key’s, an archived game’s not a live-only key’s; competitions are everyone’s', async () => {
+    const admin = await t.key();
+    const reporter = await t.key({ products: ['report'] });
+    const archiveOnly = await t.key({ products: ['archive'] });
+    const liveOnly = await t.key({ products: ['live'] });
+    const [g] = (await todaysGames(node, admin)).filter((x) => x.sport === 'basketball');
+    const start = (await drain(node, admin, null)).cursor;
+    // A live game's provisional (the crowd's report), and an event appended today to the archived 2022 final.
+    const report = await post(node, '/v1/reports', reporter, { game_id: gameOf(g), team: g.competitors[0].entity_id.split(':').pop(), points: 2 });
+    expect(report.status).toBe(202);
+    const liveEvent = report.body.data[0].event_id as string;
+    const [archived] = await t.services.events.append([
+      {
+        type: 'score', tier: 'confirmed', game_id: 'soccer_21728', competition_id: 'soccer_wc_21728', sport: 'soccer', league: 'wc', season_id: 'wc_2022', team: 'ARG',
+        event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5, provisional_id: null, retracted_id: null,
+      },
+    ]);
+    const eventIds = (changes: Change[]) => changes.filter((c) => c.type === 'event.created').map((c) => c.object_id);
+    expect(eventIds((await drain(node, admin, start)).changes)).toEqual([liveEvent, archived.event.id]);
+    // As GET /v1/games/:id/events answers each of them.
+    expect((await get(node, `/v1/games/${gameOf(g)}/events`, archiveOnly)).status).toBe(403);
+    expect((await get(node, '/v1/games/soccer_21728/events', liveOnly)).status).toBe(403);
+    const forArchive = (await drain(node, archiveOnly, start)).changes;
+    expect(eventIds(forArchive)).toEqual([archived.event.id]);
+    // The game's competition changed (it went live): competition listings are any product's.
+    expect(forArchive.some((c) => c.type === 'competition.updated' && c.object_id === g.id)).toBe(true);
+    expect(eventIds((await drain(node, liveOnly, start)).changes)).toEqual([liveEvent]);
+  });
+
+  it('a long poll of an archive-only key does not wake for live events; the cursor moves past them', async () => {
+    const admin = await t.key();
+    const reporter = await t.key({ products: ['report'] });
+    const archiveOnly = await t.key({ products: ['archive'] });
+    const [g] = (await todaysGames(node, admin)).filter((x) => x.sport === 'basketball');
+    const team = g.competitors[0].entity_id.split(':').pop();
+    expect((await post(node, '/v1/reports', reporter, { game_id: gameOf(g), team, points: 2 })).status).toBe(202);
+    const { cursor } = await drain(node, admin, null);
+    const started = Date.now();
+    const polled = get(node, `/v1/changes?since=${cursor}&wait=2&types=event.created`, archiveOnly);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await post(node, '/v1/reports', reporter, { game_id: gameOf(g), team, points: 3 })).status).toBe(202);
+    const page = (await polled).body as ChangePage;
+    expect(page.data).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(page.next_cursor).not.toBe(cursor);
+  });
+
+  it('standings: tier=provisional needs the live product (403, param tier); the confirmed tables any product', async () => {
+    const archiveOnly = await t.key({ products: ['archive'] });
+    const liveOnly = await t.key({ products: ['live'] });
+    expectError(await t.app.inject({ url: '/v1/standings?league=sbl&tier=provisional', headers: auth(archiveOnly) }), 403, 'permission_error', {
+      code: 'product_not_in_plan',
+      param: 'tier',
+    });
+    expect((await t.app.inject({ url: '/v1/standings?league=sbl&tier=provisional', headers: auth(liveOnly) })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/v1/standings?league=sbl', headers: auth(archiveOnly) })).statusCode).toBe(200);
   });
 });
 

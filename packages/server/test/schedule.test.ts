@@ -98,7 +98,8 @@ describe.each(engines())('schedule lifecycle on %s', (engine) => {
         const c = take();
         for (const step of PATH[from]) expect((await move(c, { status: step })).statusCode, `${c.id} to ${step}`).toBe(200);
         const events = await count('events');
-        const res = await move(c, bodyFor(to));
+        // The same status again, as it was asked before (a start that moves is a change: see below).
+        const res = await move(c, from === to ? { status: to } : bodyFor(to));
         if (from === to) {
           // The same status again: 200, nothing changes, nothing is emitted.
           expect(res.statusCode).toBe(200);
@@ -136,6 +137,30 @@ describe.each(engines())('schedule lifecycle on %s', (engine) => {
     expect(game).toMatchObject({ status: 'scheduled', original_start_time: c.start_time, date: when.slice(0, 10) });
   });
 
+  it('the same status with a new start moves the start (one status event, the reason kept); the same request again changes nothing', async () => {
+    const c = take();
+    expect((await move(c, { status: 'postponed', reason: 'Heavy rain' })).statusCode).toBe(200);
+    const events = await count('events');
+    const first = new Date(clock.now() + 2 * 86_400_000).toISOString();
+    const tentative = await move(c, { status: 'postponed', start_time: first });
+    expect(tentative.statusCode).toBe(200);
+    expect(tentative.json().data).toMatchObject({ status: 'postponed', start_time: first, original_start_time: c.start_time, status_reason: 'Heavy rain', date: first.slice(0, 10) });
+    expect(await count('events')).toBe(events + 1);
+    const game = (await t.app.inject({ url: `/v1/games/${gameOf(c)}/events?types=status`, headers: auth(admin) })).json().data as { status: string; previous_status: string; start_time: string; reason: string }[];
+    expect(game[game.length - 1]).toMatchObject({ status: 'postponed', previous_status: 'postponed', start_time: first, reason: 'Heavy rain' });
+    // Again with another date (and a reason of its own), then the very same request: a change, then none.
+    const second = new Date(clock.now() + 4 * 86_400_000).toISOString();
+    expect((await move(c, { status: 'postponed', start_time: second, reason: 'Pitch repairs' })).json().data).toMatchObject({ start_time: second, status_reason: 'Pitch repairs', original_start_time: c.start_time });
+    expect(await count('events')).toBe(events + 2);
+    expect((await move(c, { status: 'postponed', start_time: second, reason: 'Pitch repairs' })).json().data).toMatchObject({ start_time: second });
+    expect((await move(c, { status: 'postponed' })).statusCode).toBe(200);
+    expect(await count('events')).toBe(events + 2);
+    // A scheduled game's kick-off moved the same way.
+    const d = take();
+    const kickOff = new Date(clock.now() + 3_600_000).toISOString();
+    expect((await move(d, { status: 'scheduled', start_time: kickOff })).json().data).toMatchObject({ status: 'scheduled', start_time: kickOff, original_start_time: d.start_time });
+  });
+
   it('refuses bad input with the documented body and stores nothing', async () => {
     const c = take();
     const before = [await count('events'), await count('changes')];
@@ -148,6 +173,21 @@ describe.each(engines())('schedule lifecycle on %s', (engine) => {
     expectError(await post('/v1/competitions/soccer_wc_999999999/status', { status: 'postponed' }), 404, 'not_found');
     expect([await count('events'), await count('changes')]).toEqual(before);
     expect((await t.app.inject({ url: `/v1/competitions/${c.id}`, headers: auth(admin) })).json().data.status).toBe('scheduled');
+  });
+
+  it('takes a start time within a day before now and five years ahead: year 0000 or 9999 is a 400 naming start_time, nothing stored', async () => {
+    const c = take();
+    expect((await move(c, { status: 'postponed' })).statusCode).toBe(200);
+    const before = [await count('events'), await count('changes')];
+    const day = 86_400_000;
+    for (const start_time of ['0000-01-01T00:00:00Z', '1970-01-01T00:00:00Z', new Date(clock.now() - 2 * day).toISOString(), '9999-12-31T23:59:59Z', new Date(clock.now() + 6 * 365 * day).toISOString()]) {
+      expectError(await move(c, { status: 'scheduled', start_time }), 400, 'invalid_request', { code: 'invalid_field', param: 'start_time' });
+    }
+    expect([await count('events'), await count('changes')]).toEqual(before);
+    expect((await t.app.inject({ url: `/v1/competitions/${c.id}`, headers: auth(admin) })).json().data).toMatchObject({ status: 'postponed', date: c.date });
+    // An announcement an hour late still lands.
+    const late = new Date(clock.now() - 3_600_000).toISOString();
+    expect((await move(c, { status: 'scheduled', start_time: late })).json().data).toMatchObject({ status: 'scheduled', start_time: late });
   });
 
   it('takes an official source only: wrong key, product and sport are refused', async () => {

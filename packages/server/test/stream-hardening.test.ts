@@ -1,8 +1,18 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/domain/keys.js';
 import type { NewEvent } from '../src/store/events/events.js';
-import { ManualClock, auth, listen, testApp, type TestApp } from './helpers.js';
+import { REPLAY_SLICE_BYTES } from '../src/stream/connection.js';
+import { ManualClock, auth, listen, testApp, until, type TestApp } from './helpers.js';
 import { badHandshake, connect, type StreamClient } from './ws-client.js';
+import { readRaw } from './sse-client.js';
+
+/** A score event of a game, stamped now: what a resume from a recent id replays. */
+const row = (game: string, sport: string, league: string, n: number, competition = `${game}_c`, season = `${league}_2026`): NewEvent => ({
+  type: 'score', tier: n % 2 ? 'confirmed' : 'provisional', game_id: game, competition_id: competition, sport, league, season_id: season,
+  team: 'AAA', event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5,
+  provisional_id: null, retracted_id: null,
+});
 
 /** Holes a hostile client found in the stream, each closed through real sockets. */
 describe('stream hardening', () => {
@@ -12,7 +22,7 @@ describe('stream hardening', () => {
   const open: StreamClient[] = [];
 
   beforeAll(async () => {
-    t = await testApp({ streamLimits: { keyCheckMs: 200 } });
+    t = await testApp({ streamLimits: { keyCheckMs: 200, sseHeartbeatMs: 300 } });
     const at = await listen(t);
     base = at.http;
     wsBase = at.ws;
@@ -165,18 +175,20 @@ describe('stream hardening', () => {
 
     it('counts a resume as one more request per started 1,000 replayed events; past the limit: error frame and 4429', async () => {
       const free = await metered.key({ plan: 'free', products: ['live'] });
-      const total = (await metered.services.events.after(0, 20_000, {})).length;
-      const pages = total > 10_000 ? 11 : Math.floor(total / 1000) + 1;
+      const [anchor] = await metered.services.events.append([row('basketball_900201', 'basketball', 'sbl', 0)]);
+      await metered.services.events.append(Array.from({ length: 2500 }, (_, i) => row('basketball_900201', 'basketball', 'sbl', i)));
+      // Read in pages of 1,000 until a short one: 1,000, 1,000 and 500, each charged.
+      const pages = 3;
       await spend(free, 40);
       expect(await remaining(free)).toBe(19);
-      // Resume from the start of the log: read in pages until exhausted or one past the cap, each charged.
-      const resumed = await open1('?since=evt_0', free);
-      expect(resumed.frames[0]).toMatchObject({ type: 'subscribed', recovered: total <= 10_000 });
+      const resumed = await open1(`?since=${anchor.event.id}`, free);
+      expect(resumed.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
       // 1 for the upgrade, 1 per page, 1 for this request.
       expect(await remaining(free)).toBe(19 - 1 - pages - 1);
+      await resumed.until((x) => x.events().length >= 2500, 10_000, 'the 2,500 replayed events');
       resumed.close();
       await spend(free, 19 - 1 - pages - 1 - 2);
-      const cut = await open1('?since=evt_0', free);
+      const cut = await open1(`?since=${anchor.event.id}`, free);
       await cut.until((x) => x.closeCode !== null, 5000, 'the close');
       expect(cut.frames).toMatchObject([{ type: 'error', code: 'rate_limited' }]);
       expect(cut.closeCode).toBe(4429);
@@ -195,11 +207,6 @@ describe('stream hardening', () => {
       await capped.close();
     });
 
-    const row = (game: string, sport: string, league: string, n: number): NewEvent => ({
-      type: 'score', tier: n % 2 ? 'confirmed' : 'provisional', game_id: game, competition_id: `${game}_c`, sport, league, season_id: `${league}_2026`,
-      team: 'AAA', event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5,
-      provisional_id: null, retracted_id: null,
-    });
     const cappedOpen: StreamClient[] = [];
     const resume = async (app: string, query: string, key: string) => {
       const c = await connect(`${app}/v1/stream${query}`, key);
@@ -241,15 +248,142 @@ describe('stream hardening', () => {
       expect(c.events()).toHaveLength(0);
     });
 
-    it('replays a league from since=evt_0 through the whole log', async () => {
+    it('replays a league from a recent id: the events after it that the key may read', async () => {
       const key = await t.key({ products: ['live'] });
-      const expected = (await t.services.events.after(0, 100_000, { leagues: ['wc'] })).map((e) => e.event.id);
-      expect(expected.length).toBeGreaterThan(0);
-      expect(expected.length).toBeLessThanOrEqual(10_000);
-      const c = await resume(wsBase, '?league=wc&since=evt_0', key);
+      const [anchor] = await t.services.events.append([row('soccer_900301', 'soccer', 'wc', 0, 'soccer_wc_900301', 'wc_2026')]);
+      const wanted = await t.services.events.append(Array.from({ length: 30 }, (_, i) => row('soccer_900301', 'soccer', 'wc', i, 'soccer_wc_900301', 'wc_2026')));
+      const c = await resume(wsBase, `?league=wc&since=${anchor.event.id}`, key);
       expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
-      await c.until((x) => x.events().length >= expected.length, 10_000, 'every wc event');
-      expect(c.events().map((e) => e.id)).toEqual(expected);
+      await c.until((x) => x.events().length >= wanted.length, 10_000, 'every wc event after the anchor');
+      expect(c.events().map((e) => e.id)).toEqual(wanted.map((e) => e.event.id));
+    });
+  });
+
+  describe('a resume serves only what the key may read live', () => {
+    // The 2022 World Cup final: archived (final, before today), so its events need the archive product.
+    const FINAL = { game: 'soccer_21728', competition: 'soccer_wc_21728', season: 'wc_2022' };
+    let anchor: string;
+    let live: string[];
+    let archived: string[];
+    beforeAll(async () => {
+      [anchor] = (await t.services.events.append([row('soccer_900401', 'soccer', 'wc', 0, 'soccer_wc_900401', 'wc_2026')])).map((e) => e.event.id);
+      // Appended now to an archived game (an official correction, say) and to a game being played.
+      archived = (await t.services.events.append([1, 2, 3].map((i) => row(FINAL.game, 'soccer', 'wc', i, FINAL.competition, FINAL.season)))).map((e) => e.event.id);
+      live = (await t.services.events.append([1, 2].map((i) => row('soccer_900401', 'soccer', 'wc', i, 'soccer_wc_900401', 'wc_2026')))).map((e) => e.event.id);
+    });
+    const quiet = async (c: StreamClient) => {
+      // A pong comes after everything the resume sent.
+      c.send({ op: 'ping' });
+      await c.until((x) => x.frames.some((f) => f.type === 'pong'), 5000, 'pong');
+    };
+    const sse = async (query: string, lastEventId: string) => {
+      const res = await readRaw(`${base}/v1/stream${query}`, { accept: 'text/event-stream', 'last-event-id': lastEventId }, (text) => text.includes(': heartbeat'), 10_000);
+      const frames = res.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; id?: string; recovered?: boolean });
+      return { status: res.status, frames, events: frames.filter((f) => f.type === 'score').map((f) => f.id) };
+    };
+    const demoToken = async () => (await t.app.inject({ method: 'POST', url: '/demo/token' })).json().data.token as string;
+
+    it('an id past the log’s head is a 400 before the upgrade, not a resume that waits for ever', async () => {
+      const key = await t.key({ products: ['live'] });
+      const head = await t.services.events.lastSeq();
+      const refused = await connect(`${wsBase}/v1/stream?since=evt_${String(head + 1000).padStart(12, '0')}`, key).catch((e: { status: number; body: { error: { code: string; param: string } } }) => e);
+      expect(refused).toMatchObject({ status: 400, body: { error: { code: 'invalid_parameter', param: 'since' } } });
+      const last = await stream(`?since=evt_${String(head).padStart(12, '0')}`, key);
+      expect(last.frames[0]).toMatchObject({ type: 'subscribed' });
+    });
+
+    it('since=evt_0 replays nothing and says recovered: false (WebSocket, a live-only key)', async () => {
+      const c = await stream('?league=wc&since=evt_0', await t.key({ products: ['live'] }));
+      expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: false });
+      await quiet(c);
+      expect(c.events()).toEqual([]);
+    });
+
+    it('an id older than the resume window replays nothing: recovered: false', async () => {
+      const [first2022] = await t.services.events.after(0, 1, { games: [FINAL.game] });
+      const c = await stream(`?game=${FINAL.game}&since=${first2022.event.id}`, await t.key({ products: ['live', 'archive'] }));
+      expect(c.frames[0]).toMatchObject({ type: 'subscribed', recovered: false });
+      await quiet(c);
+      expect(c.events()).toEqual([]);
+    });
+
+    it('a live-only key resumes the live games only; a key with the archive product gets the archived game too', async () => {
+      const liveOnly = await stream(`?league=wc&since=${anchor}`, await t.key({ products: ['live'] }));
+      expect(liveOnly.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
+      await quiet(liveOnly);
+      expect(liveOnly.events().map((e) => e.id)).toEqual(live);
+      const both = await stream(`?league=wc&since=${anchor}`, await t.key({ products: ['live', 'archive'] }));
+      await both.until((x) => x.events().length >= 5, 5000, 'five events');
+      expect(both.events().map((e) => e.id)).toEqual([...archived, ...live]);
+      // The archived game by name: nothing for the live-only key, as its REST events answer 403.
+      const byGame = await stream(`?game=${FINAL.game}&since=${anchor}`, await t.key({ products: ['live'] }));
+      expect(byGame.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
+      await quiet(byGame);
+      expect(byGame.events()).toEqual([]);
+    });
+
+    it('a demo token (no key needed) resuming with Last-Event-ID: evt_0 gets no archive (server-sent events)', async () => {
+      const fromZero = await sse(`?token=${await demoToken()}&league=wc`, 'evt_0');
+      expect(fromZero.status).toBe(200);
+      expect(fromZero.frames[0]).toMatchObject({ type: 'subscribed', recovered: false });
+      expect(fromZero.events).toEqual([]);
+      const recent = await sse(`?token=${await demoToken()}&league=wc`, anchor);
+      expect(recent.frames[0]).toMatchObject({ type: 'subscribed', recovered: true });
+      expect(recent.events).toEqual(live);
+    });
+  });
+
+  describe('a resume to a client that never reads', () => {
+    let slow: TestApp;
+    let port: number;
+    beforeAll(async () => {
+      slow = await testApp({ streamLimits: { replayStallMs: 300 } });
+      port = (await listen(slow)).port;
+    });
+    afterAll(async () => slow.close());
+
+    /**
+     * An event-stream request on a raw socket that stops reading once the stream has started (its
+     * `subscribed` frame came): from then on it takes nothing more of the answer.
+     */
+    const neverReads = async (query: string, key: string): Promise<net.Socket> => {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('error', () => undefined);
+      s.write(`GET /v1/stream${query} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      let text = '';
+      await new Promise<void>((resolve, reject) => {
+        const onData = (b: Buffer) => {
+          text += b.toString('latin1');
+          if (!text.includes('event: subscribed')) return;
+          s.off('data', onData);
+          s.pause();
+          resolve();
+        };
+        s.on('data', onData);
+        s.once('close', () => reject(new Error(`closed before the stream started: ${text.slice(0, 200)}`)));
+      });
+      return s;
+    };
+
+    it('goes out in slices within the buffer, and the client is cut as a slow consumer', async () => {
+      const key = await slow.key({ products: ['live'] });
+      const [anchor] = await slow.services.events.append([row('basketball_900501', 'basketball', 'sbl', 0)]);
+      // About 8 MB of frames (4 KB each): more than the kernel's buffers of a loopback socket take (about 4 MB here).
+      const big = (i: number): NewEvent => ({ ...row('basketball_900501', 'basketball', 'sbl', i), team: 'T'.repeat(4096) });
+      await slow.services.events.append(Array.from({ length: 2000 }, (_, i) => big(i)));
+      const sockets = await Promise.all([1, 2, 3].map(() => neverReads(`?since=${anchor.event.id}`, key)));
+      // While the replays wait for their clients, the process holds at most about a slice of unsent frames for each.
+      let most = 0;
+      await until(
+        () => {
+          most = Math.max(most, slow.gateway.unsentBytes);
+          return slow.gateway.connections === 0;
+        },
+        10_000,
+        'the three never-reading clients to be cut',
+      );
+      expect(most).toBeLessThanOrEqual(3 * 2 * REPLAY_SLICE_BYTES);
+      for (const s of sockets) s.destroy();
     });
   });
 });

@@ -141,6 +141,9 @@ describe('event stream', () => {
     await expectError(await get('?sports=soccer', sseHeaders()), 400, 'unknown_parameter', 'sports');
     await expectError(await get('', { ...sseHeaders(), 'last-event-id': 'nope' }), 400, 'invalid_parameter', 'Last-Event-ID');
     await expectError(await get('?since=evt_x', sseHeaders()), 400, 'invalid_parameter', 'since');
+    // An id past the log's head was never issued: refused, not taken and then silent for ever.
+    await expectError(await get('', { ...sseHeaders(), 'last-event-id': 'evt_999999999999' }), 400, 'invalid_parameter', 'Last-Event-ID');
+    await expectError(await get('?since=evt_999999999999', sseHeaders()), 400, 'invalid_parameter', 'since');
     for (const delay of ['301', '-1', '1.5', 'x', '', '0300']) await expectError(await get(`?delay=${delay}`, sseHeaders()), 400, 'invalid_parameter', 'delay');
     const bbOnly = await t.key({ products: ['live'], sports: ['basketball'] });
     await expectError(await get('?sport=soccer', sseHeaders(bbOnly)), 403, 'sport_not_in_scope');

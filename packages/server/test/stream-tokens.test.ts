@@ -1,6 +1,9 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PER_ADDRESS } from '../src/routes/demo/index.js';
+import { expectError } from './contract.js';
 import { redactUrl, scrubSecrets } from '../src/http/logging.js';
-import { auth, engines, listen, ManualClock, sleep, testApp, type TestApp } from './helpers.js';
+import { auth, engines, listen, ManualClock, sleep, testApp, until, type TestApp } from './helpers.js';
 import { SseClient } from './sse-client.js';
 import { connect, type StreamClient } from './ws-client.js';
 
@@ -135,6 +138,8 @@ describe('stream tokens', () => {
     const viaWsSport = await ws(`?token=${one}&sport=soccer`);
     const viaSse = sse(`?token=${one}`);
     await viaSse.until((x) => x.of('subscribed').length === 1, 5000, 'subscribed');
+    // Outside the token: where the resume below starts (an id inside the resume window).
+    const anchor = await score(basketball);
     const mine = [];
     for (const g of [soccer, soccer2, basketball, soccer, soccer2]) {
       const id = await score(g);
@@ -155,7 +160,7 @@ describe('stream tokens', () => {
     await viaWs.until((x) => x.frames.some((f) => f.type === 'error'), 5000, 'error frame');
     expect(viaWs.frames.find((f) => f.type === 'error')).toMatchObject({ code: 'sport_not_in_scope' });
     // A resume reads through the same narrowing.
-    const resumed = sse(`?token=${one}&since=evt_000000000000`);
+    const resumed = sse(`?token=${one}&since=${anchor}`);
     await resumed.until((x) => x.events().length >= 2, 5000, 'resume');
     expect(resumed.events().every((m) => m.data.game_id === soccer.id)).toBe(true);
   });
@@ -290,5 +295,94 @@ describe.each(engines())('stream tokens on %s', (engine) => {
     } finally {
       c.close();
     }
+  });
+});
+
+/**
+ * The sandbox demo's endpoints need no key and its tokens share one key's connections and request
+ * budget among every visitor (docs/stream.md "A scoreboard in a public page"): each client address
+ * is limited, so one client cannot take them all and the next visitor's page still works. Clients
+ * at other addresses are other loopback addresses (127.0.0.2, 127.0.0.3 …), which Linux routes to
+ * the same server.
+ */
+describe('the demo is limited per client address', () => {
+  let t: TestApp;
+  let port: number;
+  const open: http.ClientRequest[] = [];
+  beforeAll(async () => {
+    t = await testApp();
+    port = (await listen(t)).port;
+  });
+  afterAll(async () => {
+    for (const r of open) r.destroy();
+    await t.close();
+  });
+
+  const token = async (from: string) => {
+    const res = await t.app.inject({ method: 'POST', url: '/demo/token', remoteAddress: from });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data.token as string;
+  };
+  /** An event stream opened from `from` with a demo token: its status, and its request, held open when 200. */
+  const sse = (from: string, tok: string): Promise<{ status: number; body: string; req: http.ClientRequest }> =>
+    new Promise((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: `/v1/stream?token=${tok}`, localAddress: from, headers: { accept: 'text/event-stream' } }, (res) => {
+        if (res.statusCode === 200) {
+          open.push(req);
+          res.once('data', () => resolve({ status: 200, body: '', req }));
+          return;
+        }
+        let body = '';
+        res.on('data', (b: Buffer) => (body += b.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, req }));
+      });
+      req.on('error', reject);
+    });
+
+  it('POST /demo/token and GET /demo/games: past the per-address minute, 429 rate_limited with Retry-After; another address is served', async () => {
+    for (let i = 0; i < DEMO_PER_ADDRESS.tokensPerMinute; i++) await token('127.0.0.2');
+    const refused = await t.app.inject({ method: 'POST', url: '/demo/token', remoteAddress: '127.0.0.2' });
+    expectError(refused, 429, 'rate_limit_error', { code: 'rate_limited' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await token('127.0.0.3');
+    for (let i = 0; i < DEMO_PER_ADDRESS.gamesPerMinute; i++) expect((await t.app.inject({ url: '/demo/games', remoteAddress: '127.0.0.2' })).statusCode).toBe(200);
+    expectError(await t.app.inject({ url: '/demo/games', remoteAddress: '127.0.0.2' }), 429, 'rate_limit_error', { code: 'rate_limited' });
+    expect((await t.app.inject({ url: '/demo/games', remoteAddress: '127.0.0.3' })).statusCode).toBe(200);
+    // An IPv6 client counts by its /64: another address of the same block is the same client.
+    for (let i = 0; i < DEMO_PER_ADDRESS.tokensPerMinute; i++) await token(`2001:db8:1:2::${i + 1}`);
+    expect((await t.app.inject({ method: 'POST', url: '/demo/token', remoteAddress: '2001:db8:1:2:ffff::9' })).statusCode).toBe(429);
+    expect((await t.app.inject({ method: 'POST', url: '/demo/token', remoteAddress: '2001:db8:1:3::1' })).statusCode).toBe(201);
+  });
+
+  it('one address holds at most its share of the demo key’s streams; the next visitor still gets one', async () => {
+    const hoarder = await token('127.0.0.4');
+    const held = [];
+    for (let i = 0; i < DEMO_PER_ADDRESS.stream.connections; i++) held.push(await sse('127.0.0.4', hoarder));
+    expect(held.map((h) => h.status)).toEqual(held.map(() => 200));
+    const more = await sse('127.0.0.4', hoarder);
+    expect(more.status).toBe(429);
+    expect(JSON.parse(more.body).error).toMatchObject({ code: 'connection_limit' });
+    // Over the WebSocket: closed with 4029 like any connection over a limit.
+    const ws = await connect(`ws://127.0.0.1:${port}/v1/stream?token=${hoarder}`, undefined, { localAddress: '127.0.0.4' });
+    await ws.until((c) => c.closeCode !== null, 5000, 'the close');
+    expect(ws.closeCode).toBe(4029);
+    const visitor = await sse('127.0.0.5', await token('127.0.0.5'));
+    expect(visitor.status).toBe(200);
+    // A stream the hoarder closes gives its address's slot back.
+    held[0].req.destroy();
+    await until(async () => (await sse('127.0.0.4', hoarder)).status === 200, 5000, 'the freed slot');
+  });
+
+  it('stream opens with the demo’s tokens are counted per address: past them 429 rate_limited, while another address opens', async () => {
+    const tok = await token('127.0.0.6');
+    let last = 0;
+    for (let i = 0; i <= DEMO_PER_ADDRESS.stream.requestsPerMinute; i++) {
+      const s = await sse('127.0.0.6', tok);
+      last = s.status;
+      s.req.destroy();
+      if (last !== 200) break;
+    }
+    expect(last).toBe(429);
+    expect((await sse('127.0.0.7', await token('127.0.0.7'))).status).toBe(200);
   });
 });

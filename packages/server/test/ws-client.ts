@@ -51,9 +51,9 @@ export class StreamClient {
   }
 }
 
-export function connect(url: string, key?: string): Promise<StreamClient> {
+export function connect(url: string, key?: string, opts: { localAddress?: string } = {}): Promise<StreamClient> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+    const ws = new WebSocket(url, { ...(key ? { headers: { authorization: `Bearer ${key}` } } : {}), ...opts });
     const client = new StreamClient(ws);
     ws.once('open', () => resolve(client));
     ws.once('unexpected-response', (_req, res) => {

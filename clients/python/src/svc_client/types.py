@@ -544,7 +544,7 @@ class StatusEvent(TypedDict):
 
 
 class _StatusChangeInputOptional(TypedDict, total=False):
-    #: The new start: required when a postponed competition is scheduled again; also taken with `scheduled` and `postponed`.
+    #: The new start: required when a postponed competition is scheduled again; also taken with `scheduled` and `postponed`. Between a day before now and five years ahead (else 400 `invalid_field`).
     start_time: str
     #: Why, for people (`Heavy rain`); kept as `status_reason`.
     reason: str

@@ -23,11 +23,24 @@ export function eligibility(c: EligibilityInput, today: string): { live: boolean
   return { live, archive, reports };
 }
 
+/** The product that reads a competition's plays and events today: `archive` once it is settled before today, else `live`. */
+export function eventProduct(c: EligibilityInput, today: string): Product {
+  return eligibility(c, today).archive ? 'archive' : 'live';
+}
+
+/**
+ * Whether a key's products let it read a competition's events (its scope aside): the one rule
+ * behind `GET /v1/games/:id/events`, the change feed's `event.created` (docs/changes.md) and the
+ * stream's resume (docs/stream.md).
+ */
+export function mayReadEvents(p: Pick<Principal, 'products'>, c: EligibilityInput, today: string): boolean {
+  return p.products.includes(eventProduct(c, today));
+}
+
 /** The product needed to read a competition's plays and events, checked with its scope. */
 export function requireEventAccess(p: Principal, c: EligibilityInput & { league: string }, today: string): void {
   requireScope(p, c.sport, c.league);
-  const e = eligibility(c, today);
-  const needed: Product = e.archive ? 'archive' : 'live';
+  const needed = eventProduct(c, today);
   if (!p.products.includes(needed)) {
     throw new SvcError(
       'product_not_in_plan',

@@ -10,16 +10,35 @@ import { getterOf, RecordEncoder, type Column, type ColumnKind, type Getter } fr
 const CSV_SPECIAL = /[",\r\n]/;
 
 /**
- * A CSV field's text: the NDJSON value as written there, quoted (its quotes doubled) when it holds
- * a comma, a quote, CR or LF; an empty string is `""` and null or absent an empty field, so the
- * two stay apart. The same fields csv-stringify writes with `quoted_empty` for empty strings only
- * (the header is still written by it), without its per-field option handling.
+ * The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as
+ * a formula: OWASP "CSV Injection" lists `=`, `+`, `-`, `@`, tab and carriage return.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** Text that is a plain decimal number: a spreadsheet reads it as that number, never as a formula. */
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A text cell as a spreadsheet may open it (docs/decisions.md "Export formats"): one that would
+ * start a formula gets a single quote in front, as OWASP recommends, which spreadsheets show as
+ * text and never evaluate. Text that is a plain number (`-2`) is left as it is, and numbers are
+ * never text here: a negative number stays a number.
+ */
+export function spreadsheetSafe(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+}
+
+/**
+ * A CSV field's text: the NDJSON value as written there, made spreadsheet-safe (spreadsheetSafe),
+ * quoted (its quotes doubled) when it holds a comma, a quote, CR or LF; an empty string is `""`
+ * and null or absent an empty field, so the two stay apart. Otherwise the fields csv-stringify
+ * writes with `quoted_empty` for empty strings only (the header is still written by it), without
+ * its per-field option handling.
  */
 function csvField(kind: ColumnKind, v: unknown): string {
   if (v === null || v === undefined) return '';
-  // A number never holds a special character and is never empty.
+  // A number never holds a special character, is never empty and is never a formula.
   if (typeof v === 'number' && kind !== 'json') return String(v);
-  const text = kind === 'json' || typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const text = spreadsheetSafe(kind === 'json' || typeof v === 'object' ? JSON.stringify(v) : String(v));
   if (text === '') return '""';
   return CSV_SPECIAL.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

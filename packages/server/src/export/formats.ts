@@ -54,7 +54,13 @@ function scalarKind(node: SchemaNode): ColumnKind | 'null' | 'object' {
   }
 }
 
-/** The columns of a record schema, in the schema's field order. */
+/**
+ * The columns of a record schema, in the schema's field order. A union of objects (an `Event` is a
+ * scoring event or a status change) has the columns of all its members: the first member's fields,
+ * then each later member's new ones, so no member's field is lost (the NDJSON line of any record
+ * has a column for each of its fields). A field some member lacks is nullable; one whose members
+ * disagree on its kind is JSON.
+ */
 export function columnsOf(schema: TSchema): Column[] {
   const out: Column[] = [];
   const walk = (node: SchemaNode, path: string[], nullable: boolean) => {
@@ -63,9 +69,23 @@ export function columnsOf(schema: TSchema): Column[] {
     const isNullable = nullable || kinds.includes('null');
     const rest = [...new Set(kinds.filter((k) => k !== 'null'))];
     if (rest.length === 1 && rest[0] === 'object') {
-      const obj = members.find((m) => scalarKind(m) === 'object');
-      const required = new Set(obj?.required ?? []);
-      for (const [key, child] of Object.entries(obj?.properties ?? {})) walk(child, [...path, key], isNullable || !required.has(key));
+      const objects = members.filter((m) => scalarKind(m) === 'object');
+      // Each field's schema in every member that has it, in the order fields first appear.
+      const fields = new Map<string, { nodes: SchemaNode[]; requiredInAll: boolean }>();
+      for (const obj of objects) {
+        const required = new Set(obj.required ?? []);
+        for (const [key, child] of Object.entries(obj.properties ?? {})) {
+          const f = fields.get(key) ?? { nodes: [], requiredInAll: true };
+          f.nodes.push(child);
+          f.requiredInAll &&= required.has(key);
+          fields.set(key, f);
+        }
+      }
+      for (const [key, f] of fields) {
+        const inAll = f.nodes.length === objects.length;
+        const child: SchemaNode = f.nodes.length === 1 ? f.nodes[0] : { anyOf: f.nodes.flatMap((n) => n.anyOf ?? [n]) };
+        walk(child, [...path, key], isNullable || !inAll || !f.requiredInAll);
+      }
       return;
     }
     const field = path[path.length - 1];

@@ -13,7 +13,7 @@ import { SuspendedVoters } from './suspended.js';
 import { ConsensusWriter } from './consensus-writer.js';
 import { Corrections } from './corrections.js';
 import { GameDirectory } from './games.js';
-import { LiveIngest } from './ingest.js';
+import { LiveIngest, type StoreWatch } from './ingest.js';
 import { GameLeases } from '../store/consensus/leases.js';
 import { OfficialFeed } from './official.js';
 import { ScheduleFeed } from './schedule.js';
@@ -43,6 +43,8 @@ export interface LiveOptions {
   consensus?: Partial<ConsensusOptions>;
   /** How long a report may wait for its game's owner (default: the lease TTL and 5 s). */
   routeWaitMs?: number;
+  /** Whether the database is known not to answer (health/store-health.ts): calls fail at once rather than queue for it. */
+  store?: StoreWatch;
 }
 
 /**
@@ -64,7 +66,7 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const writer = new ConsensusWriter(games, log, state, leases, bus);
   const suspensions = new SuspensionRepo(db);
   const suspended = new SuspendedVoters(suspensions);
-  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, suspended, router, onWrite, opts.routeWaitMs);
+  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, suspended, router, onWrite, opts.routeWaitMs, opts.store);
   // A status change made on any node reaches this one as a `status` event: what this node knew
   // of the game (status, date) is read again on its next use.
   bus.subscribe((batch) => {

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { ConsensusEngine } from '../domain/consensus/engine.js';
 import type { Outcome } from '../domain/consensus/types.js';
 import { SvcError } from '../domain/errors.js';
+import { STORE_FAULT_MESSAGES, storeFault } from '../store/sql/faults.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Principal } from '../domain/scopes.js';
 import { StaleTrackRecord, type ConsensusStore } from '../store/consensus/store.js';
@@ -14,15 +15,43 @@ import { checkReport } from './report-checks.js';
 import type { SuspendedVoters } from './suspended.js';
 import { errorReply, replyError, RouteFailed, type OfficialPlay, type OwnerReply, type OwnerRequest, type OwnerRouter } from './router.js';
 
-/** A promise chain: the engine runs one call at a time so it and the store agree on order. */
+/**
+ * A promise chain: the engine runs one call at a time so it and the store agree on order. A call
+ * does not start when its caller has given up waiting (`signal`: it was answered 503 at its
+ * deadline, http/deadline.ts) or while the database is known not to answer (each would spend
+ * the store's bounds again, one after another, and the queue behind it with them): it fails at
+ * once instead, so a stalled database costs the queue one timeout, not one per waiting call.
+ */
 class Serial {
   private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
+  constructor(private readonly store: StoreWatch) {}
+  run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const turn = async () => {
+      signal?.throwIfAborted();
+      if (this.store.down()) throw storeUnavailable();
+      try {
+        return await fn();
+      } catch (err) {
+        // Told before the next call's turn: it then fails at once instead of trying the store too.
+        if (storeFault(err) === 'store_unavailable') this.store.fault();
+        throw err;
+      }
+    };
+    const next = this.tail.then(turn, turn);
     this.tail = next.catch(() => undefined);
     return next;
   }
 }
+
+const storeUnavailable = () => new SvcError('store_unavailable', STORE_FAULT_MESSAGES.store_unavailable);
+
+/** What the ingest knows of the database's health (health/store-health.ts): whether it is known away, and how to say a call found it so. */
+export interface StoreWatch {
+  down(): boolean;
+  fault(): void;
+}
+
+const ALWAYS_UP: StoreWatch = { down: () => false, fault: () => undefined };
 
 const NO_PRIOR_REPORTS: ReadonlyMap<string, ReportResult> = new Map();
 
@@ -40,7 +69,7 @@ const ROUTE_TIMEOUT_MS = 1000;
  * decides is made durable and published by the ConsensusWriter (docs/consensus.md, "Cluster").
  */
 export class LiveIngest {
-  private readonly serial = new Serial();
+  private readonly serial: Serial;
   /** gameId → the lease token under which this engine's state of the game was built. */
   private readonly loaded = new Map<string, number>();
 
@@ -57,13 +86,22 @@ export class LiveIngest {
     private readonly onWrite: () => void = () => undefined,
     /** How long a report may wait for its game's owner; by default a dead owner's lease has lapsed by then. */
     private readonly routeWaitMs = leases.ttlMs + 5 * ROUTE_TIMEOUT_MS,
+    /** Whether the database is known not to answer (health/store-health.ts): then nothing queues for it. */
+    private readonly store: StoreWatch = ALWAYS_UP,
   ) {
+    this.serial = new Serial(store);
     engine.trackChanges();
     router?.serve((req) => this.handle(req));
   }
 
-  /** Validates every report first: one bad report rejects the batch and nothing is stored. */
-  async submit(p: Principal, reports: ReportInput[], batched: boolean): Promise<ReportResult[]> {
+  /**
+   * Validates every report first: one bad report rejects the batch and nothing is stored. `signal`
+   * aborts when the caller stopped waiting (answered 503 at its deadline): what has not started
+   * by then does not.
+   */
+  async submit(p: Principal, reports: ReportInput[], batched: boolean, signal?: AbortSignal): Promise<ReportResult[]> {
+    // Known away: answered at once, rather than after the store's bounds.
+    if (this.store.down()) throw storeUnavailable();
     const resolved: GameInfo[] = [];
     for (const [i, r] of reports.entries()) {
       const game = await this.games.byGameId(r.game_id);
@@ -88,7 +126,7 @@ export class LiveIngest {
     });
     for (const [gameId, idx] of byGame) {
       const part = idx.map((i) => reports[i]);
-      const out = await this.onOwner(gameId, () => this.processOwned(p.keyId, gameId, part), { kind: 'reports', gameId, reporterId: p.keyId, reports: part });
+      const out = await this.onOwner(gameId, () => this.processOwned(p.keyId, gameId, part), { kind: 'reports', gameId, reporterId: p.keyId, reports: part }, signal);
       idx.forEach((i, k) => (results[i] = out[k]));
     }
     for (const [i, first] of sameAs) results[i] = results[first];
@@ -108,13 +146,13 @@ export class LiveIngest {
   }
 
   /** Official scoring play: confirms at once, on the game's owner. */
-  async official(game: GameInfo, play: OfficialPlay): Promise<void> {
-    await this.onOwner(game.gameId, () => this.officialOwned(game.gameId, play), { kind: 'official', gameId: game.gameId, play });
+  async official(game: GameInfo, play: OfficialPlay, signal?: AbortSignal): Promise<void> {
+    await this.onOwner(game.gameId, () => this.officialOwned(game.gameId, play), { kind: 'official', gameId: game.gameId, play }, signal);
   }
 
   /** The game is final: open candidates are retracted so no provisional stays unresolved. */
-  async forgetGame(gameId: string): Promise<void> {
-    await this.onOwner(gameId, () => this.forgetOwned(gameId), { kind: 'forget', gameId });
+  async forgetGame(gameId: string, signal?: AbortSignal): Promise<void> {
+    await this.onOwner(gameId, () => this.forgetOwned(gameId), { kind: 'forget', gameId }, signal);
   }
 
   /**
@@ -122,10 +160,10 @@ export class LiveIngest {
    * this node, and its votes leave the open candidates of `gameIds`, each on the game's owner (who
    * learns of the suspension with the request), their candidates judged again without them.
    */
-  async withdrawVoter(voter: string, gameIds: readonly string[]): Promise<void> {
+  async withdrawVoter(voter: string, gameIds: readonly string[], signal?: AbortSignal): Promise<void> {
     this.suspended.add(voter);
     // Games' owners work side by side; on one node the engine's queue takes them in turn.
-    await Promise.all(gameIds.map((gameId) => this.onOwner(gameId, () => this.withdrawOwned(gameId, voter), { kind: 'withdraw', gameId, voter })));
+    await Promise.all(gameIds.map((gameId) => this.onOwner(gameId, () => this.withdrawOwned(gameId, voter), { kind: 'withdraw', gameId, voter }, signal)));
   }
 
   /** The voter's suspension was lifted: its next reports count again here (other nodes read it within a second). */
@@ -168,16 +206,19 @@ export class LiveIngest {
   }
 
   /** Runs `local` when this node owns the game, else sends `req` to the owner; retries across a handover. */
-  private async onOwner(gameId: string, local: () => Promise<ReportResult[]>, req: OwnerRequest): Promise<ReportResult[]> {
+  private async onOwner(gameId: string, local: () => Promise<ReportResult[]>, req: OwnerRequest, signal?: AbortSignal): Promise<ReportResult[]> {
     // Measured on the clock the leases lapse on: waiting is for a dead owner's lease to lapse.
     const deadline = this.clock.now() + this.routeWaitMs;
     // Whether the last request to the owner failed for want of Redis rather than of an owner.
     let busAway = false;
     for (let attempt = 0; ; attempt++) {
+      // The caller was answered meanwhile (its deadline), or the database went away: no more tries.
+      signal?.throwIfAborted();
+      if (this.store.down()) throw storeUnavailable();
       const claim = await this.leases.claim(gameId);
       if (claim.owned) {
         try {
-          return await this.serial.run(local);
+          return await this.serial.run(local, signal);
         } catch (err) {
           // Taken over while this node wrote: ask again, now of the new owner; past the deadline a
           // retryable 503 like any other wait for an owner, never the internal LeaseLost. A track

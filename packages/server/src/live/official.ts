@@ -37,13 +37,13 @@ export class OfficialFeed {
     private readonly onWrite: () => void = () => undefined,
   ) {}
 
-  async append(p: Principal, competitionId: string, inputs: AnyPlayInput[], batched: boolean): Promise<Play[]> {
+  async append(p: Principal, competitionId: string, inputs: AnyPlayInput[], batched: boolean, signal?: AbortSignal): Promise<Play[]> {
     const game = await this.games.byCompetitionId(competitionId);
     // Another key's sandbox replay does not exist for this key (docs/replays.md).
     if (!game || !visibleTo(game.ownerKeyId, p.keyId)) throw notFound('competition', competitionId, 'id');
     requireScope(p, game.sport, game.league);
     const at = inputs.findIndex(isWithdrawal);
-    if (at < 0) return this.record(game, inputs.filter(isPlay), batched);
+    if (at < 0) return this.record(game, inputs.filter(isPlay), batched, { signal });
     const withdrawal = inputs[at];
     if (inputs.length > 1 || !isWithdrawal(withdrawal)) {
       throw invalid('withdrawal_not_alone', 'A score_withdrawn play is posted on its own, not in a batch with other plays.', batched ? `plays[${at}].event_type` : 'event_type');
@@ -58,7 +58,7 @@ export class OfficialFeed {
    * only when the game's last play is that one (checked in the appending transaction), else
    * PlaysMovedOn: a play is never posted twice, even by two drivers of one replay.
    */
-  async record(game: GameInfo, inputs: PlayInput[], batched: boolean, opts: { afterSeq?: number } = {}): Promise<Play[]> {
+  async record(game: GameInfo, inputs: PlayInput[], batched: boolean, opts: { afterSeq?: number; signal?: AbortSignal } = {}): Promise<Play[]> {
     const competitionId = game.competitionId;
     if (game.status === 'final') throw conflict('competition_final', `Competition '${competitionId}' is final.`);
     if (NOT_PLAYED.includes(game.status)) throw notPlayed(competitionId, game.status);
@@ -116,10 +116,10 @@ export class OfficialFeed {
         if (row.points <= 0) continue;
         const code = [...game.teams.entries()].find(([, t]) => t.entityId === row.competitor_id)?.[0];
         if (!code) continue;
-        await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts), seq: row.seq });
+        await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts), seq: row.seq }, opts.signal);
       }
       if (inserted.status === 'final') {
-        await this.ingest.forgetGame(game.gameId);
+        await this.ingest.forgetGame(game.gameId, opts.signal);
         await this.corrections.judgeFinal(game);
       }
     }

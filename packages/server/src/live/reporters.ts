@@ -59,13 +59,13 @@ export class Reporters {
   }
 
   /** Suspends a voter: its reports start and join nothing from now on, and its open votes are withdrawn everywhere. */
-  async suspend(id: string): Promise<Reporter> {
+  async suspend(id: string, signal?: AbortSignal): Promise<Reporter> {
     const voter = await this.known(id);
     const { keyId, reporter } = splitVoter(voter);
     // A record with nothing counted, so the list (which walks the records) shows it.
     await this.reads.ensureRecord(voter);
     await this.suspensions.suspend(voter, keyId, reporter, isoTime(this.clock.now()));
-    await this.ingest.withdrawVoter(voter, await this.reads.gamesWithOpenCandidates());
+    await this.ingest.withdrawVoter(voter, await this.reads.gamesWithOpenCandidates(), signal);
     return this.one(voter);
   }
 

@@ -43,11 +43,12 @@ export class ScheduleFeed {
    * replay's driver come in here. Returns whether anything changed.
    */
   async apply(competitionId: string, input: StatusChangeInput): Promise<boolean> {
-    const nowIso = isoTime(this.clock.now());
+    const now = this.clock.now();
+    const nowIso = isoTime(now);
     const { change, stored } = await this.competitions.changeStatus(
       this.log,
       competitionId,
-      (row) => planStatusChange({ status: competitionStatus(row.status), start_time: row.start_time, original_start_time: row.original_start_time, date: row.date }, input),
+      (row) => planStatusChange({ status: competitionStatus(row.status), start_time: row.start_time, original_start_time: row.original_start_time, date: row.date, status_reason: row.status_reason }, input, now),
       nowIso,
     );
     if (!change) return false;

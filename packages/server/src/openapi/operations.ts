@@ -125,7 +125,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/competitions/{id}/status': {
     operationId: 'changeCompetitionStatus',
     description:
-      'Moves a competition through the schedule lifecycle (product `source`): scheduled → live | postponed | cancelled; live → final | suspended; suspended → live | final | cancelled; postponed → scheduled (with its new `start_time`) | cancelled. Any other move is 409 `invalid_transition`; the status it already has is a 200 that changes and emits nothing. `original_start_time` keeps the first announced start once it moves, `status_reason` the `reason`. Each change is a `status` event on the stream, to webhooks, in the game’s events, the export and the change feed. Reports to a postponed or cancelled game are 409 `game_not_live`.',
+      'Moves a competition through the schedule lifecycle (product `source`): scheduled → live | postponed | cancelled; live → final | suspended; suspended → live | final | cancelled; postponed → scheduled (with its new `start_time`) | cancelled. Any other move is 409 `invalid_transition`; the status it already has is a 200 that changes and emits nothing, unless it brings another `start_time`, which moves the start (a `status` event whose `status` is its `previous_status`). `original_start_time` keeps the first announced start once it moves, `status_reason` the `reason`. Each change is a `status` event on the stream, to webhooks, in the game’s events, the export and the change feed. Reports to a postponed or cancelled game are 409 `game_not_live`.',
     ok: 'The competition after the change.',
   },
   'GET /v1/changes': {

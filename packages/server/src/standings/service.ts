@@ -33,6 +33,17 @@ export function requireViewProduct(p: Principal): void {
   }
 }
 
+/**
+ * `tier=provisional` counts the crowd's provisional events of games being played: live data, which
+ * only the `live` product reads (docs/standings.md). The confirmed tables (the default) hold no
+ * more than the competitions' scores, which every product lists.
+ */
+export function requireTierProduct(p: Principal, tier: 'confirmed' | 'provisional' | undefined): void {
+  if (tier === 'provisional' && !p.products.includes('live')) {
+    throw new SvcError('product_not_in_plan', 'Provisional standings count the crowd’s events of games being played: they need the live product.', 'tier');
+  }
+}
+
 const TABLE_SPORTS: readonly TableSport[] = ['soccer', 'basketball'];
 const tableSport = (sport: string): TableSport | undefined => TABLE_SPORTS.find((s) => s === sport);
 

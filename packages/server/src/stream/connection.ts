@@ -19,6 +19,11 @@ const BUSY_WITHIN_MS = 1;
 export const PING_SLOTS = 16;
 /** Client messages waiting to be handled before the socket stops being read. */
 const MAX_INBOX = 32;
+/** A resume's frames are written in slices of about this many bytes, each once the socket took the last (Connection.goLive). */
+export const REPLAY_SLICE_BYTES = 64 * 1024;
+/** How often a replay waiting for its socket to take a slice looks again. */
+const DRAIN_POLL_MS = 10;
+const NO_REPLAY: AsyncIterable<readonly StoredEvent[]> = (async function* () {})();
 
 /**
  * One client connection, whichever its transport (transport.ts): its outbox, its liveness, its
@@ -42,6 +47,8 @@ export class Connection implements HubMember {
   private expiryTimer: NodeJS.Timeout | null = null;
   lastSentAt: number;
   mark = 0;
+  /** Set by dispose: the connection is gone. */
+  private gone = false;
 
   constructor(
     readonly transport: Transport,
@@ -60,10 +67,18 @@ export class Connection implements HubMember {
     this.lastSentAt = clock.now();
   }
 
-  /** A live event from the broadcast: queued behind the replay while one is being sent. */
+  /**
+   * A live event from the broadcast: queued behind the replay while one is being sent. What
+   * queues is bounded like what a delay holds (STREAM_LIMITS.replayMaxEvents): past it the
+   * connection is a slow consumer and resumes with `since`.
+   */
   offer(e: StoredEvent): void {
-    if (this.pending) this.pending.push(e);
-    else this.deliver(e);
+    if (!this.pending) {
+      this.deliver(e);
+      return;
+    }
+    this.pending.push(e);
+    if (this.pending.length > this.writer.maxHeldEvents) this.writer.slowConsumer(this);
   }
 
   /**
@@ -130,8 +145,9 @@ export class Connection implements HubMember {
     this.expiryTimer.unref();
   }
 
-  /** The connection is gone: its timers go with it. */
+  /** The connection is gone: its timers go with it, and a replay being sent stops. */
   dispose(): void {
+    this.gone = true;
     if (this.delayTimer) clearTimeout(this.delayTimer);
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.delayTimer = this.expiryTimer = null;
@@ -147,13 +163,34 @@ export class Connection implements HubMember {
    * Sends the `subscribed` frame, then the replay, then the live events that queued meanwhile.
    * Appends commit in sequence order, so a queued event at or below the replay's last seq was
    * part of the replay: deliver skips it, so nothing is lost or doubled.
+   *
+   * The replay goes out in slices of about REPLAY_SLICE_BYTES, each written under the
+   * slow-consumer rule live frames follow (Writer.write), and the next slice only once the
+   * socket has taken the last one; a client that takes none of it for `replayStallMs` is a slow
+   * consumer (docs/stream.md "Limits"). So a resume never puts more than a slice or two of
+   * frames in the process's buffers, whatever its size. Resolves false when the connection went
+   * meanwhile (cut, closed, or gone).
    */
-  goLive(subscribed: ControlFrame, replay: readonly StoredEvent[]): void {
+  async goLive(subscribed: ControlFrame, replay: AsyncIterable<readonly StoredEvent[]> = NO_REPLAY): Promise<boolean> {
     this.control(subscribed);
-    for (const e of replay) this.deliver(e);
+    let slice = 0;
+    for await (const page of replay) {
+      for (const e of page) {
+        if (this.gone) return false;
+        const queued = this.outbox.length;
+        this.deliver(e);
+        for (let i = queued; i < this.outbox.length; i++) slice += this.outbox[i].length;
+        if (slice >= REPLAY_SLICE_BYTES) {
+          slice = 0;
+          if (!(await this.writer.sendSlice(this))) return false;
+        }
+      }
+    }
+    if (this.gone) return false;
     const queued = this.pending ?? [];
     this.pending = null;
     for (const e of queued) this.deliver(e);
+    return true;
   }
 
   /** Heartbeat due: live, nothing queued, silent for the transport's heartbeat interval. */
@@ -200,8 +237,12 @@ export class Writer {
     private readonly maxBufferedBytes: number,
     /** The connection is gone (broken socket, slow consumer): forget it. */
     private readonly drop: (c: Connection) => void,
-    /** Events a delayed connection may hold back before it counts as a slow consumer. */
+    /** Events a delayed connection may hold back (or queue behind its replay) before it counts as a slow consumer. */
     readonly maxHeldEvents = 10_000,
+    /** How long a resume waits for its client to take a slice before it counts as a slow consumer. */
+    private readonly stallMs = 10_000,
+    /** Whether the connection is still one of the node's (the gateway's hub). */
+    private readonly alive: (c: Connection) => boolean = () => true,
   ) {}
 
   /** Resumable: the client reconnects with since=<last id it saw> (Last-Event-ID on an event stream). */
@@ -222,6 +263,27 @@ export class Writer {
     const sinceLast = performance.now() - this.lastFlushEnd;
     if (sinceLast < Math.max(BUSY_WITHIN_MS, this.lastFlushMs)) setImmediate(() => this.flush());
     else queueMicrotask(() => this.flush());
+  }
+
+  /**
+   * A slice of a resume: writes the connection's queued frames now (under the slow-consumer rule),
+   * then waits until the socket has taken all but less than a slice of what is unsent. A client
+   * that takes nothing for `stallMs` is a slow consumer. Resolves whether the connection is
+   * still there to take the next slice.
+   */
+  async sendSlice(c: Connection): Promise<boolean> {
+    this.flushNow(c);
+    const deadline = performance.now() + this.stallMs;
+    for (;;) {
+      if (!c.transport.open || !this.alive(c)) return false;
+      const unsent = c.transport.buffered;
+      if (unsent < REPLAY_SLICE_BYTES) return true;
+      if (performance.now() >= deadline) {
+        this.slowConsumer(c);
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
   }
 
   /** Writes one connection's queued frames now, ahead of a close frame that ws writes directly. */

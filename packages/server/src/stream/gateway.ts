@@ -2,21 +2,21 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { EVENT_STREAM_TYPE, STREAM_PATH } from '@svc/schema';
+import { EVENT_STREAM_TYPE, STREAM_PATH, eventId } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
-import type { Clock } from '../domain/clock.js';
+import { isoDate, type Clock } from '../domain/clock.js';
 import type { Authenticator } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { EventLog, StoredEvent } from '../store/events/events.js';
 import { Connection, Liveness, PING_SLOTS, Writer } from './connection.js';
 import type { SlotCounter } from '../bus/slots.js';
 import type { StreamFilter } from './filter.js';
-import { readHandshake, refuse, type Handshake } from './handshake.js';
+import { addressCounter, readHandshake, refuse, type Handshake } from './handshake.js';
 import { Hub } from './hub.js';
 import { STREAM_LIMITS, type StreamLimits } from './limits.js';
-import { SvcError } from '../domain/errors.js';
+import { SvcError, invalid } from '../domain/errors.js';
 import { asSvcError, CLOSE, errorFrame, isErrorFrame, parseClientMessage, validateSubscriptions, type Subscriptions } from './protocol.js';
-import { readReplay } from './replay.js';
+import { planReplay, type Replay } from './replay.js';
 import { Sequencer } from './sequencer.js';
 import { SSE_RETRY_MS } from './frames.js';
 import type { StreamTokens } from './tokens.js';
@@ -44,6 +44,11 @@ export interface GatewayDeps {
   /** Opens the stream tokens presented as `?token=` (tokens.ts). */
   tokens: StreamTokens;
   limits?: Partial<StreamLimits>;
+}
+
+/** The connection slots a stream holds (StreamGateway.takeSlots), given back once. */
+interface HeldSlots {
+  release: () => void;
 }
 
 /** Whether a request's Accept header asks for an event stream. */
@@ -85,7 +90,7 @@ export class StreamGateway {
     this.limits = { ...STREAM_LIMITS, ...deps.limits };
     this.hub = new Hub(this.limits);
     const drop = (c: Connection) => this.drop(c);
-    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop, this.limits.replayMaxEvents);
+    this.writer = new Writer(deps.clock, this.limits.maxBufferedBytes, drop, this.limits.replayMaxEvents, this.limits.replayStallMs, (c) => this.hub.has(c));
     this.liveness = new Liveness(this.writer, drop);
   }
 
@@ -147,6 +152,13 @@ export class StreamGateway {
     return this.hub.size;
   }
 
+  /** Bytes written to the open connections' sockets that the kernel has not taken yet (docs/stream.md "Limits"). */
+  get unsentBytes(): number {
+    let n = 0;
+    for (const c of this.hub) n += c.transport.buffered;
+    return n;
+  }
+
   /**
    * Closes every stream with 1001 (clients resume on another node with `since`) and resolves once
    * their sockets are gone: the HTTP server's close waits for them. A client that has not
@@ -194,6 +206,11 @@ export class StreamGateway {
     if (eventStream && !acceptsEventStream(req.headers.accept)) {
       throw new SvcError('upgrade_required', 'GET /v1/stream is a WebSocket (Connection: Upgrade) or an event stream (Accept: text/event-stream).');
     }
+    // An id past the log's head was never issued: a resume after it would skip every event up to
+    // it, for ever, so it is refused rather than taken (docs/stream.md "Resume").
+    if (hs.since !== null && hs.since > 0 && hs.since > (await this.deps.events.lastSeq())) {
+      throw invalid('invalid_parameter', `'${hs.sinceParam}' names an event that does not exist: resume with the id of the last event received.`, hs.sinceParam);
+    }
     const filter: StreamFilter = {
       everything: true,
       sports: new Set(),
@@ -210,17 +227,45 @@ export class StreamGateway {
     return { hs, filter };
   }
 
-  /** A connection that opened: into the hub, its slot given back when it goes, its token's expiry armed, then its replay and live events. */
-  private open(c: Connection, hs: Handshake, slot: string): void {
+  /** A connection that opened: into the hub, its slots given back when it goes, its token's expiry armed, then its replay and live events. */
+  private open(c: Connection, hs: Handshake, slots: HeldSlots): void {
     this.hub.add(c);
-    let released = false;
-    this.slots.set(c, () => {
-      if (released) return;
-      released = true;
-      void this.deps.counter.release(c.principal.keyId, slot);
-    });
+    this.slots.set(c, slots.release);
     if (hs.expiresAt !== null) c.expireAt(hs.expiresAt, () => this.expire(c));
     void this.start(c, hs.since);
+  }
+
+  /**
+   * The connection slots a stream holds, counted across the cluster: one of its key's (the plan's
+   * limit) and, for a stream token that limits each client address (the sandbox demo's), one of
+   * its address's, taken first, so one client cannot hold all of the key's connections (docs/
+   * stream.md "A scoreboard in a public page"). The refusal when either is full.
+   */
+  private async takeSlots(hs: Handshake): Promise<HeldSlots | SvcError> {
+    const { principal, perAddress } = hs;
+    const counter = this.deps.counter;
+    const byAddress = addressCounter(principal.keyId, hs.address);
+    const addressSlot = perAddress ? await counter.acquire(byAddress, perAddress.connections).catch(() => null) : null;
+    if (perAddress && !addressSlot) {
+      return new SvcError('connection_limit', `This client address holds the ${perAddress.connections} streams a visitor may have open with this page's tokens; close one before opening another.`);
+    }
+    const releaseAddress = () => {
+      if (addressSlot) void counter.release(byAddress, addressSlot);
+    };
+    const slot = await counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    if (!slot) {
+      releaseAddress();
+      return new SvcError('connection_limit', `The plan's ${principal.plan.streamConnections} stream connections are all open; close one before opening another.`);
+    }
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        void counter.release(principal.keyId, slot);
+        releaseAddress();
+      },
+    };
   }
 
   private async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
@@ -234,14 +279,14 @@ export class StreamGateway {
     }
     const { principal } = hs;
 
-    const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    const slots = await this.takeSlots(hs);
     // ws calls back only for a completed handshake; one it refuses (bad version, key, method) or a
     // peer gone meanwhile just ends the socket. The slot then goes back with the socket, not never.
     let upgraded = false;
     const giveBack = () => {
       if (upgraded) return;
       this.hub.release(principal.keyId, filter);
-      if (slot) void this.deps.counter.release(principal.keyId, slot);
+      if (!(slots instanceof SvcError)) slots.release();
     };
     if (socket.destroyed) {
       giveBack();
@@ -257,14 +302,14 @@ export class StreamGateway {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       upgraded = true;
       socket.off('close', giveBack);
-      if (!slot) {
+      if (slots instanceof SvcError) {
         this.hub.release(principal.keyId, filter);
         ws.close(CLOSE.connectionLimit.code, CLOSE.connectionLimit.reason);
         return;
       }
       if (this.closing) {
         this.hub.release(principal.keyId, filter);
-        void this.deps.counter.release(principal.keyId, slot);
+        slots.release();
         ws.close(CLOSE.shuttingDown.code, CLOSE.shuttingDown.reason);
         return;
       }
@@ -272,7 +317,7 @@ export class StreamGateway {
       ws.on('message', (data, isBinary) => c.receive(isBinary ? '' : data.toString(), (text) => this.onMessage(c, text)));
       ws.on('close', () => this.drop(c));
       ws.on('error', () => this.drop(c));
-      this.open(c, hs, slot);
+      this.open(c, hs, slots);
     });
   }
 
@@ -289,19 +334,19 @@ export class StreamGateway {
     const url = new URL(req.url ?? '/', 'http://x');
     const { hs, filter } = await this.prepare(req, url, true);
     const { principal } = hs;
-    const slot = await this.deps.counter.acquire(principal.keyId, principal.plan.streamConnections).catch(() => null);
+    const slots = await this.takeSlots(hs);
     const draining = this.closing || this.deps.draining?.() === true;
-    if (!slot || draining) {
+    if (slots instanceof SvcError || draining) {
       this.hub.release(principal.keyId, filter);
-      if (slot) void this.deps.counter.release(principal.keyId, slot);
-      if (draining) throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
-      throw new SvcError('connection_limit', `The plan's ${principal.plan.streamConnections} stream connections are all open; close one before opening another.`);
+      if (!(slots instanceof SvcError)) slots.release();
+      if (slots instanceof SvcError) throw slots;
+      throw new SvcError('draining', 'This node is shutting down; connect again to reach another node.');
     }
     return () => {
       const socket: Socket = req.socket;
       if (socket.destroyed || !socket.writable) {
         this.hub.release(principal.keyId, filter);
-        void this.deps.counter.release(principal.keyId, slot);
+        slots.release();
         return;
       }
       // The stream is long-lived: the HTTP server's idle timeout must not cut it (heartbeats keep it busy anyway).
@@ -323,7 +368,7 @@ export class StreamGateway {
       const c = new Connection(new EventStreamTransport(socket, this.limits.sseHeartbeatMs), principal, filter, this.liveness.slot(), this.writer, hs.since, this.deps.clock, hs.delayMs);
       socket.on('close', () => this.drop(c));
       socket.on('error', () => this.drop(c));
-      this.open(c, hs, slot);
+      this.open(c, hs, slots);
     };
   }
 
@@ -340,33 +385,46 @@ export class StreamGateway {
     if (this.hub.remove(c)) this.slots.get(c)?.();
   }
 
+  /**
+   * The connection's first frames: `subscribed`, then its resume when it asked for one, then live
+   * events (docs/stream.md "Resume"). A resume is promised (`recovered: true`) only from an event
+   * inside the resume window (`replayWindowMs` by its `ts`; `since=evt_0` names none) and when at
+   * most `replayMaxEvents` events the key may read follow it; otherwise nothing is replayed.
+   */
   private async start(c: Connection, since: number | null): Promise<void> {
     const describe = (f: StreamFilter) => ({ sports: [...f.sports], leagues: [...f.leagues], games: [...f.games], tier: f.tier });
     if (since === null) {
-      c.goLive({ type: 'subscribed', recovered: false, ...describe(c.filter) }, []);
+      void c.goLive({ type: 'subscribed', recovered: false, ...describe(c.filter) });
       return;
     }
     // Live events queue in the connection while the replay is read and sent (Connection.goLive).
-    let recovered = false;
-    let replay: StoredEvent[] = [];
-    const anchor = since === 0 ? null : await this.deps.events.get(`evt_${since}`).catch(() => undefined);
-    const inWindow = since === 0 || (anchor !== undefined && anchor !== null && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs);
-    if (inWindow) {
-      try {
-        replay = await readReplay(this.deps, c.principal, c.filter, since, this.limits.replayMaxEvents);
-      } catch (err) {
-        // Over the key's rate limit mid-replay: nothing of it is sent; resume after Retry-After.
-        const e = asSvcError(err);
-        const retryAfter = Number(e.headers['Retry-After']);
-        c.control({ type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
-        this.writer.flushNow(c);
-        c.transport.close(e.code === 'rate_limited' ? 'rateLimited' : 'replayFailed');
-        this.drop(c);
-        return;
-      }
-      recovered = replay.length <= this.limits.replayMaxEvents;
+    let replay: Replay | null = null;
+    try {
+      const anchor = since === 0 ? undefined : await this.deps.events.get(eventId(since));
+      const inWindow = anchor !== undefined && this.deps.clock.now() - Date.parse(anchor.event.ts) <= this.limits.replayWindowMs;
+      if (inWindow) replay = await planReplay(this.deps, c.principal, c.filter, since, this.limits.replayMaxEvents, isoDate(this.deps.clock.now()));
+    } catch (err) {
+      // Over the key's rate limit: nothing of the replay is sent; resume after Retry-After.
+      this.endReplay(c, err);
+      return;
     }
-    c.goLive({ type: 'subscribed', recovered, ...describe(c.filter) }, recovered ? replay : []);
+    try {
+      await c.goLive({ type: 'subscribed', recovered: replay !== null, ...describe(c.filter) }, replay?.pages());
+    } catch (err) {
+      // The store failed in the middle: what was sent is in order, so the client resumes from the last id it saw.
+      this.endReplay(c, err);
+    }
+  }
+
+  /** A resume that cannot go on: an error frame, then the close (4429 when rate limited, else 1011 replay_failed). */
+  private endReplay(c: Connection, err: unknown): void {
+    if (!this.hub.has(c)) return;
+    const e = asSvcError(err);
+    const retryAfter = Number(e.headers['Retry-After']);
+    c.control({ type: 'error', code: e.code, message: e.message, ...(retryAfter ? { retry_after: retryAfter } : {}) });
+    this.writer.flushNow(c);
+    c.transport.close(e.code === 'rate_limited' ? 'rateLimited' : 'replayFailed');
+    this.drop(c);
   }
 
   private broadcast(events: StoredEvent[]): void {

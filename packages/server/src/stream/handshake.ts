@@ -4,12 +4,13 @@ import { SvcError, invalid } from '../domain/errors.js';
 import { parseEventTypes } from '../domain/event-types.js';
 import { randomBase62 } from '../domain/keys.js';
 import { requireProduct, type Principal } from '../domain/scopes.js';
-import { bearerToken, meter, refuseSeveralAuthorizations, type Authenticator } from '../http/auth.js';
+import { bearerToken, meter, rateLimited, refuseSeveralAuthorizations, type Authenticator } from '../http/auth.js';
+import { addressBucket } from '../domain/client-address.js';
 import { errorBody } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { eventSeq, STREAM_MAX_DELAY_S, type Tier } from '@svc/schema';
 import { validateSubscriptions, type Subscriptions } from './protocol.js';
-import { isStreamToken, type StreamTokens } from './tokens.js';
+import { isStreamToken, type PerAddress, type StreamTokens } from './tokens.js';
 
 /** What an upgrade request asks for, once its key, product, rate limit and parameters are checked. */
 export interface Handshake {
@@ -20,13 +21,22 @@ export interface Handshake {
   types: string[] | null;
   /** Resume after this seq; null for live only. */
   since: number | null;
+  /** Where `since` came from: the query or an event stream's Last-Event-ID header (what a 400 about it names). */
+  sinceParam: 'since' | 'Last-Event-ID';
   /** `delay=` in ms (docs/stream.md "Broadcast delay"). */
   delayMs: number;
   /** A stream token's games; null when not limited to games (or opened with a key). */
   scopeGames: readonly string[] | null;
   /** When the stream token that opened it expires; null for a key. */
   expiresAt: number | null;
+  /** The stream token's limits per client address (the sandbox demo's), null when it has none. */
+  perAddress: PerAddress | null;
+  /** The client address's bucket (domain/client-address.ts) the per-address limits count in. */
+  address: string;
 }
+
+/** What the per-address limits of a key's tokens count in: its slots (connections) and its rate window. */
+export const addressCounter = (keyId: string, address: string): string => `addr:${keyId}:${address}`;
 
 export interface HandshakeDeps {
   auth: Authenticator;
@@ -56,11 +66,19 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
   let principal: Principal;
   let scopeGames: readonly string[] | null = null;
   let expiresAt: number | null = null;
+  let perAddress: PerAddress | null = null;
+  const address = addressBucket(req.socket.remoteAddress);
   if (token !== null) {
     const grant = await deps.tokens.authenticate(token, deps.now());
-    ({ principal, expiresAt } = grant);
+    ({ principal, expiresAt, perAddress } = grant);
     scopeGames = grant.games;
   } else principal = await deps.auth.authenticate(key);
+  // A token that limits each address: its opens are counted per address first, so one client
+  // cannot spend the whole key's budget (docs/stream.md "A scoreboard in a public page").
+  if (perAddress) {
+    const d = await deps.limiter.hit(addressCounter(principal.keyId, address), perAddress.requestsPerMinute);
+    if (!d.allowed) throw rateLimited(d);
+  }
   await meter(deps.limiter, principal);
   requireProduct(principal, 'live');
   for (const name of url.searchParams.keys()) {
@@ -83,10 +101,8 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
   const resumeHeader = lastEventId !== undefined && lastEventId.trim() !== '' ? lastEventId.trim() : null;
   const sinceRaw = resumeHeader ?? url.searchParams.get('since');
   const since = sinceRaw === null ? null : (eventSeq(sinceRaw) ?? null);
-  if (sinceRaw !== null && since === null) {
-    const param = resumeHeader !== null ? 'Last-Event-ID' : 'since';
-    throw invalid('invalid_parameter', `'${param}' must be an event id (evt_…).`, param);
-  }
+  const sinceParam = resumeHeader !== null ? 'Last-Event-ID' : 'since';
+  if (sinceRaw !== null && since === null) throw invalid('invalid_parameter', `'${sinceParam}' must be an event id (evt_…).`, sinceParam);
   const delayRaw = url.searchParams.get('delay');
   let delayMs = 0;
   if (delayRaw !== null) {
@@ -95,7 +111,7 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     }
     delayMs = Number(delayRaw) * 1000;
   }
-  return { principal, requested, tier, types, since, delayMs, scopeGames, expiresAt };
+  return { principal, requested, tier, types, since, sinceParam, delayMs, scopeGames, expiresAt, perAddress, address };
 }
 
 /** Answers a refused upgrade with the documented JSON error body (and the error's headers, e.g. Retry-After). */

@@ -7,6 +7,8 @@ export const STREAM_LIMITS = {
   maxBufferedBytes: 1024 * 1024,
   replayMaxEvents: 10_000,
   replayWindowMs: 24 * 3600 * 1000,
+  /** A resume waits this long for its client to take a slice of it before the client counts as a slow consumer. */
+  replayStallMs: 10_000,
   /** How often the keys of open sockets are re-read from the store (revocation reaches them within this). */
   keyCheckMs: 2_000,
   /** How long an event that arrived ahead of a lower seq waits for it before the gap is read from the store. */

@@ -7,6 +7,18 @@ import type { Principal } from '../domain/scopes.js';
 const AAD = 'svc stream token v1';
 const TOKEN_PREFIX = 'sst_';
 
+/**
+ * Limits a token puts on each client address that presents it, on top of its key's: for tokens
+ * handed to anyone who asks (the sandbox demo's), so one client cannot hold all of the key's
+ * connections or spend all of its requests (docs/stream.md "A scoreboard in a public page").
+ */
+export interface PerAddress {
+  /** Streams one address may hold open with tokens of this key that carry the limit. */
+  connections: number;
+  /** Stream opens per minute from one address. */
+  requestsPerMinute: number;
+}
+
 /** What a token carries, sealed: its key, its expiry and what it narrows the key to (null: not narrowed). */
 interface Claims {
   k: string;
@@ -15,6 +27,8 @@ interface Claims {
   s: string[] | null;
   l: string[] | null;
   g: string[] | null;
+  /** Per-address limits as [connections, requests per minute]; absent: none. */
+  a?: [number, number];
 }
 
 /** A token's view of the stream: the key's principal narrowed, the games it is limited to, when it ends. */
@@ -22,7 +36,11 @@ export interface TokenGrant {
   principal: Principal;
   games: readonly string[] | null;
   expiresAt: number;
+  perAddress: PerAddress | null;
 }
+
+const perAddressOf = (v: unknown): [number, number] | null | undefined =>
+  v === undefined ? null : Array.isArray(v) && v.length === 2 && v.every((n): n is number => Number.isSafeInteger(n) && n > 0) ? [v[0], v[1]] : undefined;
 
 const names = (v: unknown): string[] | null | undefined =>
   v === null ? null : Array.isArray(v) && v.every((x): x is string => typeof x === 'string') ? v : undefined;
@@ -54,8 +72,9 @@ export class StreamTokens {
     private readonly keyById: (id: string) => Promise<Principal | undefined>,
   ) {}
 
-  mint(principal: Principal, opts: { ttlS: number; sports: string[] | null; leagues: string[] | null; games: string[] | null }, now: number): StreamToken {
+  mint(principal: Principal, opts: { ttlS: number; sports: string[] | null; leagues: string[] | null; games: string[] | null; perAddress?: PerAddress }, now: number): StreamToken {
     const claims: Claims = { k: principal.keyId, x: now + opts.ttlS * 1000, s: opts.sports, l: opts.leagues, g: opts.games };
+    if (opts.perAddress) claims.a = [opts.perAddress.connections, opts.perAddress.requestsPerMinute];
     const sealed = this.box.seal(JSON.stringify(claims), AAD);
     return {
       token: TOKEN_PREFIX + sealed.slice(SEALED_PREFIX.length),
@@ -77,6 +96,7 @@ export class StreamTokens {
       principal: { ...key, sports: narrow(key.sports, claims.s), leagues: narrow(key.leagues, claims.l) },
       games: claims.g,
       expiresAt: claims.x,
+      perAddress: claims.a ? { connections: claims.a[0], requestsPerMinute: claims.a[1] } : null,
     };
   }
 
@@ -90,8 +110,8 @@ export class StreamTokens {
     }
     if (typeof parsed !== 'object' || parsed === null) return null;
     const r: Record<string, unknown> = { ...parsed };
-    const [s, l, g] = [names(r.s), names(r.l), names(r.g)];
-    if (typeof r.k !== 'string' || typeof r.x !== 'number' || s === undefined || l === undefined || g === undefined) return null;
-    return { k: r.k, x: r.x, s, l, g };
+    const [s, l, g, a] = [names(r.s), names(r.l), names(r.g), perAddressOf(r.a)];
+    if (typeof r.k !== 'string' || typeof r.x !== 'number' || s === undefined || l === undefined || g === undefined || a === undefined) return null;
+    return { k: r.k, x: r.x, s, l, g, ...(a ? { a } : {}) };
   }
 }

@@ -1,6 +1,7 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { ListOf, MAX_PLAY_BATCH, Play, PlayBatch, PlayInput, PlayWithdrawalInput, SCORE_WITHDRAWN, type AnyPlayInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
+import { answerWithin, WRITE_DEADLINE_MS } from '../../http/deadline.js';
 import { invalid, SvcError } from '../../domain/errors.js';
 import { CompetitionIdParams, errorResponses } from '../common.js';
 import type { OfficialFeed } from '../../live/official.js';
@@ -48,7 +49,8 @@ export const postPlayRoutes: RoutePlugin<{ official: OfficialFeed }> = async (ap
     // A batch holding a correction is checked play by play; any other as it always was, whole.
     else if (Array.isArray(raw.plays) && raw.plays.some(isCorrection)) plays = checkBody(AnyBatch, raw).plays.map((item, i) => checkPlay(item, `plays[${i}].`));
     else plays = checkBody(PlayBatch, raw).plays;
-    const data = await official.append(principal(request), request.params.id, plays, batched);
+    const who = principal(request);
+    const data = await answerWithin(WRITE_DEADLINE_MS, (signal) => official.append(who, request.params.id, plays, batched, signal));
     return reply.code(201).send({ data });
   });
 };

@@ -1,5 +1,9 @@
 import { TEAM_SPORTS } from '@svc/schema';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../domain/clock.js';
+import { addressBucket } from '../../domain/client-address.js';
+import { rateLimited } from '../../http/auth.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
 import { SvcError } from '../../domain/errors.js';
 import type { Principal } from '../../domain/scopes.js';
 import type { CompetitionRepo } from '../../store/reference/competitions.js';
@@ -12,6 +16,8 @@ import { loadAsset, securePage } from '../web/index.js';
 export interface DemoDeps {
   /** The demo is served in the sandbox only: in production its routes are 404s. */
   enabled: boolean;
+  /** Counts each client address's calls (the shared rate windows: Redis across nodes, else this node's). */
+  limiter: RateLimiter;
   keys: KeyRepo;
   tokens: StreamTokens;
   competitions: CompetitionRepo;
@@ -23,6 +29,22 @@ export interface DemoDeps {
 export const DEMO_SCOREBOARD_KEY = 'demo scoreboard (sandbox, live only)';
 /** The demo's tokens live 5 minutes; the page renews them as they expire. */
 const DEMO_TOKEN_TTL_S = 300;
+
+/**
+ * What one client address may do with the demo (docs/stream.md "A scoreboard in a public page"):
+ * its endpoints need no key, and every visitor shares the demo key's 25 stream connections and
+ * 1,000 requests a minute, so without these one client could take them all. A page mints a
+ * token every 5 minutes and re-reads the board after confirmed events (at most a few times a
+ * minute); a visitor with a few tabs open holds a few streams.
+ */
+export const DEMO_PER_ADDRESS = {
+  /** `POST /demo/token` per minute. */
+  tokensPerMinute: 20,
+  /** `GET /demo/games` per minute. */
+  gamesPerMinute: 120,
+  /** Streams open at once with the demo's tokens, and stream opens per minute. */
+  stream: { connections: 3, requestsPerMinute: 30 },
+} as const;
 
 /**
  * The demo scoreboard (docs/stream.md "A scoreboard in a public page"): `/demo`, a public page of
@@ -46,6 +68,11 @@ export const demoRoutes: RoutePlugin<DemoDeps> = async (app, deps) => {
     return principalOf(record);
   }
   const off = () => new SvcError('route_not_found', 'The demo is served by sandbox deployments only.');
+  /** One call of this client address to `what`, within `perMinute` (429 rate_limited with Retry-After past it). */
+  async function perAddress(request: FastifyRequest, what: string, perMinute: number): Promise<void> {
+    const d = await deps.limiter.hit(`demo:${what}:${addressBucket(request.socket.remoteAddress)}`, perMinute);
+    if (!d.allowed) throw rateLimited(d);
+  }
 
   for (const [url, file] of [
     ['/demo', 'demo/index.html'],
@@ -60,15 +87,17 @@ export const demoRoutes: RoutePlugin<DemoDeps> = async (app, deps) => {
     });
   }
 
-  app.post('/demo/token', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+  app.post('/demo/token', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     if (!deps.enabled) throw off();
+    await perAddress(request, 'token', DEMO_PER_ADDRESS.tokensPerMinute);
     const p = await demoPrincipal();
-    const data = deps.tokens.mint(p, { ttlS: DEMO_TOKEN_TTL_S, sports: null, leagues: null, games: null }, deps.clock.now());
+    const data = deps.tokens.mint(p, { ttlS: DEMO_TOKEN_TTL_S, sports: null, leagues: null, games: null, perAddress: DEMO_PER_ADDRESS.stream }, deps.clock.now());
     return reply.code(201).header('Cache-Control', 'no-store').send({ data });
   });
 
-  app.get('/demo/games', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+  app.get('/demo/games', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     if (!deps.enabled) throw off();
+    await perAddress(request, 'games', DEMO_PER_ADDRESS.gamesPerMinute);
     const day = deps.today();
     const page = await deps.competitions.list({ sports: null, leagues: null, viewerKeyId: null }, { sports: TEAM_SPORTS, date: day }, { limit: 200 });
     return reply.header('Cache-Control', 'no-store').send({ data: page.data.map((c) => gameOf(c, day)) });

@@ -77,21 +77,24 @@ export const exportRoutes: RoutePlugin<CompetitionDeps & { exports: Exports; exp
     const giveBack = await takeExportSlot(deps.exportSlots, who);
     reply.raw.once('close', giveBack);
     try {
-      return await sendExport(plan, request, reply);
+      return await sendExport(plan, who, request, reply);
     } catch (err) {
       giveBack();
       throw err;
     }
   });
 
-  async function sendExport(plan: ExportPlan, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async function sendExport(plan: ExportPlan, who: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // Read once: it decides the cache and filters the events (plays and competitions apply
     // eligibility per competition as they go).
     const excluded = plan.entity === 'events' ? await repo.excluded(plan.slice) : new Set<string>();
     // The change feed's position (docs/changes.md): every change after it is in the feed, and the
     // events exported stop where the feed takes over, so an export followed by the feed from
-    // X-Changes-Cursor misses nothing and doubles nothing.
-    const position = await deps.changes.position(excluded.size > 0 ? (through) => repo.firstLeftOutEvent(excluded, through) : undefined);
+    // X-Changes-Cursor misses nothing and doubles nothing. The caller's own sandbox replays are
+    // left out of the export like games still being played, and their events come from its feed;
+    // another key's replays are not there for it at all, so they move nobody else's cursor.
+    const leftOut = plan.entity === 'events' ? new Set([...excluded, ...(await repo.ownReplays(plan.slice, who.keyId))]) : excluded;
+    const position = await deps.changes.position(leftOut.size > 0 ? (through) => repo.firstLeftOutEvent(leftOut, through) : undefined);
     plan.slice.throughSeq = position.eventSeq;
     reply.header('x-changes-cursor', position.cursor);
     const key = await cacheKeyOf(plan, repo, excluded);

@@ -11,7 +11,7 @@ export const exportSchema = {
     'as in `GET /v1/competitions/{id}/plays`, competitions by date and id as in `GET /v1/competitions`.',
     'Events and plays cover the competitions the archive serves (final, dated before today).',
     'Gzip-encoded when the request sends `Accept-Encoding: gzip` (NDJSON and CSV). Interrupted? Pass the last id received as `after`.',
-    '`format=csv`: RFC 4180 with a header row, nested fields as dotted columns (`confidence.agreement`), arrays and maps as JSON, null an empty field.',
+    '`format=csv`: RFC 4180 with a header row, nested fields as dotted columns (`confidence.agreement`), arrays and maps as JSON, null an empty field; a text cell starting with `=`, `+`, `-`, `@`, a tab or CR (and not a plain number) gets a leading single quote, so a spreadsheet never runs it as a formula.',
     '`format=parquet`: the same columns typed (integers, `ts`/`start_time` as UTC timestamps, `date` as DATE), written in row groups; DuckDB, pandas and polars read it directly.',
     'Both are made from the NDJSON lines: the same rows, in the same order, with the same values.',
   ].join(' '),

@@ -1,5 +1,6 @@
 import { ReportBatch, ReportInput } from '@svc/schema';
 import { checkBody } from '../../http/body.js';
+import { answerWithin, WRITE_DEADLINE_MS } from '../../http/deadline.js';
 import type { LiveIngest } from '../../live/ingest.js';
 import { principal, type RoutePlugin } from '../types.js';
 import { postReports } from './schema.js';
@@ -12,7 +13,8 @@ export const reportRoutes: RoutePlugin<{ ingest: LiveIngest }> = async (app, { i
     const raw: unknown = request.body;
     const batched = typeof raw === 'object' && raw !== null && 'reports' in raw;
     const reports = batched ? checkBody(ReportBatch, raw).reports : [checkBody(ReportInput, raw)];
-    const data = await ingest.submit(principal(request), reports, batched);
+    const who = principal(request);
+    const data = await answerWithin(WRITE_DEADLINE_MS, (signal) => ingest.submit(who, reports, batched, signal));
     return reply.code(202).send({ data });
   });
 };

@@ -106,6 +106,28 @@ export async function countEvents(k: Kysely<Database>): Promise<number> {
  * The append-only event log with its global sequence. Events and their outbox rows commit
  * together, so a confirmed event can never exist without its webhook deliveries.
  */
+/** What a resume reads of the log (EventLog.after): each field narrows, all together. */
+export interface EventFilter {
+  sports?: readonly string[] | null;
+  leagues?: readonly string[] | null;
+  games?: readonly string[] | null;
+  tier?: string | null;
+  /** Only events of these types (null: all). */
+  types?: readonly string[] | null;
+  /** Only events this key may see: real games' and its own replays' (docs/replays.md). */
+  viewerKeyId?: string;
+  /**
+   * Leaves out the events of competitions settled (final or cancelled) before this date: what
+   * only the `archive` product reads (docs/stream.md "Resume").
+   */
+  settledBefore?: string;
+  /** Only events with a seq below this one. */
+  below?: number;
+  /** A bulk read (a stream resume): on the bulk pool, beside exports (store/sql/db.ts `bulk`). */
+  bulk?: boolean;
+  anyOf?: { sports: readonly string[]; leagues: readonly string[]; games: readonly string[] };
+}
+
 export class EventLog {
   private hooks: OutboxHook[] = [];
   private committed: ((stored: readonly StoredEvent[]) => void)[] = [];
@@ -180,51 +202,60 @@ export class EventLog {
    * `games` and `tier` each narrow (AND); `anyOf` is a stream subscription: an event matches when
    * its sport, league or game is in one of its lists (a union), and an empty union matches nothing.
    */
-  async after(
-    seq: number,
-    limit: number,
-    filter: {
-      sports?: readonly string[] | null;
-      leagues?: readonly string[] | null;
-      games?: readonly string[] | null;
-      tier?: string | null;
-      /** Only events of these types (null: all). */
-      types?: readonly string[] | null;
-      /** Only events this key may see: real games' and its own replays' (docs/replays.md). */
-      viewerKeyId?: string;
-      /** Only events with a seq below this one. */
-      below?: number;
-      /** A bulk read (a stream resume): on the bulk pool, beside exports (store/sql/db.ts `bulk`). */
-      bulk?: boolean;
-      anyOf?: { sports: readonly string[]; leagues: readonly string[]; games: readonly string[] };
-    },
-  ): Promise<StoredEvent[]> {
-    const anyOf = filter.anyOf;
-    const rows = await (filter.bulk ? this.db.bulk.kysely : this.db.kysely)
-      .selectFrom('events')
+  async after(seq: number, limit: number, filter: EventFilter): Promise<StoredEvent[]> {
+    const rows = await this.filtered(seq, limit, filter)
       // Every column but the stored JSON, which the record is not built from.
       .select(['seq', ...RETURNED])
-      .where('seq', '>', seq)
-      .$if(filter.below !== undefined, (q) => q.where('seq', '<', filter.below ?? 0))
-      .$if(!!filter.sports, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
-      .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
-      .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
-      .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
-      .$if(!!filter.types, (q) => q.where('type', 'in', filter.types?.length ? [...filter.types] : ['']))
-      .$if(filter.viewerKeyId !== undefined, (q) => q.where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId ?? '')])))
-      .$if(!!anyOf, (q) =>
-        q.where((eb) =>
-          eb.or([
-            ...(anyOf?.sports.length ? [eb('sport', 'in', [...anyOf.sports])] : []),
-            ...(anyOf?.leagues.length ? [eb('league', 'in', [...anyOf.leagues])] : []),
-            ...(anyOf?.games.length ? [eb('game_id', 'in', [...anyOf.games])] : []),
-          ]),
-        ),
-      )
-      .orderBy('seq')
-      .limit(limit)
       .execute();
     return rows.map((r) => ({ seq: r.seq, competitionId: r.competition_id, seasonId: r.season_id, sport: r.sport, league: r.league, ownerKeyId: r.owner_key_id, event: eventRecord(r) }));
+  }
+
+  /** The seqs `after` would read, without the rows: what a resume counts before it sends anything. */
+  async seqsAfter(seq: number, limit: number, filter: EventFilter): Promise<number[]> {
+    const rows = await this.filtered(seq, limit, filter).select('seq').execute();
+    return rows.map((r) => Number(r.seq));
+  }
+
+  private filtered(seq: number, limit: number, filter: EventFilter) {
+    const anyOf = filter.anyOf;
+    const settledBefore = filter.settledBefore;
+    return (
+      (filter.bulk ? this.db.bulk.kysely : this.db.kysely)
+        .selectFrom('events')
+        .where('seq', '>', seq)
+        .$if(filter.below !== undefined, (q) => q.where('seq', '<', filter.below ?? 0))
+        .$if(!!filter.sports, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
+        .$if(!!filter.leagues, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
+        .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
+        .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
+        .$if(!!filter.types, (q) => q.where('type', 'in', filter.types?.length ? [...filter.types] : ['']))
+        .$if(filter.viewerKeyId !== undefined, (q) => q.where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId ?? '')])))
+        // The archive's rule (domain/access.ts `eligibility`): settled, final or cancelled, before today.
+        .$if(settledBefore !== undefined, (q) =>
+          q.where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('competitions as c')
+                  .select('c.id')
+                  .whereRef('c.id', '=', 'events.competition_id')
+                  .where('c.status', 'in', ['final', 'cancelled'])
+                  .where('c.date', '<', settledBefore ?? ''),
+              ),
+            ),
+          ),
+        )
+        .$if(!!anyOf, (q) =>
+          q.where((eb) =>
+            eb.or([
+              ...(anyOf?.sports.length ? [eb('sport', 'in', [...anyOf.sports])] : []),
+              ...(anyOf?.leagues.length ? [eb('league', 'in', [...anyOf.leagues])] : []),
+              ...(anyOf?.games.length ? [eb('game_id', 'in', [...anyOf.games])] : []),
+            ]),
+          ),
+        )
+        .orderBy('seq')
+        .limit(limit)
+    );
   }
 
   /** The highest seq in the log (0 when empty). */
@@ -269,13 +300,13 @@ const EVENTS_BY_SEQ = {
   postgres: `select seq, ${RETURNED.join(', ')} from events where seq = any($1::bigint[])`,
 };
 
-export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ seq: number; event: Event }[]> {
+export async function eventsBySeq(db: Db, seqs: readonly number[]): Promise<{ seq: number; competitionId: string; event: Event }[]> {
   if (seqs.length === 0) return [];
   const list = db.engine === 'postgres' ? [...seqs] : JSON.stringify(seqs);
   const { rows } = await db.kysely.executeQuery<Row>(CompiledQuery.raw(EVENTS_BY_SEQ[db.engine], [list]));
   return rows.map((r) => {
     const row = eventRowOf(r);
-    return { seq: row.seq, event: eventRecord(row) };
+    return { seq: row.seq, competitionId: row.competition_id, event: eventRecord(row) };
   });
 }
 

@@ -44,7 +44,8 @@ type PageValues = Pick<SqlBuilder, 'bind' | 'oneOf'>;
 /** The rows of one page: seq, competition_id and the stored JSON after the id (store/events/json.ts). */
 function rowsSql(q: EventLineQuery, b: PageValues, columns: string): string {
   const seasons = q.seasonIds.length === 1 ? `season_id = ${b.bind(q.seasonIds[0])}` : b.oneOf('season_id', q.seasonIds);
-  const where = [seasons, `seq > ${b.bind(q.afterSeq)}`, `tier = 'confirmed'`];
+  // A sandbox replay's events are its key's own, never the archive's (docs/replays.md).
+  const where = [seasons, `seq > ${b.bind(q.afterSeq)}`, `tier = 'confirmed'`, 'owner_key_id is null'];
   if (q.fromTs !== undefined) where.push(`ts >= ${b.bind(q.fromTs)}`);
   if (q.toTs !== undefined) where.push(`ts < ${b.bind(q.toTs)}`);
   if (q.throughSeq !== undefined) where.push(`seq <= ${b.bind(q.throughSeq)}`);

@@ -352,7 +352,7 @@ export class CompetitionRepo {
   async changeStatus<C extends { status: string; start_time: string | null; original_start_time: string | null; date: string; status_reason: string | null; previous_status: string }>(
     log: EventLog,
     competitionId: string,
-    plan: (row: { status: string; start_time: string | null; original_start_time: string | null; date: string }) => C | null,
+    plan: (row: { status: string; start_time: string | null; original_start_time: string | null; date: string; status_reason: string | null }) => C | null,
     nowIso: string,
   ): Promise<{ change: C | null; stored: StoredEvent[] }> {
     let change: C | null = null;
@@ -361,11 +361,11 @@ export class CompetitionRepo {
       async (tx) => {
         const row = await (await tx.builder())
           .selectFrom('competitions')
-          .select(['id', 'sport', 'league', 'season_id', 'n', 'status', 'start_time', 'original_start_time', 'date', 'owner_key_id'])
+          .select(['id', 'sport', 'league', 'season_id', 'n', 'status', 'start_time', 'original_start_time', 'date', 'owner_key_id', 'status_reason'])
           .where('id', '=', competitionId)
           .$if(this.db.engine === 'postgres', (q) => q.forUpdate())
           .executeTakeFirstOrThrow();
-        change = plan({ status: row.status, start_time: row.start_time, original_start_time: row.original_start_time ?? null, date: row.date });
+        change = plan({ status: row.status, start_time: row.start_time, original_start_time: row.original_start_time ?? null, date: row.date, status_reason: row.status_reason ?? null });
         if (!change) return [];
         head = { id: row.id, sport: row.sport, league: row.league, owner_key_id: row.owner_key_id ?? null };
         await (await tx.builder())

@@ -10,6 +10,7 @@ import { CachedStatements } from './statement-cache.js';
 import { PgRowReader, SqliteRowReader, type RowReader } from './row-reader.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { PgPrimary, PrimaryPool } from './pg-primary.js';
+import { GuardedPool } from './pg-guard.js';
 import { parsePgUrl, type PgHost } from './pg-targets.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -86,8 +87,8 @@ export async function openDb(opts: DbOptions): Promise<Db> {
     const primary = await PgPrimary.find(targets, opts.onPrimarySwitch);
     const pool = new PrimaryPool(targets, primary, opts.poolSize ?? 10, opts.onConnectionError);
     const bulkPool = new PrimaryPool(targets, primary, BULK_POOL_SIZE, opts.onConnectionError);
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const bulk = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bulkPool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new GuardedPool(pool) }) });
+    const bulk = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new GuardedPool(bulkPool) }) });
     db = {
       kysely,
       engine: 'postgres',

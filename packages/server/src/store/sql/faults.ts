@@ -56,6 +56,14 @@ function sqliteUnavailable(code: string): boolean {
   );
 }
 
+/**
+ * A query the server did not answer within the query timeout (store/pg-primary.ts): it is still
+ * outstanding on its connection, so nothing more may be sent there (store/pg-guard.ts).
+ */
+export function queryUnanswered(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('Query read timeout');
+}
+
 export function storeFault(err: unknown): StoreFault | null {
   const code = codeOf(err);
   if (code !== undefined) {

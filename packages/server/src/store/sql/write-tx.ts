@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Db, Engine } from './db.js';
+import { queryUnanswered } from './faults.js';
 import { REFUSED_SQLSTATE } from '../migrations/0013-write-refusals.js';
 import type { SqliteParam, CachedStatements } from './statement-cache.js';
 import type { Database } from './database.js';
@@ -312,6 +313,13 @@ async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Prom
     out = await fn(new WriteTx(kyselyOn(client), 'postgres', null, trips));
     await trips.commit();
   } catch (err) {
+    // A statement the server did not answer is still outstanding on the connection, and a
+    // ROLLBACK would wait behind it for a second query timeout: the connection is closed instead,
+    // which ends the transaction on the server (store/pg-guard.ts says more).
+    if (queryUnanswered(err)) {
+      client.release(err instanceof Error ? err : true);
+      throw err;
+    }
     // A connection that cannot roll back, or whose prepared statements are in doubt, is not given
     // back to the pool: pg closes it.
     await client.query('rollback').then(
