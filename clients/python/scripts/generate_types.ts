@@ -120,6 +120,11 @@ const RECORDS: Record_[] = [
     schema: S.Replay,
     doc: 'A sandbox replay ``rpl_…``: a final game (``source_game_id``) played again as a game of its own\n(``game_id``) that only the key which created it sees.',
   },
+  {
+    name: 'Reporter',
+    schema: S.Reporter,
+    doc: 'A voter of the crowd ``rep_…`` as an operator sees it (product ``admin``): a key\'s own voice\n(``reporter`` ``None``) or an end user the key names, with its track record, weight and flag.',
+  },
 ];
 
 /** Objects written inline in a record's schema, named by where they sit. */

@@ -43,6 +43,7 @@ EXPECTED: Dict[str, List[str]] = {
     "Your own httpx client": ["wc_2022"],
     "Live stream": ["stopped; resume later with since ="],
     "Stream tokens for a web page": ["token for the page: sst_ expires "],
+    "Reporters (operators)": [" suspended", "404 resource_not_found"],
     "Sandbox replays": ["scheduled", "provisional ARG 1", "confirmed FRA 3"],
     "Export and a backtest": ["[('FRA', 16), ('ARG', 15)"],
     "Webhooks": ["verified test ", "True 200 "],

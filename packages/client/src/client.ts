@@ -38,6 +38,8 @@ import type {
   Player,
   Replay,
   ReplayInput,
+  Reporter,
+  ListReportersQuery,
   ReplayResult,
   ReportInput,
   ReportResult,
@@ -266,6 +268,25 @@ export class Replays extends Resource {
   }
 }
 
+/**
+ * The operator's view of the crowd (product `admin`, docs/reporters.md): every voter's track
+ * record, weight and flag; suspend and restore.
+ */
+export class Reporters extends Resource {
+  /** Voters in key order; `key`, `flagged` and `suspended` (`'true'` / `'false'`) narrow the list. */
+  list(params: ListReportersQuery = {}, options?: RequestOptions): PagePromise<Reporter> {
+    return this.paged('/v1/reporters', params, options);
+  }
+  /** Its reports are stored but count for nothing from now on; its votes on open plays are withdrawn at once, on every node. */
+  suspend(id: string, options?: RequestOptions): APIPromise<Reporter> {
+    return this.one({ method: 'POST', path: `/v1/reporters/${seg(id)}/suspend`, options });
+  }
+  /** Its next reports count again; votes its suspension withdrew stay withdrawn. */
+  restore(id: string, options?: RequestOptions): APIPromise<Reporter> {
+    return this.one({ method: 'POST', path: `/v1/reporters/${seg(id)}/restore`, options });
+  }
+}
+
 /** Stream tokens: what a back end mints so a public page can open the stream without a key (docs/stream.md). */
 export class StreamTokens extends Resource {
   /**
@@ -317,6 +338,8 @@ export class Svc extends APIClient {
   readonly webhooks = new Webhooks(this);
   readonly notifications = new Notifications(this);
   readonly replays = new Replays(this);
+  /** Reporters' track records, flags and suspensions (product `admin`). */
+  readonly reporters = new Reporters(this);
   /** The change feed (docs/changes.md): `list()` and `follow()`. */
   readonly changes = new Changes(this);
 

@@ -1,4 +1,4 @@
-export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, StandingsResource, Leaders, Reports, Plays, Webhooks, Notifications, Replays, StreamTokens, connectStream, type StreamAccess } from './client.js';
+export { Svc, Teams, Players, Venues, Seasons, Competitions, Games, StandingsResource, Leaders, Reports, Plays, Webhooks, Notifications, Replays, Reporters, StreamTokens, connectStream, type StreamAccess } from './client.js';
 export { VERSION, USER_AGENT, type ClientOptions, type RequestOptions, type Fetch } from './core.js';
 export { APIPromise, type WithResponse } from './api-promise.js';
 export type { Logger, LogLevel } from './log.js';

@@ -60,6 +60,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   'Live stream': [/^resume from evt_\d+$/m],
   'Bulk export': [/^6 events in the final$/m, /^FIFA World Cup 2022 · Final$/m],
   Webhooks: [/^we_\S+ whsec_$/m, /^\d+ enabled$/m],
+  'Reporters (operators)': [/^0 suspended$/m, /^404 resource_not_found$/m],
   'Sandbox replays': [/^rpl_\S+ soccer_\d+ scheduled$/m, /^provisional ARG 1$/m, /^confirmed FRA 3$/m],
   'Verifying a delivery': [/^listening$/m, /^test event evt_test_/m, /^rejected: signature_mismatch$/m, /^event evt_\d+ soccer_\d+ \S+ 1$/m],
   'Signing test requests for your own tests': [/^evt_000000000001 test$/m],

@@ -13,3 +13,4 @@ export * from './errors.js';
 export * from './ids.js';
 export * from './params.js';
 export * from './standings.js';
+export * from './reporters.js';

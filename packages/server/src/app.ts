@@ -34,6 +34,7 @@ import { postStatusRoutes } from './routes/competitions/post-status.js';
 import { changeRoutes } from './routes/changes/index.js';
 import { webhookRoutes } from './routes/webhooks/index.js';
 import { replayRoutes } from './routes/replays/index.js';
+import { reporterRoutes } from './routes/reporters/index.js';
 import { notificationRoutes } from './routes/notifications/index.js';
 import { exportRoutes } from './routes/export/index.js';
 import { STREAM_LIMITS, StreamGateway } from './stream/gateway.js';
@@ -173,6 +174,7 @@ export async function buildApp(deps: AppDeps, opts: { log?: LogSettings } = {}):
   await app.register(changeRoutes, { prefix: '/v1', changes: s.changes });
   await app.register(webhookRoutes, { prefix: '/v1/webhooks', manage: s.webhooks.manage });
   await app.register(replayRoutes, { prefix: '/v1/replays', replays: s.replays.service });
+  await app.register(reporterRoutes, { prefix: '/v1/reporters', reporters: s.live.reporters });
   await app.register(notificationRoutes, { prefix: '/v1', manage: s.webhooks.manage });
   await app.register(exportRoutes, { prefix: '/v1', ...competitions, exports: s.exports, exportSlots: s.exportSlots, changes: s.changes });
   // The stream shares the HTTP server: upgrades go to the gateway straight from it, event-stream

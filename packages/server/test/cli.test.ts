@@ -58,7 +58,7 @@ describe('svc CLI', () => {
 // Concurrent: each case is a few process starts (describe.concurrent), all at once on two vCPUs,
 // so each gets more than the default 30 s.
 describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout: 120_000 }, () => {
-  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['tail'], ['replay'], ['standings'], ['changes'], ['simulate'], ['export'], ['backup'], ['restore'], ['migrate-store'], ['help']];
+  const COMMANDS: string[][] = [[], ['serve'], ['import'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['reporters'], ['reporters', 'suspend'], ['tail'], ['replay'], ['standings'], ['changes'], ['simulate'], ['export'], ['backup'], ['restore'], ['migrate-store'], ['help']];
 
   for (const cmd of COMMANDS) {
     it(`svc ${[...cmd, '--help'].join(' ')} prints usage and exits 0 without touching the data dir`, async () => {
@@ -84,6 +84,8 @@ describe.concurrent('svc CLI: help and usage errors (real processes)', { timeout
     [['keys', 'list', '--xml'], /^svc keys list: Unknown option '--xml'/],
     [['keys', 'revoke'], /^svc keys revoke: which key\?/],
     [['keys', 'rotate'], /^svc keys: unknown subcommand 'rotate'/],
+    [['reporters', 'suspend', '--key', 'svc_test_x'], /^svc reporters suspend: which reporter\? svc reporters suspend REPORTER_ID/],
+    [['reporters', 'ban'], /^svc reporters: unknown subcommand 'ban' \(list, suspend or restore\)/],
     [['tail', '--tier', 'maybe'], /^svc tail: --tier must be provisional or confirmed/],
     [['tail', '--sport'], /^svc tail: Option '--sport <value>' argument missing/],
     [['replay'], /^svc replay: which game\? e\.g\. svc replay soccer_21728/],

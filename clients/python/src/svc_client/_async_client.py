@@ -63,6 +63,7 @@ from .types import (
     PlayWithdrawalInput,
     Player,
     Replay,
+    Reporter,
     StreamToken,
     ReplayResult,
     ReportInput,
@@ -614,6 +615,43 @@ class Replays(_Resource):
         return await self._client._request("DELETE", path, one(Replay), request_options(timeout, max_retries, extra_headers))
 
 
+class Reporters(_Resource):
+    """The operator's view of the crowd (product ``admin``, docs/reporters.md): every voter's track
+    record, weight and flag; suspend and restore."""
+
+    def list(
+        self,
+        *,
+        key: Optional[str] = None,
+        flagged: Optional[bool] = None,
+        suspended: Optional[bool] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Timeout = NOT_GIVEN,
+        max_retries: Optional[int] = None,
+        extra_headers: Headers = None,
+    ) -> AsyncPageRequest[Reporter]:
+        """Voters in key order; ``key`` (an API key id), ``flagged`` and ``suspended`` narrow the list."""
+        params = {
+            "key": key,
+            "flagged": None if flagged is None else ("true" if flagged else "false"),
+            "suspended": None if suspended is None else ("true" if suspended else "false"),
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return self._client._get_page("/v1/reporters", params, Reporter, request_options(timeout, max_retries, extra_headers))
+
+    async def suspend(self, reporter_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Reporter:
+        """Its reports are stored but count for nothing from now on; its votes on open plays are withdrawn at once."""
+        path = f"/v1/reporters/{path_segment(reporter_id)}/suspend"
+        return await self._client._request("POST", path, one(Reporter), request_options(timeout, max_retries, extra_headers))
+
+    async def restore(self, reporter_id: str, *, timeout: Timeout = NOT_GIVEN, max_retries: Optional[int] = None, extra_headers: Headers = None) -> Reporter:
+        """Its next reports count again; votes its suspension withdrew stay withdrawn."""
+        path = f"/v1/reporters/{path_segment(reporter_id)}/restore"
+        return await self._client._request("POST", path, one(Reporter), request_options(timeout, max_retries, extra_headers))
+
+
 class Changes(_Resource):
     """The change feed, ``GET /v1/changes``: competitions created or updated and events created."""
 
@@ -811,6 +849,7 @@ class AsyncSvc(ClientBase[httpx.AsyncClient]):
         self.webhooks = Webhooks(self)
         self.notifications = Notifications(self)
         self.replays = Replays(self)
+        self.reporters = Reporters(self)
         self.changes = Changes(self)
         self.stream = StreamAccess(self)
         self.with_raw_response = AsyncSvcWithRawResponse(self)
@@ -1130,6 +1169,13 @@ class ReplaysWithRawResponse:
         self.cancel = async_to_raw_response_wrapper(replays.cancel)
 
 
+class ReportersWithRawResponse:
+    def __init__(self, reporters: Reporters) -> None:
+        self.list = async_to_raw_response_wrapper(reporters.list)
+        self.suspend = async_to_raw_response_wrapper(reporters.suspend)
+        self.restore = async_to_raw_response_wrapper(reporters.restore)
+
+
 class AsyncSvcWithRawResponse:
     """``svc.with_raw_response``: every REST method, answering with an :class:`APIResponse`.
 
@@ -1155,3 +1201,4 @@ class AsyncSvcWithRawResponse:
         self.webhooks = WebhooksWithRawResponse(client.webhooks)
         self.notifications = NotificationsWithRawResponse(client.notifications)
         self.replays = ReplaysWithRawResponse(client.replays)
+        self.reporters = ReportersWithRawResponse(client.reporters)

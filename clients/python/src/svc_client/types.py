@@ -67,6 +67,7 @@ __all__ = [
     "Notification",
     "StreamToken",
     "Replay",
+    "Reporter",
     "AnyEvent",
     "AnyStreamEvent",
     "WebhookEvent",
@@ -792,6 +793,37 @@ class Replay(TypedDict):
     started_at: Optional[str]
     #: When it finished or was cancelled.
     finished_at: Optional[str]
+
+
+class Reporter(TypedDict):
+    """A voter of the crowd ``rep_…`` as an operator sees it (product ``admin``): a key's own voice
+    (``reporter`` ``None``) or an end user the key names, with its track record, weight and flag.
+    """
+
+    #: `rep_…`: stable for the key and the reporter it names; pass it to suspend and restore.
+    id: str
+    #: The API key the reports came through (`key_…`).
+    key_id: str
+    #: The end user the key named in `reporter`; null for the key’s own voice.
+    reporter: Optional[str]
+    #: The weight its next vote carries, from its track record (docs/consensus.md "Weights").
+    weight: float
+    #: Reports stored from it, counted or not.
+    reports: int
+    #: Votes for candidates the crowd or an official source confirmed.
+    agreed: int
+    #: Votes for candidates that were retracted.
+    disagreed: int
+    #: Votes for plays an official source recorded.
+    official_confirmed: int
+    #: Votes for scores the official record does not hold.
+    official_contradicted: int
+    #: The flag rule marks it (docs/reporters.md): official contradictions, repeated retractions or far more reports than its games had plays.
+    flagged: bool
+    #: Its reports are stored but start and join nothing.
+    suspended: bool
+    #: When its latest report arrived (ISO 8601 UTC); null when none is stored.
+    last_report_at: Optional[str]
 
 
 #: Any event of a REST list or an export: a scoring :class:`Event` or a :class:`StatusEvent`; tell them apart by ``type``.

@@ -5,6 +5,7 @@ import { CHANGES_USAGE } from './changes.js';
 import { Refused } from '../transfer/report.js';
 import { EXPORT_USAGE } from './export.js';
 import { REPLAY_USAGE } from './replay.js';
+import { isReportersSubcommand, REPORTERS_USAGE } from './reporters-usage.js';
 import { STANDINGS_USAGE } from './standings.js';
 import { TAIL_USAGE } from './tail.js';
 import { parseOptions, UsageError, wantsHelp } from './usage.js';
@@ -18,6 +19,7 @@ usage: svc <command> [options]      (svc <command> --help for its options)
   serve                    run the service (REST, stream, webhooks, simulator)
   import                   import the archive (idempotent)
   keys create|list|revoke  manage API keys
+  reporters                list, suspend or restore the crowd's reporters (admin key)
   tail                     print live events from the stream
   replay <game_id>         replay a final game for your key and print its events
   changes [--follow]       print the change feed (competitions and events as they change)
@@ -41,6 +43,7 @@ none. SIGTERM drains and exits within 10 s; a second SIGTERM exits at once.`,
 Imports the archive into the configured database (SVC_DATA_DIR or SVC_DATABASE_URL); a second run
 changes nothing.`,
   keys: KEYS_USAGE.keys,
+  reporters: REPORTERS_USAGE.reporters,
   tail: TAIL_USAGE,
   replay: REPLAY_USAGE,
   changes: CHANGES_USAGE,
@@ -83,10 +86,10 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
   if (!(cmd in USAGE)) return usageError(stderr, 'svc', new UsageError(`unknown command '${cmd}'`), 'svc --help');
   const [sub] = rest;
   if (wantsHelp(rest)) {
-    stdout.write(`${cmd === 'keys' && isKeysSubcommand(sub) ? KEYS_USAGE[sub] : await usageOf(cmd)}\n`);
+    stdout.write(`${cmd === 'keys' && isKeysSubcommand(sub) ? KEYS_USAGE[sub] : cmd === 'reporters' && isReportersSubcommand(sub) ? REPORTERS_USAGE[sub] : await usageOf(cmd)}\n`);
     return 0;
   }
-  const name = cmd === 'keys' && isKeysSubcommand(sub) ? `svc keys ${sub}` : `svc ${cmd}`;
+  const name = (cmd === 'keys' && isKeysSubcommand(sub)) || (cmd === 'reporters' && isReportersSubcommand(sub)) ? `svc ${cmd} ${sub}` : `svc ${cmd}`;
   const hint = `${name} --help`;
   let config: Config;
   try {
@@ -147,6 +150,10 @@ async function main(argv: string[], stdout: Out, stderr: Out): Promise<number> {
         } finally {
           process.off('SIGINT', onSigint);
         }
+      }
+      case 'reporters': {
+        const { parseReportersArgs, reportersCommand } = await import('./reporters.js');
+        return await reportersCommand(parseReportersArgs(rest, config, process.env), stdout, stderr);
       }
       case 'standings': {
         const { parseStandingsArgs, standingsCommand } = await import('./standings.js');

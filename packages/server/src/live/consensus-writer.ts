@@ -5,7 +5,7 @@ import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
 import { competitionChange, consensusScores } from '../store/reference/competitions.js';
 import { insertChangesTx } from '../store/events/changes.js';
-import type { ConsensusStore, NewReport, StoredGame } from '../store/consensus/store.js';
+import { withdrawVotes, type ConsensusStore, type NewReport, type StoredGame } from '../store/consensus/store.js';
 import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events/events.js';
 import type { GameLeases } from '../store/consensus/leases.js';
 import type { GameDirectory, GameInfo } from './games.js';
@@ -37,6 +37,13 @@ export interface PlayLink {
   gameId: string;
   candidateId: string;
   seq: number;
+}
+
+/** A suspended voter's votes, taken out of these candidates of the game (docs/reporters.md). */
+export interface WithdrawnVotes {
+  gameId: string;
+  voter: string;
+  candidateIds: string[];
 }
 
 /** Candidates live for minutes: the maps of their events need only outlive them (a rebuild restores them). */
@@ -83,12 +90,19 @@ export class ConsensusWriter {
    * engine state may be ahead of the store) and the first error is rethrown after the others are
    * written and published.
    */
-  async write(outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[], failed: (gameId: string) => void, links: readonly PlayLink[] = []): Promise<StoredEvent[]> {
-    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[]; links: PlayLink[] }>();
+  async write(
+    outcomes: Outcome[],
+    changes: CandidateChange[],
+    taken: TakenReports[],
+    failed: (gameId: string) => void,
+    links: readonly PlayLink[] = [],
+    withdrawn: readonly WithdrawnVotes[] = [],
+  ): Promise<StoredEvent[]> {
+    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[]; links: PlayLink[]; withdrawn: WithdrawnVotes[] }>();
     const of = (g: string) => {
       let e = perGame.get(g);
       if (!e) {
-        e = { outcomes: [], changes: [], taken: [], links: [] };
+        e = { outcomes: [], changes: [], taken: [], links: [], withdrawn: [] };
         perGame.set(g, e);
       }
       return e;
@@ -97,11 +111,12 @@ export class ConsensusWriter {
     for (const c of changes) of(c.candidate.gameId).changes.push(c);
     for (const t of taken) of(t.gameId).taken.push(t);
     for (const l of links) of(l.gameId).links.push(l);
+    for (const w of withdrawn) of(w.gameId).withdrawn.push(w);
     const all: StoredEvent[] = [];
     let failure: unknown = null;
     for (const [gameId, work] of perGame) {
       try {
-        all.push(...(await this.writeGame(gameId, work.outcomes, work.changes, work.taken, work.links)));
+        all.push(...(await this.writeGame(gameId, work)));
       } catch (err) {
         failed(gameId);
         failure ??= err;
@@ -113,7 +128,11 @@ export class ConsensusWriter {
     return all;
   }
 
-  private async writeGame(gameId: string, outcomes: Outcome[], changes: CandidateChange[], taken: TakenReports[], links: readonly PlayLink[]): Promise<StoredEvent[]> {
+  private async writeGame(
+    gameId: string,
+    work: { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[]; links: readonly PlayLink[]; withdrawn: readonly WithdrawnVotes[] },
+  ): Promise<StoredEvent[]> {
+    const { outcomes, changes, taken, links, withdrawn } = work;
     const game = await this.games.byGameId(gameId);
     if (!game) throw new Error(`consensus outcome for unknown game ${gameId}`);
     const rows: NewEvent[] = outcomes.map((o) => outcomeEvent(game, o, (c) => this.provisionalOf.get(c) ?? null));
@@ -150,6 +169,7 @@ export class ConsensusWriter {
         });
         await this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
         await this.state.insertReports(tx, taken.flatMap((t) => reportRows(t, ids)));
+        for (const w of withdrawn) await withdrawVotes(tx, gameId, w.voter, w.candidateIds);
         for (const l of links) {
           const event = ids.confirmed(l.candidateId);
           if (event !== null) consensusScores.link(tx, game.competitionId, l.seq, event);

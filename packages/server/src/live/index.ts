@@ -6,7 +6,10 @@ import type { Clock } from '../domain/clock.js';
 import { ConsensusEngine, type ConsensusOptions } from '../domain/consensus/engine.js';
 import type { Db } from '../store/sql/db.js';
 import type { EventLog } from '../store/events/events.js';
-import { ConsensusStore } from '../store/consensus/store.js';
+import { ConsensusStore, ReporterReads } from '../store/consensus/store.js';
+import { SuspensionRepo } from '../store/consensus/suspensions.js';
+import { Reporters } from './reporters.js';
+import { SuspendedVoters } from './suspended.js';
 import { ConsensusWriter } from './consensus-writer.js';
 import { Corrections } from './corrections.js';
 import { GameDirectory } from './games.js';
@@ -26,6 +29,8 @@ export interface Live {
   /** Status changes by an official source (docs/schedule.md). */
   schedule: ScheduleFeed;
   leases: GameLeases;
+  /** The operator's view of the crowd: the list, suspend and restore (docs/reporters.md). */
+  reporters: Reporters;
 }
 
 export interface LiveOptions {
@@ -59,7 +64,9 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
   const state = new ConsensusStore(db);
   const writer = new ConsensusWriter(games, log, state, leases, bus);
-  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, router, onWrite, opts.routeWaitMs, opts.store);
+  const suspensions = new SuspensionRepo(db);
+  const suspended = new SuspendedVoters(suspensions);
+  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, suspended, router, onWrite, opts.routeWaitMs, opts.store);
   // A status change made on any node reaches this one as a `status` event: what this node knew
   // of the game (status, date) is read again on its next use.
   bus.subscribe((batch) => {
@@ -72,6 +79,7 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
     ingest,
     leases,
     corrections,
+    reporters: new Reporters(new ReporterReads(db), suspensions, ingest, clock),
     official: new OfficialFeed(competitions, games, ingest, corrections, clock, onWrite),
     schedule: new ScheduleFeed(competitions, log, bus, games, ingest, clock, onWrite),
   };

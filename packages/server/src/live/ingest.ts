@@ -9,9 +9,10 @@ import type { Principal } from '../domain/scopes.js';
 import { StaleTrackRecord, type ConsensusStore } from '../store/consensus/store.js';
 import type { StoredEvent } from '../store/events/events.js';
 import { LeaseLost, type GameLeases } from '../store/consensus/leases.js';
-import type { ConsensusWriter, TakenReport, TakenReports } from './consensus-writer.js';
+import type { ConsensusWriter, TakenReport, TakenReports, WithdrawnVotes } from './consensus-writer.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { checkReport } from './report-checks.js';
+import type { SuspendedVoters } from './suspended.js';
 import { errorReply, replyError, RouteFailed, type OfficialPlay, type OwnerReply, type OwnerRequest, type OwnerRouter } from './router.js';
 
 /**
@@ -79,6 +80,8 @@ export class LiveIngest {
     private readonly engine: ConsensusEngine,
     private readonly clock: Clock,
     private readonly leases: GameLeases,
+    /** Voters whose reports start and join nothing (docs/reporters.md). */
+    private readonly suspended: SuspendedVoters,
     private readonly router: OwnerRouter | null,
     private readonly onWrite: () => void = () => undefined,
     /** How long a report may wait for its game's owner; by default a dead owner's lease has lapsed by then. */
@@ -153,6 +156,22 @@ export class LiveIngest {
   }
 
   /**
+   * A voter was suspended (docs/reporters.md): from now on its reports start and join nothing on
+   * this node, and its votes leave the open candidates of `gameIds`, each on the game's owner (who
+   * learns of the suspension with the request), their candidates judged again without them.
+   */
+  async withdrawVoter(voter: string, gameIds: readonly string[], signal?: AbortSignal): Promise<void> {
+    this.suspended.add(voter);
+    // Games' owners work side by side; on one node the engine's queue takes them in turn.
+    await Promise.all(gameIds.map((gameId) => this.onOwner(gameId, () => this.withdrawOwned(gameId, voter), { kind: 'withdraw', gameId, voter }, signal)));
+  }
+
+  /** The voter's suspension was lifted: its next reports count again here (other nodes read it within a second). */
+  restoreVoter(voter: string): void {
+    this.suspended.delete(voter);
+  }
+
+  /**
    * Every second (worker.ts): extends this node's leases and drops games taken over by others,
    * takes over games with open candidates that no live node owns, then runs the engine's due
    * retractions and re-checks, and gives up games it no longer holds state for.
@@ -163,6 +182,8 @@ export class LiveIngest {
       const claim = await this.leases.claim(gameId);
       if (claim.owned) await this.serial.run(() => this.ensureLoaded(gameId));
     }
+    // Suspensions made on other nodes: their voters' votes leave the games held here.
+    for (const voter of await this.suspended.refresh()) await this.serial.run(() => this.withdrawHeld(voter, this.engine.gameIds()));
     const stored = await this.serial.run(() => this.persist(this.engine.tick(), []));
     const live = new Set(this.engine.gameIds());
     const idle = this.leases.heldGames().filter((g) => !live.has(g));
@@ -235,6 +256,7 @@ export class LiveIngest {
       try {
         if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.reporterId, req.gameId, req.reports)) };
         if (req.kind === 'official') await this.serial.run(() => this.officialOwned(req.gameId, req.play));
+        else if (req.kind === 'withdraw') await this.serial.run(() => this.withdrawOwned(req.gameId, req.voter));
         else await this.serial.run(() => this.forgetOwned(req.gameId));
         return { ok: true, results: [] };
       } catch (err) {
@@ -252,7 +274,10 @@ export class LiveIngest {
     if (token === undefined) throw new LeaseLost(gameId);
     if (this.loaded.get(gameId) === token) return;
     this.engine.dropGame(gameId);
+    await this.suspended.ready();
     const stored = await this.state.loadGame(gameId, this.clock.now(), this.engine.options);
+    // A suspended voter's reports count nowhere, not even among the game's active reporters.
+    stored.snapshot.active = stored.snapshot.active.filter((a) => !this.suspended.has(a.reporterId));
     const reporters = new Set(stored.snapshot.active.map((a) => a.reporterId));
     for (const c of stored.snapshot.candidates) for (const v of c.votes) reporters.add(v.reporterId);
     for (const [id, r] of await this.state.records([...reporters])) this.engine.weights.load(id, r);
@@ -271,13 +296,15 @@ export class LiveIngest {
 
   private async processOwned(reporterId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
+    // Stored and answered like any report, but it starts and joins nothing (docs/reporters.md).
+    const silenced = this.suspended.has(reporterId);
     if (!this.engine.weights.has(reporterId)) {
       const stored = await this.state.records([reporterId]);
       this.engine.weights.load(reporterId, stored.get(reporterId) ?? { agreed: 0, disagreed: 0 });
     }
     // In a cluster a reporter's record also moves on the nodes owning the other games it votes in:
     // the write checks that the record weighed is still the stored one (ConsensusStore.checkRecord).
-    const weighed = this.router !== null ? this.engine.weights.recordOf(reporterId) : undefined;
+    const weighed = this.router !== null && !silenced ? this.engine.weights.recordOf(reporterId) : undefined;
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
@@ -291,6 +318,12 @@ export class LiveIngest {
         continue;
       }
       const observedAt = r.observed_at !== undefined ? Math.min(Date.parse(r.observed_at), now) : now;
+      if (silenced) {
+        const result: ReportResult = { id: `rpt_${randomBase62(20)}`, event_id: null, tier: 'provisional' };
+        taken.push({ result, input: r, voted: null, candidate: null, observedAt });
+        results.push(result);
+        continue;
+      }
       const out = this.engine.submit({
         reporterId,
         gameId,
@@ -329,6 +362,21 @@ export class LiveIngest {
     const links = seq !== undefined && settled ? [{ gameId, candidateId: settled.candidate.id, seq }] : [];
     await this.writer.write(outcomes, changes, [], (g) => this.drop(g), links);
     return [];
+  }
+
+  /** On the game's owner: the suspended voter's votes leave the game's open candidates, stored with what that decided. */
+  private async withdrawOwned(gameId: string, voter: string): Promise<ReportResult[]> {
+    this.suspended.add(voter);
+    await this.ensureLoaded(gameId);
+    await this.withdrawHeld(voter, [gameId]);
+    return [];
+  }
+
+  /** Inside the queue: withdraws the voter's votes from these games held here and stores the outcome. */
+  private async withdrawHeld(voter: string, gameIds: readonly string[]): Promise<void> {
+    const { outcomes, withdrawn } = this.engine.withdrawVoter(voter, gameIds);
+    const votes: WithdrawnVotes[] = [...withdrawn].map(([gameId, candidateIds]) => ({ gameId, voter, candidateIds }));
+    await this.writer.write(outcomes, this.engine.takeChanges(), [], (g) => this.drop(g), [], votes);
   }
 
   private async forgetOwned(gameId: string): Promise<ReportResult[]> {

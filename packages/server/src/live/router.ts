@@ -29,6 +29,8 @@ const OwnerRequest = Type.Union([
   Type.Object({ kind: Type.Literal('reports'), gameId: Type.String(), reporterId: Type.String(), reports: Type.Array(ReportInput) }),
   Type.Object({ kind: Type.Literal('official'), gameId: Type.String(), play: OfficialPlay }),
   Type.Object({ kind: Type.Literal('forget'), gameId: Type.String() }),
+  /** A voter was suspended: its votes leave the game's open candidates (docs/reporters.md). */
+  Type.Object({ kind: Type.Literal('withdraw'), gameId: Type.String(), voter: Type.String() }),
 ]);
 export type OwnerRequest = Static<typeof OwnerRequest>;
 

@@ -16,6 +16,7 @@ import type {
   PlayWithdrawalInput,
   Player,
   Replay,
+  Reporter,
   ReplayInput,
   ReplayResult,
   ReportInput,
@@ -292,6 +293,21 @@ export const REPLAY_EXAMPLE: Replay = {
   started_at: '2026-06-11T12:00:00.150Z',
   finished_at: null,
 };
+/** A fan app's end user whose invented goals official data contradicted: flagged. */
+export const REPORTER_EXAMPLE: Reporter = {
+  id: 'rep_a2V5XzRmVDhrUDJtUTl4WjFjVjcvZmFuLTgzMTI',
+  key_id: 'key_4fT8kP2mQ9xZ1cV7',
+  reporter: 'fan-8312',
+  weight: 0.2,
+  reports: 41,
+  agreed: 2,
+  disagreed: 6,
+  official_confirmed: 1,
+  official_contradicted: 3,
+  flagged: true,
+  suspended: false,
+  last_report_at: '2026-06-11T12:00:41.220Z',
+};
 export const CREATE_STREAM_TOKEN_EXAMPLE = { ttl_s: 900, games: ['soccer_21728'] };
 export const STREAM_TOKEN_EXAMPLE = {
   token: 'sst_3f9c1a7be2d04c55.q2Vn8rT0kLmZ4xYa.Wk9wQ1J2dXNaM0x5N2hGbmRzY2V4cE5oZ2JzUkJ2c3Rq.Jx8mPq2sVb7nLr4tYw1zKc',
@@ -508,6 +524,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     request: { final: { summary: 'The 2022 World Cup final at 120×', value: CREATE_REPLAY_EXAMPLE } },
   },
   'GET /v1/replays': { response: page(REPLAY_EXAMPLE) },
+  'GET /v1/reporters': { response: page(REPORTER_EXAMPLE) },
+  'POST /v1/reporters/{id}/suspend': { response: one({ ...REPORTER_EXAMPLE, suspended: true }) },
+  'POST /v1/reporters/{id}/restore': { response: one(REPORTER_EXAMPLE) },
   'GET /v1/replays/{id}': { response: one(REPLAY_EXAMPLE) },
   'DELETE /v1/replays/{id}': { response: one({ ...REPLAY_EXAMPLE, status: 'cancelled', reason: 'cancelled by its key', finished_at: '2026-06-11T12:01:00.000Z' }) },
   'GET /v1/webhooks/{id}/deliveries': { response: page(WEBHOOK_EXAMPLES.delivery) },

@@ -229,6 +229,22 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Cancels a replay: nothing more is played and its game ends at once with a `final` play. A replay already over is answered as it is.',
     ok: 'The replay, `cancelled` (or as it already was).',
   },
+  'GET /v1/reporters': {
+    operationId: 'listReporters',
+    description: `The crowd as an operator sees it (product \`admin\`): every voter with a track record, an API key’s own voice (\`reporter\` null) and each end user a key named in a report’s \`reporter\`, in key order. \`weight\` is what its next vote weighs; \`flagged\` follows the documented rule (docs/reporters.md): official contradictions, repeated retractions, or far more reports than its games had plays. \`key\` narrows to one API key’s voters; \`flagged\` and \`suspended\` (\`true\` or \`false\`) to those marked or not.${PAGE}`,
+    ok: 'A page of reporters.',
+  },
+  'POST /v1/reporters/{id}/suspend': {
+    operationId: 'suspendReporter',
+    description:
+      'Suspends a reporter (product `admin`): from now on its reports are answered 202 and stored but start and join nothing (`event_id` null), on every node. Its votes on open candidates are withdrawn at once, each on the node running its game’s consensus, and those candidates judged again without them: one left without a vote is retracted, one that still has a quorum and the agreement may be confirmed. Confirmed and retracted plays stay as they were. Suspending a suspended reporter changes nothing; an id that names no reporter with a stored report or track record is a 404 `resource_not_found`.',
+    ok: 'The reporter, `suspended`.',
+  },
+  'POST /v1/reporters/{id}/restore': {
+    operationId: 'restoreReporter',
+    description: 'Lifts a suspension (product `admin`): the reporter’s next reports count again, on every node within a second. The votes its suspension withdrew stay withdrawn. Restoring a reporter that is not suspended changes nothing; an unknown id is a 404 `resource_not_found`.',
+    ok: 'The reporter, not suspended.',
+  },
   'GET /v1/export': {
     operationId: 'exportRecords',
     description:

@@ -178,6 +178,44 @@ export class ConsensusEngine {
     return outcomes;
   }
 
+  /**
+   * The voter is suspended (README.md "Suspended voters"): its votes leave every open candidate of `gameIds`
+   * (default: every game held) and it stops counting among the game's active reporters. A
+   * candidate left with no vote is retracted; the others that lost a vote, and every quorate
+   * candidate of those games (their agreement no longer counts the voter), are judged again now.
+   * Closed candidates keep their votes: what was decided stays decided. Returns the outcomes and,
+   * per game, the candidates its votes left, for the caller to store.
+   */
+  withdrawVoter(voter: string, gameIds: Iterable<string> = this.games.keys()): { outcomes: Outcome[]; withdrawn: Map<string, string[]> } {
+    const now = this.clock.now();
+    const outcomes: Outcome[] = [];
+    const withdrawn = new Map<string, string[]>();
+    for (const gameId of [...gameIds]) {
+      const g = this.games.get(gameId);
+      if (!g) continue;
+      g.active.delete(voter);
+      const lost: Candidate[] = [];
+      for (const bucket of g.buckets.values()) {
+        for (const c of bucket.list) {
+          // Its bit in voterBits stays: a set bit may be stale (Bucket), only a clear one is a proof.
+          if (c.state !== 'open' || !c.votes.delete(voter)) continue;
+          this.mark(c);
+          lost.push(c);
+        }
+      }
+      if (lost.length > 0) withdrawn.set(gameId, lost.map((c) => c.id));
+      for (const c of lost) {
+        if (c.votes.size === 0) this.retract(c, g, now, outcomes);
+        else {
+          if (c.votes.size < this.options.quorum) g.quorate.delete(c);
+          this.evaluate(c, g, now, outcomes);
+        }
+      }
+      for (const c of [...g.quorate]) if (c.state === 'open') this.evaluate(c, g, now, outcomes);
+    }
+    return { outcomes, withdrawn };
+  }
+
   /** From now on, record changed candidates for takeChanges() (a caller that stores the state). */
   trackChanges(): void {
     this.tracking = true;

@@ -47,10 +47,12 @@ export function loadAsset(file: string): Asset {
 /** URL → file under web/. A fixed list: nothing else on disk is reachable. */
 const PAGES: Record<string, string> = {
   '/dashboard': 'dashboard/index.html',
+  '/dashboard/reporters': 'dashboard/reporters.html',
   '/ui/svc.css': 'ui/svc.css',
   '/ui/format.js': 'ui/format.js',
   '/ui/status.js': 'status/status.js',
   '/ui/dashboard.js': 'dashboard/dashboard.js',
+  '/ui/reporters.js': 'dashboard/reporters.js',
   '/ui/api.js': 'dashboard/api.js',
   '/ui/favicon.svg': 'ui/favicon.svg',
 };

@@ -224,6 +224,99 @@ export class ConsensusStore {
   }
 }
 
+/** A voter as the operator's list reads it: its stored track record (docs/reporters.md). */
+export interface VoterRecord extends TrackRecord {
+  voter: string;
+}
+
+/** How much a voter has reported: its stored reports and the latest one's arrival. */
+export interface VoterActivity {
+  reports: number;
+  lastReportAt: string | null;
+}
+
+/**
+ * Reads and writes for the operator's view of the crowd (docs/reporters.md), over the tables
+ * ConsensusStore owns: a page of track records, the voters' reports, and the votes a suspension
+ * withdraws.
+ */
+export class ReporterReads {
+  constructor(private readonly db: Db) {}
+
+  /** Track records in voter order after `after`, of one key's voters when `keyId` is given. */
+  async records(page: { after?: string; keyId?: string; limit: number }): Promise<VoterRecord[]> {
+    const { after, keyId, limit } = page;
+    const rows = await this.db.kysely
+      .selectFrom('reporter_records')
+      .selectAll()
+      .$if(after !== undefined, (q) => q.where('key_id', '>', after ?? ''))
+      // A key's own voice is the key id, its named reporters the key id, a slash and a name. The
+      // query's pattern keeps the key id to `key_` and base62: its one LIKE wildcard, that `_`, matches
+      // the `_` every voter id has there.
+      .$if(keyId !== undefined, (q) => q.where((eb) => eb.or([eb('key_id', '=', keyId ?? ''), eb('key_id', 'like', `${keyId ?? ''}/%`)])))
+      .orderBy('key_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ voter: r.key_id, agreed: r.agreed, disagreed: r.disagreed }));
+  }
+
+  /** The voter's stored record, undefined when it has none. */
+  async record(voter: string): Promise<VoterRecord | undefined> {
+    const r = await this.db.kysely.selectFrom('reporter_records').selectAll().where('key_id', '=', voter).executeTakeFirst();
+    return r ? { voter: r.key_id, agreed: r.agreed, disagreed: r.disagreed } : undefined;
+  }
+
+  /**
+   * Gives a voter a record with nothing counted (a newcomer's, as when it has none), so that the
+   * list, which walks the records, shows a voter suspended before any of its votes was judged.
+   */
+  async ensureRecord(voter: string): Promise<void> {
+    await this.db.kysely.insertInto('reporter_records').values({ key_id: voter, agreed: 0, disagreed: 0 }).onConflict((oc) => oc.column('key_id').doNothing()).execute();
+  }
+
+  /** Stored reports of these voters and the latest one's arrival (reports has no index by key: a scan, for an operator's page). */
+  async activity(voters: readonly string[]): Promise<Map<string, VoterActivity>> {
+    const out = new Map<string, VoterActivity>();
+    const ids = [...new Set(voters)];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.kysely
+        .selectFrom('reports')
+        .select((eb) => ['key_id', eb.fn.countAll<number | string | bigint>().as('n'), eb.fn.max('received_at').as('last')])
+        .where('key_id', 'in', ids.slice(i, i + 500))
+        .groupBy('key_id')
+        .execute();
+      for (const r of rows) out.set(r.key_id, { reports: Number(r.n), lastReportAt: r.last === null ? null : String(r.last) });
+    }
+    return out;
+  }
+
+  /** Whether any report of the voter is stored. */
+  async hasReported(voter: string): Promise<boolean> {
+    return (await this.db.kysely.selectFrom('reports').select('id').where('key_id', '=', voter).limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  /** Games holding an open candidate: where a suspended voter may still have votes. */
+  async gamesWithOpenCandidates(): Promise<string[]> {
+    const rows = await this.db.kysely.selectFrom('consensus_candidates').select('game_id').distinct().where('state', '=', 'open').execute();
+    return rows.map((r) => r.game_id);
+  }
+}
+
+/**
+ * Inside a consensus write: the voter's reports no longer vote for these candidates of the game
+ * (a suspension withdrew them), so a node rebuilding the game does not count them again.
+ */
+export async function withdrawVotes(tx: WriteTx, gameId: string, voter: string, candidateIds: readonly string[]): Promise<void> {
+  if (candidateIds.length === 0) return;
+  await (await tx.builder())
+    .updateTable('reports')
+    .set({ candidate_id: null })
+    .where('game_id', '=', gameId)
+    .where('key_id', '=', voter)
+    .where('candidate_id', 'in', [...candidateIds])
+    .execute();
+}
+
 /** A key's stored reports with these refs, found through reports_key_ref (which holds reports with a ref only). */
 export function reportsByRef(db: Db, keyId: string, refs: readonly string[]) {
   return db.kysely.selectFrom('reports').select(['id', 'ref', 'event_id', 'tier']).where('key_id', '=', keyId).where('ref', 'in', [...refs]);

@@ -45,9 +45,18 @@ export interface ReportTable {
   /** The consensus candidate the report voted for or repeated; null when it started nothing. */
   candidate_id: string | null;
 }
+/** A suspended voter (store/migrations/0015-reporter-suspensions.ts); times are ISO 8601 UTC. */
+export interface ReporterSuspensionTable {
+  voter: string;
+  key_id: string;
+  reporter: string | null;
+  suspended_at: string;
+}
+
 export interface ConsensusDatabase {
   reports: ReportTable;
   consensus_candidates: ConsensusCandidateTable;
   reporter_records: ReporterRecordTable;
   consensus_leases: ConsensusLeaseTable;
+  reporter_suspensions: ReporterSuspensionTable;
 }

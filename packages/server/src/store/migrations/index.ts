@@ -14,6 +14,7 @@ import { groupsMigration } from './0011-groups.js';
 import { scheduleMigration } from './0012-schedule-changes.js';
 import { refusalsMigration } from './0013-write-refusals.js';
 import { correctionsMigration } from './0014-corrections.js';
+import { reporterSuspensionsMigration } from './0015-reporter-suspensions.js';
 
 /**
  * Every migration of the schema, one file each, numbered in the order they run (both engines run the
@@ -41,6 +42,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0012_schedule_changes': scheduleMigration(engine),
         '0013_write_refusals': refusalsMigration(engine),
         '0014_corrections': correctionsMigration(),
+        '0015_reporter_suspensions': reporterSuspensionsMigration(),
       };
     },
   };

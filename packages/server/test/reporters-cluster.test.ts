@@ -1,0 +1,137 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../src/app.js';
+import { RedisBus } from '../src/bus/redis-bus.js';
+import { redisKeys } from '../src/bus/redis-keys.js';
+import { systemClock } from '../src/domain/clock.js';
+import { reporterIdOf } from '../src/domain/consensus/reporter-ids.js';
+import { SuspensionRepo } from '../src/store/consensus/suspensions.js';
+import { openDb, type Db } from '../src/store/sql/db.js';
+import { auth, freshDb, testConfig } from './helpers.js';
+
+/**
+ * Suspension on a cluster (docs/reporters.md "On every node"): two nodes on one PostgreSQL and one
+ * Redis, each game's consensus on the node that took its first report. Suspending on one node
+ * withdraws the reporter's votes on the other at once, through the game's owner; a node that heard
+ * of nothing catches up on its next tick and withdraws what it took meanwhile.
+ */
+describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
+  const redisUrl = inject('redisUrl');
+  const pgTemplate = inject('pgTemplate');
+  const available = Boolean(redisUrl && pgTemplate);
+  if (!available && process.env.CI) throw new Error('cluster tests need PostgreSQL and Redis in CI');
+
+  type Node = { built: BuiltApp; db: Db; redis: Redis; bus: RedisBus; http: string };
+  const nodes: Node[] = [];
+  let admin: string;
+  let viewer: string;
+  const reporters: { key: string; id: string }[] = [];
+  interface Game {
+    id: string;
+    competitors: { entity_id: string; role: string }[];
+  }
+  let games: Game[];
+
+  beforeAll(async () => {
+    if (!available || !redisUrl) return;
+    const first = await freshDb('postgres');
+    for (let i = 0; i < 2; i++) {
+      const db = i === 0 ? first.db : await openDb({ dataDir: first.dataDir, databaseUrl: first.databaseUrl, poolSize: 5 });
+      const redis = new Redis(redisUrl);
+      // A prefix of its own: other test runs share this Redis (docs/operations.md).
+      const prefix = `svc-test:${first.databaseUrl?.split('/').pop() ?? ''}:`;
+      const bus = new RedisBus(redis, redis.duplicate(), redisKeys(prefix));
+      await bus.whenReady();
+      const config = testConfig(first.dataDir, { databaseUrl: first.databaseUrl, redisPrefix: prefix });
+      const built = await buildApp({ config, db, clock: systemClock, redis, bus });
+      await built.app.listen({ port: 0, host: '127.0.0.1' });
+      const addr = built.app.server.address();
+      if (!addr || typeof addr === 'string') throw new Error('no address');
+      nodes.push({ built, db, redis, bus, http: `http://127.0.0.1:${addr.port}` });
+    }
+    const keys = nodes[0].built.services.keys;
+    admin = (await keys.create({ name: 'operator', plan: 'internal', products: ['admin'] }, new Date())).key;
+    viewer = (await keys.create({ name: 'viewer', plan: 'internal', products: ['live'] }, new Date())).key;
+    for (let i = 0; i < 4; i++) {
+      const { key, record } = await keys.create({ name: `r${i}`, plan: 'internal', products: ['report'] }, new Date());
+      reporters.push({ key, id: record.id });
+    }
+    games = (await (await fetch(`${nodes[0].http}/v1/games?date=today&sport=soccer&status=scheduled&limit=100`, { headers: auth(viewer) })).json()).data;
+    expect(games.length).toBeGreaterThanOrEqual(4);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const n of nodes) {
+      await n.built.app.close();
+      await n.bus.close();
+      await n.db.close();
+      n.redis.disconnect();
+    }
+  });
+
+  const req = async (node: Node, method: string, path: string, body?: unknown, k = admin) => {
+    const res = await fetch(`${node.http}${path}`, { method, headers: { ...auth(k), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+  const home = (g: Game) => String(g.competitors.find((c) => c.role === 'home')?.entity_id.split(':').pop());
+  const report = async (node: Node, k: string, g: Game) => {
+    const r = await req(node, 'POST', '/v1/reports', { game_id: g.id, team: home(g), points: 1 }, k);
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    return r.body.data[0] as { id: string; event_id: string | null; tier: string };
+  };
+  const owner = async (g: Game) => (await nodes[0].db.kysely.selectFrom('consensus_leases').select('owner').where('game_id', '=', g.id).executeTakeFirst())?.owner;
+  const retracted = async (eventId: string | null) =>
+    eventId !== null && (await nodes[0].db.kysely.selectFrom('events').select('seq').where('type', '=', 'score_retracted').where('retracted_id', '=', eventId).executeTakeFirst()) !== undefined;
+
+  it.runIf(available)('suspending on one node withdraws the votes the other node’s games hold, at once, and that node ignores the reporter’s next reports', async () => {
+    const [a, b] = nodes;
+    const [r1, r2, r3, troll] = reporters;
+    const [g, h] = games;
+    // g's consensus runs on A (its first report came there), h's on B.
+    const lone = await report(a, troll.key, g);
+    expect(lone.event_id).toMatch(/^evt_/);
+    const shared = await report(b, troll.key, h);
+    await report(a, r1.key, h);
+    expect(await owner(g)).toBe(a.built.services.live.leases.nodeId);
+    expect(await owner(h)).toBe(b.built.services.live.leases.nodeId);
+
+    // Suspended through B: g's lone provisional is retracted on A, h's candidate loses the troll's vote on B.
+    const res = await req(b, 'POST', `/v1/reporters/${reporterIdOf(troll.id)}/suspend`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ key_id: troll.id, suspended: true, reports: 2 });
+    expect(await retracted(lone.event_id)).toBe(true);
+    expect(await retracted(shared.event_id)).toBe(false);
+    // h: r1 and r2 are two voters, short of the quorum the troll's vote would have completed.
+    expect((await report(a, r2.key, h)).tier).toBe('provisional');
+    expect((await report(b, r3.key, h)).tier).toBe('confirmed');
+
+    // A learned of the suspension with B's request: the troll's reports there start nothing.
+    const ignored = await report(a, troll.key, g);
+    expect(ignored).toMatchObject({ event_id: null, tier: 'provisional' });
+    const listed = await req(a, 'GET', `/v1/reporters?suspended=true`);
+    expect(listed.body.data.map((r: { key_id: string }) => r.key_id)).toEqual([troll.id]);
+
+    const back = await req(a, 'POST', `/v1/reporters/${reporterIdOf(troll.id)}/restore`);
+    expect(back.body.data).toMatchObject({ suspended: false });
+    // B reads the table on its next tick (every second in a running node).
+    await b.built.services.live.ingest.tick();
+    await a.built.services.live.ingest.tick();
+    expect((await report(b, troll.key, games[2])).event_id).toMatch(/^evt_/);
+  });
+
+  it.runIf(available)('a node that heard of nothing catches up on its next tick: the votes it took meanwhile are withdrawn', async () => {
+    const [, b] = nodes;
+    const late = reporters[2];
+    const k = games[3];
+    await b.built.services.live.ingest.tick();
+    // Stored as another node's suspension whose requests never reached B (its Redis message lost).
+    await new SuspensionRepo(nodes[0].db).suspend(late.id, late.id, null, new Date().toISOString());
+    const slipped = await report(b, late.key, k);
+    expect(await owner(k)).toBe(b.built.services.live.leases.nodeId);
+    expect(slipped.event_id).toMatch(/^evt_/);
+    await b.built.services.live.ingest.tick();
+    expect(await retracted(slipped.event_id)).toBe(true);
+    // From then on B ignores it.
+    expect((await report(b, late.key, k)).event_id).toBeNull();
+  });
+});
