@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   let relay: PgTripCounter | null = null;
   try {
     relay = await PgTripCounter.start(b.pgPort);
-    const env = { SVC_DATABASE_URL: b.databaseUrl.replace(`:${b.pgPort}/`, `:${relay.port}/`), SVC_REDIS_URL: b.redisUrl, SVC_WEBHOOK_ALLOW_PRIVATE: 'on' };
+    const env = { SVC_DATABASE_URL: relay.urlOf(b.databaseUrl), SVC_REDIS_URL: b.redisUrl, SVC_WEBHOOK_ALLOW_PRIVATE: 'on' };
     const [portA, portB] = [await freePort(), await freePort()];
     nodes.push(await startNode(portA, { ...env, SVC_NODE_ID: 'a' }));
     nodes.push(await startNode(portB, { ...env, SVC_NODE_ID: 'b' }));
@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     for (const line of statementsOfPlays) log(line);
   } finally {
     receiver?.close();
-    relay?.close();
+    await relay?.close();
     await probe.end().catch(() => undefined);
     for (const n of nodes.splice(0)) await stop(n);
     await b.remove();

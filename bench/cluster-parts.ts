@@ -12,6 +12,8 @@ import WebSocket from 'ws';
 import { keyPrefix, loadConfig, openDb, KeyRepo } from '@svc/server';
 import { BENCH_DATA, BENCH_KEY, ROOT } from './lib.js';
 
+export { PgTripCounter } from '../packages/server/test/pg-trip-counter.js';
+
 const TICK = 100;
 const run = promisify(execFile);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -155,75 +157,6 @@ export class Backends {
     const args = ['-D', path.join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop'];
     await (process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', bin, ...args]) : run(bin, args)).catch(() => undefined);
     fs.rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * A TCP relay in front of PostgreSQL that counts round trips: each ReadyForQuery message the
- * server sends ends one (a simple query message, however many statements it holds, or an
- * extended-protocol Sync), less the one each new connection gets after its start-up. The nodes
- * connect through it; it only reads the server's message headers.
- */
-export class PgTripCounter {
-  private answered = 0;
-  private connections = 0;
-  private constructor(private readonly server: net.Server) {}
-
-  static async start(pgPort: number): Promise<PgTripCounter> {
-    const server = net.createServer();
-    const counter = new PgTripCounter(server);
-    server.on('connection', (client) => {
-      counter.connections += 1;
-      const upstream = net.connect(pgPort, '127.0.0.1');
-      client.setNoDelay(true);
-      upstream.setNoDelay(true);
-      // The server's stream as messages: a type byte and a length that counts itself.
-      const header = Buffer.alloc(5);
-      let have = 0;
-      let rest = 0;
-      upstream.on('data', (chunk: Buffer) => {
-        for (let i = 0; i < chunk.length; ) {
-          if (rest > 0) {
-            const take = Math.min(rest, chunk.length - i);
-            rest -= take;
-            i += take;
-            continue;
-          }
-          header[have++] = chunk[i++];
-          if (have === 5) {
-            if (header[0] === 0x5a) counter.answered += 1;
-            rest = header.readInt32BE(1) - 4;
-            have = 0;
-          }
-        }
-        client.write(chunk);
-      });
-      client.on('data', (chunk: Buffer) => upstream.write(chunk));
-      const end = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('close', end);
-      upstream.on('close', end);
-      client.on('error', end);
-      upstream.on('error', end);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return counter;
-  }
-
-  get port(): number {
-    const a = this.server.address();
-    return a && typeof a !== 'string' ? a.port : 0;
-  }
-
-  /** Round trips so far, each connection's start-up left out. */
-  get trips(): number {
-    return this.answered - this.connections;
-  }
-
-  close(): void {
-    this.server.close();
   }
 }
 

@@ -152,6 +152,46 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
     expect(early).toBe(engine === 'sqlite');
   });
 
+  it('writes rows together, values as given, with the transaction; a row of the wrong width is refused before anything is sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(awkward, { minLength: 1, maxLength: 5 }), async (ids) => {
+        const type = `write_tx.rows.${Math.random().toString(36).slice(2)}`;
+        await writeTransaction(db, async (tx) => {
+          tx.laterRows('changes', ['type', 'object_id', 'sport', 'league', 'owner_key_id', 'at'], ids.map((id, i) => [type, id, 's', 'l', i % 2 ? null : id, 't']));
+        });
+        const back = await db.kysely.selectFrom('changes').select(['object_id', 'owner_key_id']).where('type', '=', type).orderBy('seq').execute();
+        expect(back).toEqual(ids.map((id, i) => ({ object_id: id, owner_key_id: i % 2 ? null : id })));
+      }),
+      { numRuns: 25 },
+    );
+    await expect(writeTransaction(db, async (tx) => tx.laterRows('changes', ['type', 'object_id'], [['write_tx.width']]))).rejects.toThrow(/1 values for 2 columns/);
+    // Rolled back with the write they belong to.
+    await expect(
+      writeTransaction(db, async (tx) => {
+        tx.laterRows('changes', ['type', 'object_id', 'sport', 'league', 'owner_key_id', 'at'], [['write_tx.rows_failed', 'a', 's', 'l', null, 't']]);
+        tx.later(new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, null)'), ['write_tx.rows_failed', 'b', 's', 'l', null]);
+      }),
+    ).rejects.toThrow(/null/i);
+    expect(await db.kysely.selectFrom('changes').select('seq').where('type', '=', 'write_tx.rows_failed').execute()).toEqual([]);
+  });
+
+  it('runs what afterCommit was given once the commit is done, and never after a rollback', async () => {
+    const seen: string[] = [];
+    await writeTransaction(db, async (tx) => {
+      tx.later(INSERT, ['write_tx.after', 'x', 's', 'l', null, 't']);
+      tx.afterCommit(() => seen.push('committed'));
+      seen.push('inside');
+    });
+    expect(seen).toEqual(['inside', 'committed']);
+    await expect(
+      writeTransaction(db, async (tx) => {
+        tx.afterCommit(() => seen.push('rolled back'));
+        tx.later(new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, null)'), ['write_tx.after', 'y', 's', 'l', null]);
+      }),
+    ).rejects.toThrow(/null/i);
+    expect(seen).toEqual(['inside', 'committed']);
+  });
+
   it('a held statement that fails at the COMMIT fails the transaction and stores nothing', async () => {
     const NOT_NULL = new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, null)');
     await expect(

@@ -34,6 +34,9 @@ export class HotSql {
 /** `C` itself when it names every column of `T` but `Except`, else never: a hot insert's column list cannot miss a column added later. */
 export type EveryColumn<T, C extends readonly string[], Except extends keyof T = never> = [Exclude<keyof T, C[number] | Except>] extends [never] ? C : never;
 
+/** Bound values one SQLite statement may take (its default limit is 32,766). */
+const SQLITE_MAX_PARAMS = 32_000;
+
 /** `?, ?, …` for `n` values. */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
@@ -214,6 +217,9 @@ function refusedFence(err: unknown, batch: readonly Held[]): Fence | undefined {
  * order and commit or roll back together.
  */
 export class WriteTx {
+  /** What runs once the transaction committed (`afterCommit`). */
+  readonly committed: (() => void)[] = [];
+
   constructor(
     /** The same transaction as Kysely sees it (on SQLite, the connection it is open on). */
     private readonly kysely: Kysely<Database>,
@@ -242,6 +248,30 @@ export class WriteTx {
     if (this.sqlite) rows.fill(this.sqlite.rowsNow(q.sqlite, plain(params)));
     else this.pg?.hold({ sql: q, params, rows });
     return rows;
+  }
+
+  /**
+   * Rows inserted together that nobody reads back, whose values may name what the same write
+   * inserted before them (`SqlExpr`): on SQLite run at once, a statement per chunk of rows; on
+   * PostgreSQL one text with the values written in as literals, held like `later` (its length
+   * follows the rows, so it is not prepared). `into` and `columns` are the code's own names.
+   */
+  laterRows(into: string, columns: readonly string[], rows: readonly (readonly HotParam[])[]): void {
+    for (const r of rows) if (r.length !== columns.length) throw new Error(`a row of ${r.length} values for ${columns.length} columns of ${into}`);
+    if (rows.length === 0) return;
+    const head = `insert into ${into} (${columns.join(', ')}) values `;
+    if (this.sqlite) {
+      const per = Math.max(1, Math.floor(SQLITE_MAX_PARAMS / columns.length));
+      for (let i = 0; i < rows.length; i += per) {
+        const chunk = rows.slice(i, i + per);
+        this.sqlite.rowsNow(head + chunk.map(() => `(${placeholders(columns.length)})`).join(', '), plain(chunk.flat()));
+      }
+    } else this.pg?.hold({ sql: head + rows.map((r) => `(${r.map(literal).join(', ')})`).join(', ') });
+  }
+
+  /** Runs `fn` once the transaction committed (never if it rolls back): wake-ups for what it wrote. */
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
   }
 
   /** Refuses the transaction (`f.refused()`) unless the fence holds; nothing it refuses is ever committed. */
@@ -282,9 +312,19 @@ function kyselyOn(client: pg.PoolClient): Kysely<Database> {
  * statement of `fn`, raw or built, is part of this transaction. On SQLite BEGIN and COMMIT are
  * raw statements too: Kysely's transaction() added two more queued queries to every report. On
  * PostgreSQL the transaction owns a pooled client: BEGIN travels with its first statement, and
- * the COMMIT with its last writes.
+ * the COMMIT with its last writes. What `afterCommit` was given runs once the commit is done.
  */
 export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+  const opened: WriteTx[] = [];
+  const out = await inTransaction(db, (tx) => {
+    opened.push(tx);
+    return fn(tx);
+  });
+  for (const tx of opened) for (const done of tx.committed) done();
+  return out;
+}
+
+async function inTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const sqlite = db.engine === 'sqlite' ? db.statements : undefined;
   if (!sqlite) {
     if (!db.pgPool) return db.kysely.transaction().execute((trx) => fn(new WriteTx(trx, db.engine, null, null)));
