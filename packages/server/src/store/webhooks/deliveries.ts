@@ -8,6 +8,8 @@ import { newestFirst, pageOf, type Page, type PageRequest } from '../sql/page.js
 import { rowNumber, rowText } from '../sql/row-reader.js';
 import type { Database } from '../sql/database.js';
 import type { WebhookDeliveryTable } from './types.js';
+import type { EventIdParam } from '../events/events.js';
+import type { EveryColumn, SqlExpr, WriteTx } from '../sql/write-tx.js';
 import { attemptRecord, deliveryRecord } from './rows.js';
 
 /**
@@ -55,7 +57,31 @@ export function pendingDelivery(id: string, endpointId: string, seq: number, now
   };
 }
 
-/** Writes deliveries in the caller's transaction: the outbox's is the events' append. */
+const DELIVERY_COLUMNS = ['id', 'endpoint_id', 'event_id', 'event_seq', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'claim_token', 'replay_of', 'created_at', 'delivered_at'] as const;
+const _everyDeliveryColumn: EveryColumn<WebhookDeliveryTable, typeof DELIVERY_COLUMNS> = DELIVERY_COLUMNS;
+
+/** An event's delivery to one endpoint as the outbox writes it: the event named as the append names it. */
+export interface OutboxDelivery {
+  id: string;
+  endpointId: string;
+  eventSeq: number | SqlExpr;
+  eventId: EventIdParam;
+}
+
+/**
+ * Pending deliveries in the events' own append (the outbox): held with the append's other
+ * writes, so on PostgreSQL they travel in its message and name the events by the seqs the
+ * database gives them there (docs/architecture.md "Hot writes").
+ */
+export function insertOutboxDeliveries(tx: WriteTx, deliveries: readonly OutboxDelivery[], nowIso: string): void {
+  tx.laterRows(
+    'webhook_deliveries',
+    DELIVERY_COLUMNS,
+    deliveries.map((d) => [d.id, d.endpointId, d.eventId, d.eventSeq, 'pending', 0, nowIso, null, null, null, null, null, nowIso, null]),
+  );
+}
+
+/** Writes deliveries in the caller's transaction (a replay's). */
 export async function insertDeliveries(db: Kysely<Database>, rows: NewDelivery[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await db.insertInto('webhook_deliveries').values(rows.slice(i, i + INSERT_CHUNK)).execute();

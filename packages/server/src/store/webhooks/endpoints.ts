@@ -10,6 +10,8 @@ import type { Database } from '../sql/database.js';
 import { deleteEndpointDeliveries, parkPendingDeliveries } from './deliveries.js';
 import type { WebhookEndpointTable } from './types.js';
 import { parseList, type EndpointRow } from './rows.js';
+import { rowText, rowTextOrNull } from '../sql/row-reader.js';
+import { HotSql, type WriteTx } from '../sql/write-tx.js';
 
 export const newEndpointId = (): string => `we_${randomBase62(24)}`;
 
@@ -155,22 +157,32 @@ export interface Subscriber {
 }
 
 /**
+ * Enabled endpoints of confirmed events whose owner key is not revoked; the key's grants ride
+ * along for the outbox to check. A hot statement: it is read on every confirmed event, inside the
+ * append's transaction, in the same message as the append's writes so far (store/sql/write-tx.ts).
+ */
+const SUBSCRIBERS = new HotSql(
+  'select e.id, e.key_id, e.sports, e.types, k.products, k.sports as key_sports, k.leagues as key_leagues ' +
+    "from webhook_endpoints e join api_keys k on k.id = e.key_id where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null",
+);
+
+/**
  * Enabled endpoints whose owner key is not revoked and still holds `live`. Read inside the
  * append transaction, so an endpoint created or disabled concurrently is seen consistently with
  * the events being written.
  */
-export async function subscribers(trx: Kysely<Database>): Promise<Subscriber[]> {
-  const rows = await trx
-    .selectFrom('webhook_endpoints')
-    .innerJoin('api_keys', 'api_keys.id', 'webhook_endpoints.key_id')
-    .select(['webhook_endpoints.id', 'webhook_endpoints.key_id', 'webhook_endpoints.sports', 'webhook_endpoints.types', 'api_keys.products', 'api_keys.sports as key_sports', 'api_keys.leagues as key_leagues'])
-    .where('webhook_endpoints.status', '=', 'enabled')
-    .where('webhook_endpoints.tier', '=', 'confirmed')
-    .where('api_keys.revoked_at', 'is', null)
-    .execute();
+export async function subscribers(tx: WriteTx): Promise<Subscriber[]> {
+  const rows = await tx.run(SUBSCRIBERS, []);
   return rows
-    .filter((r) => (parseList(r.products) ?? []).includes('live'))
-    .map((r) => ({ id: r.id, keyId: r.key_id, sports: parseList(r.sports), types: parseList(r.types ?? null), keySports: parseList(r.key_sports), keyLeagues: parseList(r.key_leagues) }));
+    .filter((r) => (parseList(rowTextOrNull(r.products)) ?? []).includes('live'))
+    .map((r) => ({
+      id: rowText(r.id),
+      keyId: rowText(r.key_id),
+      sports: parseList(rowTextOrNull(r.sports)),
+      types: parseList(rowTextOrNull(r.types)),
+      keySports: parseList(rowTextOrNull(r.key_sports)),
+      keyLeagues: parseList(rowTextOrNull(r.key_leagues)),
+    }));
 }
 
 /**
