@@ -9,6 +9,7 @@ import { InProcessNetwork } from '../src/live/router.js';
 import { KeyRepo } from '../src/store/accounts/keys.js';
 import { EventLog } from '../src/store/events/events.js';
 import { openDb, type Db } from '../src/store/sql/db.js';
+import { DeliveryQueue } from '../src/store/webhooks/deliveries.js';
 import { outboxHook } from '../src/webhooks/outbox.js';
 import { engines, freshDb } from './helpers.js';
 import { PgTripCounter } from './pg-trip-counter.js';
@@ -77,5 +78,14 @@ describe.each(engines().filter((e) => e === 'postgres'))('round trips to the dat
     expect(deliveries.map((d) => ({ ...d, event_seq: Number(d.event_seq) }))).toEqual([{ event_id: answers[2].event_id, event_seq: Number(answers[2].event_id?.slice(4)), status: 'pending' }]);
     // The worker was woken once, after the commit, for the one delivery.
     expect(woken).toBe(1);
+  });
+
+  it('a webhook claim is one round trip, whether it finds deliveries or not', async () => {
+    const queue = new DeliveryQueue(db);
+    const claim = () => queue.claim({ now: clock.now() + 1000, leaseMs: 30_000, limit: 10, cap: 2, busy: new Map([['we_other', 2]]), scan: 64 });
+    let first: Awaited<ReturnType<typeof claim>> = [];
+    expect(await relay.count(async () => (first = await claim()))).toBe(1);
+    expect(first.map((j) => j.endpoint_id)).toEqual(['we_round_trips']);
+    expect(await relay.count(async () => expect(await claim()).toEqual([]))).toBe(1);
   });
 });

@@ -94,6 +94,42 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
     }
   });
 
+  it('a confirmed event this node appended wakes its worker once its deliveries are committed, and not again from the bus; none when it has no delivery', async () => {
+    const log = new EventLog(t.db);
+    const claims: number[] = [];
+    const d = createWebhooks({
+      db: t.db,
+      config: t.services.config,
+      clock: systemClock,
+      events: log,
+      bus: t.services.bus,
+      dispatcher: { pollMs: 60_000, idlePollMs: 60_000, onClaim: (n) => claims.push(n) },
+    }).dispatcher;
+    d.start();
+    try {
+      await until(() => claims.length >= 1, 5_000, 'the first claim');
+      await sleep(200);
+      // No endpoint: the outbox wrote nothing, so neither the append nor its batch on the bus wakes the worker.
+      const quiet = claims.length;
+      await t.services.bus.publish(await log.append([confirmedGoal(game, isoTime(Date.now()))]));
+      await sleep(500);
+      expect(claims.length).toBe(quiet);
+      // With one: the commit wakes it, once; the batch that follows on the bus does not again.
+      const ep = await endpoint('/ok/own');
+      try {
+        await t.services.bus.publish(await log.append([confirmedGoal(game, isoTime(Date.now()))]));
+        await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/own'), 10_000, 'the delivery this node wrote');
+        await sleep(300);
+        expect(claims.slice(quiet).filter((n) => n > 0)).toEqual([1]);
+        expect(claims.length - quiet).toBeLessThanOrEqual(2);
+      } finally {
+        await drop(ep);
+      }
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('keeps to its poll rate while the bus cannot announce other nodes\' deliveries, and slows again once it can', async () => {
     let busUp = false;
     const claims: number[] = [];

@@ -9,7 +9,7 @@ import { rowNumber, rowText } from '../sql/row-reader.js';
 import type { Database } from '../sql/database.js';
 import type { WebhookDeliveryTable } from './types.js';
 import type { EventIdParam } from '../events/events.js';
-import type { EveryColumn, SqlExpr, WriteTx } from '../sql/write-tx.js';
+import { HotSql, writeTransaction, type EveryColumn, type SqlExpr, type WriteTx } from '../sql/write-tx.js';
 import { attemptRecord, deliveryRecord } from './rows.js';
 
 /**
@@ -177,6 +177,41 @@ const SQLITE_CLAIM = `
   where rowid in (select value from json_each(?)) and status = 'pending' and next_attempt_at <= ?
   returning id, endpoint_id, event_id, event_seq, attempts`;
 
+/**
+ * The claim's walk must be an ordered scan of the due index that stops after `scan` rows. While
+ * statistics lag a burst of new deliveries the planner expects a handful of due rows and prefers a
+ * bitmap scan plus sort, which reads every due row on every claim (bench/history/2026-11-24.md
+ * "bench/webhooks"): the claim's transaction rules that plan out. The claim is a prepared statement
+ * of the connection; each run is planned for its own values, as an unnamed statement was.
+ */
+const CLAIM_PLAN = new HotSql("select set_config('enable_bitmapscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)");
+const CLAIM_POSTGRES = new HotSql(`
+  update webhook_deliveries
+  set attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?, claim_token = ?
+  where id = any(array(
+    select id from (
+      select d.id, d.next_attempt_at, d.event_seq,
+        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq, d.id) as n,
+        coalesce(b.busy, 0) as busy
+      from (
+        select id, endpoint_id, next_attempt_at, event_seq from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ?
+          and endpoint_id <> all(array(select e from unnest(?::text[], ?::int[]) as s(e, n) where n >= ?))
+        order by next_attempt_at, event_seq limit ?
+        for update skip locked
+      ) d
+      left join unnest(?::text[], ?::int[]) as b(endpoint_id, busy) on b.endpoint_id = d.endpoint_id
+    ) r
+    where n <= ? - busy
+    order by next_attempt_at, event_seq, id limit ?
+  ))
+  returning id, endpoint_id, event_id, event_seq, attempts`);
+
+/** A list as a PostgreSQL array literal, one parameter of a hot statement (`?::text[]`, `?::int[]`). */
+function pgArray(xs: readonly (string | number)[]): string {
+  return `{${xs.map((x) => (typeof x === 'number' ? String(x) : `"${x.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
+}
+
 const claimedRow = (r: Record<string, unknown>): ClaimedRow => ({
   id: rowText(r.id),
   endpoint_id: rowText(r.endpoint_id),
@@ -227,39 +262,19 @@ export class DeliveryQueue {
     });
   }
 
+  /**
+   * One round trip: BEGIN, the planner settings, the claim and COMMIT travel as one message
+   * (store/sql/write-tx.ts), where Kysely's transaction took four (bench/history/2026-12-07.md).
+   */
   private async claimPostgres(req: ClaimRequest, token: string): Promise<ClaimedRow[]> {
     const nowIso = isoTime(req.now);
-    const ids = [...req.busy.keys()];
-    const counts = [...req.busy.values()];
-    return this.db.kysely.transaction().execute(async (trx) => {
-      // The walk must be an ordered scan of the due index that stops after `scan` rows. While
-      // statistics lag a burst of new deliveries the planner expects a handful of due rows and
-      // prefers a bitmap scan plus sort, which reads every due row on every claim
-      // (bench/history/2026-11-24.md "bench/webhooks"). This transaction rules that plan out.
-      await sql`set local enable_bitmapscan = off`.execute(trx);
-      const { rows } = await sql<ClaimedRow>`
-        update webhook_deliveries
-        set attempts = attempts + 1, next_attempt_at = ${isoTime(req.now + req.leaseMs)}, last_attempt_at = ${nowIso}, claim_token = ${token}
-        where id = any(array(
-          select id from (
-            select d.id, d.next_attempt_at, d.event_seq,
-              row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq, d.id) as n,
-              coalesce(b.busy, 0) as busy
-            from (
-              select id, endpoint_id, next_attempt_at, event_seq from webhook_deliveries
-              where ${PENDING} and next_attempt_at <= ${nowIso}
-                and endpoint_id <> all(array(select e from unnest(${ids}::text[], ${counts}::int[]) as s(e, n) where n >= ${req.cap}))
-              order by next_attempt_at, event_seq limit ${req.scan}
-              for update skip locked
-            ) d
-            left join unnest(${ids}::text[], ${counts}::int[]) as b(endpoint_id, busy) on b.endpoint_id = d.endpoint_id
-          ) r
-          where n <= ${req.cap} - busy
-          order by next_attempt_at, event_seq, id limit ${req.limit}
-        ))
-        returning id, endpoint_id, event_id, event_seq, attempts`.execute(trx);
-      return rows;
+    const ids = pgArray([...req.busy.keys()]);
+    const counts = pgArray([...req.busy.values()]);
+    const claimed = await writeTransaction(this.db, async (tx) => {
+      tx.later(CLAIM_PLAN, []);
+      return tx.hold(CLAIM_POSTGRES, [isoTime(req.now + req.leaseMs), nowIso, token, nowIso, ids, counts, req.cap, req.scan, ids, counts, req.cap, req.limit]);
     });
+    return claimed.rows.map(claimedRow);
   }
 
   /**
