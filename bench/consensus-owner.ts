@@ -12,7 +12,11 @@
 //            COMMIT, one message on one connection of `pg`): what the cluster's path can at best
 //            cost over one node's.
 // Optional paths (BENCH_PATHS): nosync, the floor without the commit's flush (a diagnosis: svc
-// keeps the flush); sqlite, the same transaction on SQLite as the single node opens it.
+// keeps the flush); sqlite, the same transaction on SQLite as the single node opens it;
+// owner-before and forward-before, the same two paths on two more nodes that run another build
+// (BENCH_BEFORE: the root of a copy of an earlier commit, built, with this tree's node_modules),
+// on a database and Redis prefix of their own: a change measured against the code before it in
+// the same rounds (owner − owner-before per round).
 // Each path's p50 / p99, then the paired figures: per round owner − single − floor, forward − owner,
 // and their medians over the rounds. The stream client is on the node the reports are posted to.
 // PostgreSQL and Redis are the bench's own (bench/cluster-parts.ts Backends), so other users of
@@ -35,7 +39,8 @@ import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { now, percentile, roundTripAgent } from './stream-common.js';
 import { spacedObservations, todaysBuckets, type Bucket } from './today.js';
 
-const PATHS = (process.env.BENCH_PATHS ?? 'single,owner,forward,floor').split(',');
+const BEFORE = process.env.BENCH_BEFORE ?? null;
+const PATHS = (process.env.BENCH_PATHS ?? (BEFORE ? 'single,owner,owner-before,floor' : 'single,owner,forward,floor')).split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? process.env.BENCH_LATENCY_SAMPLES ?? 400);
 const WARMUP = 50;
 // 0 sends each sample as soon as the previous one is in: every process stays awake, so what is
@@ -154,6 +159,8 @@ const LABEL: Record<string, string> = {
   single: 'single node, SQLite',
   owner: 'two nodes, PostgreSQL + Redis, posted to the owner',
   forward: 'two nodes, PostgreSQL + Redis, posted to the other node',
+  'owner-before': `the same, posted to the owner, on the build before (${BEFORE ?? ''})`,
+  'forward-before': `the same, posted to the other node, on the build before (${BEFORE ?? ''})`,
   floor: 'PostgreSQL alone: BEGIN; one row; COMMIT (one message)',
   nosync: 'the same without the commit\'s flush (synchronous_commit off)',
   sqlite: 'SQLite alone: BEGIN; one row; COMMIT (WAL, synchronous NORMAL)',
@@ -176,14 +183,14 @@ async function main(): Promise<void> {
   const stamp = Date.now();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  const databases = [`svc_bench_owner_${stamp}`, `svc_bench_floor_${stamp}`];
+  const databases = [`svc_bench_owner_${stamp}`, `svc_bench_floor_${stamp}`, `svc_bench_before_${stamp}`];
   for (const d of databases) await admin.query(`CREATE DATABASE ${d}`);
   const urlOf = (d: string) => {
     const u = new URL(adminUrl);
     u.pathname = `/${d}`;
     return u.toString();
   };
-  const [clusterUrl, floorUrl] = databases.map(urlOf);
+  const [clusterUrl, floorUrl, beforeUrl] = databases.map(urlOf);
   const nodes: ChildProcess[] = [];
   const closers: (() => unknown)[] = [];
   const paths = new Map<string, () => Promise<number>>();
@@ -197,18 +204,20 @@ async function main(): Promise<void> {
       closers.push(p.close);
       paths.set('single', p.sample);
     }
-    if (wanted.has('owner') || wanted.has('forward')) {
+    /** Two nodes of one build on one database: node A owns every game; the owner and forward paths through them. */
+    const cluster = async (databaseUrl: string, root: string | undefined, prefix: string, suffix: string) => {
+      if (!wanted.has(`owner${suffix}`) && !wanted.has(`forward${suffix}`)) return;
       if (backends) {
-        const probe = new pg.Client({ connectionString: clusterUrl });
+        const probe = new pg.Client({ connectionString: databaseUrl });
         await probe.connect();
         await probe.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
         await probe.end();
       }
-      const env = { SVC_DATABASE_URL: clusterUrl, SVC_REDIS_URL: redisUrl };
+      const env = { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: redisUrl, SVC_REDIS_PREFIX: prefix };
       const [portA, portB] = [await freePort(), await freePort()];
-      nodes.push(await startNode(portA, { ...env, SVC_NODE_ID: 'a' }));
-      nodes.push(await startNode(portB, { ...env, SVC_NODE_ID: 'b' }));
-      const keys = await makeKeys(clusterUrl);
+      nodes.push(await startNode(portA, { ...env, SVC_NODE_ID: `a${suffix}` }, root));
+      nodes.push(await startNode(portB, { ...env, SVC_NODE_ID: `b${suffix}` }, root));
+      const keys = await makeKeys(databaseUrl);
       const a = `http://127.0.0.1:${portA}`;
       const buckets = await todaysBuckets(a);
       // Node A takes every game first, so it owns them all for the rest of the run.
@@ -217,17 +226,19 @@ async function main(): Promise<void> {
         await res.body.text();
       }
       const next = plan(buckets, keys);
-      if (wanted.has('owner')) {
+      if (wanted.has(`owner${suffix}`)) {
         const p = await reportPath(a, `ws://127.0.0.1:${portA}`, next);
         closers.push(p.close);
-        paths.set('owner', p.sample);
+        paths.set(`owner${suffix}`, p.sample);
       }
-      if (wanted.has('forward')) {
+      if (wanted.has(`forward${suffix}`)) {
         const p = await reportPath(`http://127.0.0.1:${portB}`, `ws://127.0.0.1:${portB}`, next);
         closers.push(p.close);
-        paths.set('forward', p.sample);
+        paths.set(`forward${suffix}`, p.sample);
       }
-    }
+    };
+    await cluster(clusterUrl, undefined, 'svc:', '');
+    if (BEFORE) await cluster(beforeUrl, BEFORE, 'before:', '-before');
     for (const [name, flush] of [['floor', true], ['nosync', false]] as const) {
       if (!wanted.has(name)) continue;
       const f = await pgFloor(floorUrl, flush);
@@ -282,7 +293,10 @@ async function main(): Promise<void> {
     if (samples.has('owner') && samples.has('single')) paired('owner − single', (i) => at('owner', i) - at('single', i));
     if (samples.has('owner') && samples.has('single') && samples.has('floor')) paired('**owner − single − floor**', (i) => at('owner', i) - at('single', i) - at('floor', i));
     if (samples.has('forward') && samples.has('owner')) paired('forward − owner', (i) => at('forward', i) - at('owner', i));
-    log(`\nnodes' CPU over the rounds, s: ${cpu.map((c) => fmt(c, 2)).join(' / ')} (${paths.has('single') ? 'single, ' : ''}${paths.has('owner') || paths.has('forward') ? 'owner, other' : ''})`);
+    if (samples.has('owner-before') && samples.has('single') && samples.has('floor')) paired('owner-before − single − floor', (i) => at('owner-before', i) - at('single', i) - at('floor', i));
+    if (samples.has('owner-before') && samples.has('owner')) paired('**owner − owner-before**', (i) => at('owner', i) - at('owner-before', i));
+    if (samples.has('forward-before') && samples.has('forward')) paired('forward − forward-before', (i) => at('forward', i) - at('forward-before', i));
+    log(`\nnodes' CPU over the rounds, s: ${cpu.map((c) => fmt(c, 2)).join(' / ')} (in the order started: the single node, then each cluster's owner and other node)`);
 
     if (backends && statementsAt > 0) {
       const reports = ROUNDS * ((paths.has('owner') ? 1 : 0) + (paths.has('forward') ? 1 : 0));
