@@ -3,8 +3,7 @@
 // machine. Times POST /v1/reports sent → the provisional event's frame received on a stream client,
 // one report at a time, each report opening a new candidate, on real `svc serve` processes,
 // compiled as users run them (`npm run build` first). Every process runs for the whole bench; each
-// round takes one sample of every path, in an order that turns by one each round, BENCH_GAP_MS
-// (5) apart:
+// round takes one sample of every path, in an order drawn anew each round, BENCH_GAP_MS (5) apart:
 //   single   one node on SQLite (the default deployment);
 //   owner    two nodes on PostgreSQL + Redis, reports posted to the node that owns the games;
 //   forward  the same two nodes, reports posted to the other node (routed to the owner);
@@ -175,6 +174,24 @@ function latency(samples: readonly number[]): Latency {
 
 const median = (xs: readonly number[]): number => percentile(Float64Array.from(xs).sort(), 50);
 
+/** The same seeded sequence of orders in every run (mulberry32). */
+let seed = 0x5eed;
+function random(): number {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   await resetBenchData();
   const backends = SHARED ? null : await Backends.start();
@@ -263,8 +280,9 @@ async function main(): Promise<void> {
         await probe.end();
         statementsAt = now();
       }
-      for (let i = 0; i < order.length; i++) {
-        const p = order[(round + i) % order.length];
+      // A new order each round: no path always follows the same one (whose leftover work, a
+      // publish, a checkpoint, would fall on it).
+      for (const p of shuffled(order)) {
         const ms = await (paths.get(p) ?? (() => Promise.resolve(NaN)))();
         if (round >= WARMUP) samples.get(p)?.push(ms);
         if (GAP_MS > 0) await sleep(GAP_MS);
