@@ -66,12 +66,16 @@ async function makeKeys(databaseUrl: string | null): Promise<string[]> {
 
 type Plan = () => { key: string; bucket: Bucket; body: string };
 
-/** Each report opens a new candidate: buckets in turn, observed times 31 s apart, keys in turn. */
+/**
+ * Each report opens a new candidate: buckets in turn, observed times 31 s apart, and each
+ * bucket's reports from every key in turn (bucket b's slot s from key b + s), so no key reaches
+ * its limit of open candidates in a bucket however many rounds run.
+ */
 function plan(buckets: Bucket[], keys: string[]): Plan {
   const next = spacedObservations(buckets);
   return () => {
     const { bucket, turn, slot, body } = next();
-    return { key: keys[(turn + 1 + slot) % keys.length], bucket, body };
+    return { key: keys[((turn % buckets.length) + slot) % keys.length], bucket, body };
   };
 }
 
