@@ -46,19 +46,35 @@ const WARMUP = 50;
 // left is svc's own work, without the machine's wake-ups from idle (bench/RESULTS.md).
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 5);
 const KEYS = 16;
+/**
+ * Rounds one set of keys reports: every report opens a candidate nobody else supports, retracted
+ * after 90 s, and each retraction lowers its key's record until the key may no longer publish a
+ * provisional alone (docs/consensus.md). A new set of keys takes over before that.
+ */
+const ROUNDS_PER_KEYS = 1000;
+/** The round being sampled: the plans take their keys from its set. */
+let currentRound = 0;
+/** A sample that waits this long for its frame fails the run rather than hanging it. */
+const FRAME_TIMEOUT_MS = 15_000;
 const SHARED = process.env.BENCH_PG === 'shared';
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function makeKeys(databaseUrl: string | null): Promise<string[]> {
+/** Key sets for the rounds in turn (ROUNDS_PER_KEYS each), and one key that only takes the games. */
+async function makeKeys(databaseUrl: string | null): Promise<{ sets: string[][]; claimer: string }> {
   const config = loadConfig({ SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off', SVC_DATABASE_URL: databaseUrl ?? '' });
   const db = await openDb(config);
   try {
     const repo = new KeyRepo(db, config.env, keyPrefix(config.env));
-    const keys: string[] = [];
-    for (let i = 0; i < KEYS; i++) keys.push((await repo.create({ name: `bench owner ${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
-    return keys;
+    const sets: string[][] = [];
+    for (let g = 0; g < Math.ceil((WARMUP + ROUNDS) / ROUNDS_PER_KEYS); g++) {
+      const keys: string[] = [];
+      for (let i = 0; i < KEYS; i++) keys.push((await repo.create({ name: `bench owner ${g}.${i}`, plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key);
+      sets.push(keys);
+    }
+    const claimer = (await repo.create({ name: 'bench owner claims', plan: 'internal', products: ['report'], sports: null, leagues: null }, new Date())).key;
+    return { sets, claimer };
   } finally {
     await db.close();
   }
@@ -71,10 +87,11 @@ type Plan = () => { key: string; bucket: Bucket; body: string };
  * bucket's reports from every key in turn (bucket b's slot s from key b + s), so no key reaches
  * its limit of open candidates in a bucket however many rounds run.
  */
-function plan(buckets: Bucket[], keys: string[]): Plan {
+function plan(buckets: Bucket[], sets: string[][]): Plan {
   const next = spacedObservations(buckets);
   return () => {
     const { bucket, turn, slot, body } = next();
+    const keys = sets[Math.min(sets.length - 1, Math.floor(currentRound / ROUNDS_PER_KEYS))];
     return { key: keys[((turn % buckets.length) + slot) % keys.length], bucket, body };
   };
 }
@@ -95,9 +112,13 @@ async function reportPath(post: string, stream: string, next: Plan): Promise<{ s
     sample: async () => {
       const r = next();
       // Only this report's provisional counts (a shared Redis may carry others' events).
-      const arrived = new Promise<number>((resolve) => {
+      const arrived = new Promise<number>((resolve, reject) => {
+        const late = setTimeout(() => reject(new Error(`no provisional frame for ${r.body} within ${FRAME_TIMEOUT_MS} ms`)), FRAME_TIMEOUT_MS);
         onFrame = (e) => {
-          if (e.tier === 'provisional' && e.game_id === r.bucket.game_id && e.team === r.bucket.team && e.points === r.bucket.points) resolve(now());
+          if (e.tier === 'provisional' && e.game_id === r.bucket.game_id && e.team === r.bucket.team && e.points === r.bucket.points) {
+            clearTimeout(late);
+            resolve(now());
+          }
         };
       });
       const t0 = now();
@@ -221,7 +242,7 @@ async function main(): Promise<void> {
       const port = await freePort();
       nodes.push(await startNode(port, {}));
       const base = `http://127.0.0.1:${port}`;
-      const p = await reportPath(base, `ws://127.0.0.1:${port}`, plan(await todaysBuckets(base), await makeKeys(null)));
+      const p = await reportPath(base, `ws://127.0.0.1:${port}`, plan(await todaysBuckets(base), (await makeKeys(null)).sets));
       closers.push(p.close);
       paths.set('single', p.sample);
     }
@@ -243,10 +264,10 @@ async function main(): Promise<void> {
       const buckets = await todaysBuckets(a);
       // Node A takes every game first, so it owns them all for the rest of the run.
       for (const bucket of buckets) {
-        const res = await request(`${a}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...bucket, observed_at: new Date(Date.now() - 3_600_000).toISOString() }) });
+        const res = await request(`${a}/v1/reports`, { method: 'POST', headers: { authorization: `Bearer ${keys.claimer}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...bucket, observed_at: new Date(Date.now() - 3_600_000).toISOString() }) });
         await res.body.text();
       }
-      const next = plan(buckets, keys);
+      const next = plan(buckets, keys.sets);
       if (wanted.has(`owner${suffix}`)) {
         const p = await reportPath(a, `ws://127.0.0.1:${portA}`, next);
         closers.push(p.close);
@@ -277,6 +298,7 @@ async function main(): Promise<void> {
     const load0 = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     let statementsAt = 0;
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
+      currentRound = round;
       if (round === WARMUP && backends && paths.has('owner')) {
         const probe = new pg.Client({ connectionString: clusterUrl });
         await probe.connect();
