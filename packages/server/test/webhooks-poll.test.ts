@@ -94,6 +94,28 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
     }
   });
 
+  it('a confirmed event another node appended without a delivery does not wake a worker, one with a delivery does', async () => {
+    const claims: number[] = [];
+    const d = workerNode(60_000, 60_000, (n) => claims.push(n));
+    d.start();
+    try {
+      await until(() => claims.length >= 1, 5_000, 'the first claim');
+      await sleep(200);
+      const quiet = claims.length;
+      // Appended by the app (another node for this worker), with no endpoint: its batch says so.
+      const none = await confirmed();
+      expect(none.map((e) => e.webhooks)).toEqual([false]);
+      await t.services.bus.publish(none);
+      await sleep(500);
+      expect(claims.length).toBe(quiet);
+      // A batch from a node that does not say (read back from the store, or an older node) wakes it.
+      await t.services.bus.publish(none.map(({ webhooks: _, ...e }) => e));
+      await until(() => claims.length > quiet, 5_000, 'a claim for the batch that does not say');
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('a confirmed event this node appended wakes its worker once its deliveries are committed, and not again from the bus; none when it has no delivery', async () => {
     const log = new EventLog(t.db);
     const claims: number[] = [];

@@ -61,9 +61,10 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
-  // A webhookable event appended elsewhere may have deliveries for this node's worker to claim.
-  // One appended here woke it already if its outbox wrote any (after the commit), so its own
-  // batch on the bus does not: a claim that finds nothing still costs the database a transaction.
+  // A webhookable event appended elsewhere may have deliveries for this node's worker to claim,
+  // unless its node says its outbox wrote none. One appended here woke it already if its outbox
+  // wrote any (after the commit), so its own batch on the bus does not: a claim that finds
+  // nothing still costs the database a transaction.
   const appendedHere = new Set<number>();
   deps.events.afterAppend((stored) => {
     if (appendedHere.size > OWN_EVENTS_MAX) appendedHere.clear();
@@ -71,7 +72,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   });
   bus?.subscribe((events) => {
     let elsewhere = false;
-    for (const e of events) if (webhookable(e.event) && !appendedHere.delete(e.seq)) elsewhere = true;
+    for (const e of events) if (webhookable(e.event) && !appendedHere.delete(e.seq) && e.webhooks !== false) elsewhere = true;
     if (elsewhere) dispatcher.notify();
   });
   const tester = new WebhookTester(deps.clock, box, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });

@@ -48,7 +48,10 @@ export function outboxHook(clock: Clock, afterWrite: () => void): OutboxHook {
     if (pairs.length === 0) return;
     const nowMs = clock.now();
     const ids = newDeliveryIds(pairs.length, nowMs);
-    const rows: OutboxDelivery[] = pairs.map(([s, e], i) => ({ id: ids[i], endpointId: s.id, eventSeq: e.seq, eventId: e.id }));
+    const rows: OutboxDelivery[] = pairs.map(([s, e], i) => {
+      e.webhooks = true;
+      return { id: ids[i], endpointId: s.id, eventSeq: e.seq, eventId: e.id };
+    });
     insertOutboxDeliveries(tx, rows, isoTime(nowMs));
     tx.afterCommit(afterWrite);
   };

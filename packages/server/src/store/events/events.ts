@@ -36,6 +36,12 @@ export interface StoredEvent {
   /** The key that alone may see the event (a sandbox replay's), null for everyone: docs/replays.md. */
   ownerKeyId: string | null;
   event: Event;
+  /**
+   * Whether its append wrote webhook deliveries for it (the outbox): false, and no worker need
+   * claim anything for it. Absent where nobody knows (an event read back from the store, or
+   * published by a node from before the field).
+   */
+  webhooks?: boolean;
 }
 
 /**
@@ -46,6 +52,8 @@ export interface AppendedEvent {
   fields: EventFields;
   seq: number | SqlExpr;
   id: EventIdParam;
+  /** Set by the outbox when it writes deliveries for the event (StoredEvent.webhooks). */
+  webhooks: boolean;
 }
 
 /** The events of an append, inside its transaction, in order. */
@@ -92,7 +100,7 @@ const eventChange = (f: EventFields, id: EventIdParam): HotChange => ({ type: 'e
 function storedOf(i: Inserted): StoredEvent {
   const seq = rowNumber(onlyRow(i.rows).seq);
   const f = i.fields;
-  return { seq, competitionId: f.competition_id, seasonId: f.season_id, sport: f.sport, league: f.league, ownerKeyId: f.owner_key_id ?? null, event: eventRecord(eventRowOfFields(f, seq)) };
+  return { seq, competitionId: f.competition_id, seasonId: f.season_id, sport: f.sport, league: f.league, ownerKeyId: f.owner_key_id ?? null, event: eventRecord(eventRowOfFields(f, seq)), webhooks: i.webhooks };
 }
 
 /** An event of an append: its row as written, its seq and id, known or the database's until the commit. */
@@ -162,7 +170,7 @@ export class EventLog {
         const held = tx.engine === 'postgres' ? tx.hold(INSERT_EVENT_NOTED, [...params, slotOf(k)]) : tx.hold(INSERT_EVENT, params);
         if (named.has(k)) await tx.flush();
         const seq = held.ready ? rowNumber(onlyRow(held).seq) : null;
-        inserted.push({ fields: row, rows: held, seq: seq ?? eventSeqAt(k), id: seq !== null ? eventId(seq) : eventIdAt(k) });
+        inserted.push({ fields: row, rows: held, seq: seq ?? eventSeqAt(k), id: seq !== null ? eventId(seq) : eventIdAt(k), webhooks: false });
       }
       // Every event is a change of the feed (docs/changes.md), in the event's own transaction.
       insertChangesTx(tx, inserted.map((i) => eventChange(i.fields, i.id)));
