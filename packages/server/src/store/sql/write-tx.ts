@@ -143,6 +143,8 @@ class PgRoundTrips {
   private held: Held[] = [];
   /** The connection's prepared statements may differ from what is believed: it must not go back to the pool. */
   broken = false;
+  /** A message went before the commit, so the transaction was opened with BEGIN and must end with COMMIT. */
+  begun = false;
 
   constructor(readonly client: pg.PoolClient) {}
 
@@ -167,6 +169,14 @@ class PgRoundTrips {
    */
   async flush(): Promise<void> {
     if (this.held.length === 0) return;
+    if (!this.begun) {
+      this.held.unshift({ sql: 'begin' });
+      this.begun = true;
+    }
+    await this.send();
+  }
+
+  private async send(): Promise<void> {
     const batch = this.held;
     this.held = [];
     let prepared = preparedOn.get(this.client);
@@ -188,6 +198,9 @@ class PgRoundTrips {
       res = await this.client.query<Row>([...prepares, ...texts].join(';\n'));
     } catch (err) {
       if (err instanceof pg.DatabaseError && err.code !== undefined && PREPARED_MISMATCH.has(err.code)) this.broken = true;
+      // Not the database's answer (the connection failed, or the query outlasted its timeout and
+      // may still run): the connection is not given back.
+      if (!(err instanceof pg.DatabaseError)) this.broken = true;
       const fence = refusedFence(err, batch);
       throw fence ? fence.refused() : err;
     }
@@ -195,9 +208,16 @@ class PgRoundTrips {
     batch.forEach((h, i) => h.rows?.fill(all[prepares.length + i]?.rows ?? []));
   }
 
+  /**
+   * Ends the transaction. A transaction that is one message goes without BEGIN and COMMIT:
+   * PostgreSQL runs a message of several statements as one transaction of its own, all or
+   * nothing, committed once its last statement is done (two statements fewer a report).
+   */
   async commit(): Promise<void> {
-    this.hold({ sql: 'commit' });
-    await this.flush();
+    if (this.begun) {
+      this.hold({ sql: 'commit' });
+      await this.send();
+    } else if (this.held.length > 0) await this.send();
   }
 }
 
@@ -311,8 +331,10 @@ function kyselyOn(client: pg.PoolClient): Kysely<Database> {
  * behind the driver's mutex, until `fn` is done, so nothing else runs on it meanwhile and every
  * statement of `fn`, raw or built, is part of this transaction. On SQLite BEGIN and COMMIT are
  * raw statements too: Kysely's transaction() added two more queued queries to every report. On
- * PostgreSQL the transaction owns a pooled client: BEGIN travels with its first statement, and
- * the COMMIT with its last writes. What `afterCommit` was given runs once the commit is done.
+ * PostgreSQL the transaction owns a pooled client: a transaction that is one message (a report's
+ * write) is sent without BEGIN and COMMIT, PostgreSQL making the message its transaction; one of
+ * several messages has BEGIN with its first and COMMIT with its last. What `afterCommit` was given
+ * runs once the commit is done.
  */
 export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const opened: WriteTx[] = [];
@@ -346,12 +368,16 @@ async function inTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promis
 
 async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const trips = new PgRoundTrips(client);
-  trips.hold({ sql: 'begin' });
   let out: T;
   try {
     out = await fn(new WriteTx(kyselyOn(client), 'postgres', null, trips));
     await trips.commit();
   } catch (err) {
+    // Nothing opened, or a message that was its own transaction and is over: nothing to roll back.
+    if (!trips.begun) {
+      client.release(trips.broken || undefined);
+      throw err;
+    }
     // A connection that cannot roll back, or whose prepared statements are in doubt, is not given
     // back to the pool: pg closes it.
     await client.query('rollback').then(
