@@ -15,7 +15,8 @@
 // relay that counts the server's ReadyForQuery messages), WAL bytes, Redis's CPU, commands and
 // bytes in and out.
 // Run: npm run build && node --import tsx bench/capacity.ts
-//   (BENCH_PLAYS=300 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20). Last, the baseline: the same
+//   (BENCH_PLAYS=300 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20 BENCH_UNITS=frames,webhooks,export;
+//   BENCH_UNITS=plays measures the plays alone). Last, the baseline: the same
 //   plays on one node on SQLite alone, its CPU a play.
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -28,6 +29,8 @@ import { spacedObservations, todaysBuckets, type SpacedObservation } from './tod
 const PLAYS = Number(process.env.BENCH_PLAYS ?? 300);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
+/** The phases after the plays' own (BENCH_UNITS=plays for the plays alone, e.g. under a profiler). */
+const UNITS = new Set((process.env.BENCH_UNITS ?? 'frames,webhooks,export').split(','));
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
 /** What a phase is measured by: totals read before and after it. */
@@ -162,55 +165,61 @@ async function main(): Promise<void> {
     const statementsOfPlays = top.rows.map((r) => `  ${fmt(Number(r.calls) / PLAYS, 2)} a play: ${r.query.slice(0, 140)}`);
     row('a play, posted to the other node', per(await phase(playsTo(bUrl)), PLAYS));
 
-    const rssBefore = nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0);
-    const many = await Subscribers.open([a, bUrl], SUBSCRIBERS);
-    await sleep(1000);
-    const rssHeld = (nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0) - rssBefore) / SUBSCRIBERS;
-    const fanout = await phase(async () => {
-      const start = many.frames;
-      await playsTo(a)();
-      await until('every subscriber framed', () => many.frames >= start + PLAYS * 2 * SUBSCRIBERS);
-    });
-    many.close();
-    log(`| a subscriber held: the nodes' resident memory | ${fmt(rssHeld / 1024, 1)} KiB | – | – | – | – | – | – | – |`);
-    const framesDelivered = PLAYS * 2 * SUBSCRIBERS;
-    row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, playsAlone), framesDelivered));
-
-    let delivered = 0;
-    receiver = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        delivered += 1;
-        res.writeHead(200).end();
+    if (UNITS.has('frames')) {
+      const rssBefore = nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0);
+      const many = await Subscribers.open([a, bUrl], SUBSCRIBERS);
+      await sleep(1000);
+      const rssHeld = (nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0) - rssBefore) / SUBSCRIBERS;
+      const fanout = await phase(async () => {
+        const start = many.frames;
+        await playsTo(a)();
+        await until('every subscriber framed', () => many.frames >= start + PLAYS * 2 * SUBSCRIBERS);
       });
-    });
-    await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', r));
-    const address = receiver.address();
-    const hookPort = address && typeof address !== 'string' ? address.port : 0;
-    for (let i = 0; i < ENDPOINTS; i++) {
-      const res = await request(`${a}/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook/${i}`, tier: 'confirmed' }) });
-      const text = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`POST /v1/webhooks: ${res.statusCode} ${text}`);
+      many.close();
+      log(`| a subscriber held: the nodes' resident memory | ${fmt(rssHeld / 1024, 1)} KiB | – | – | – | – | – | – | – |`);
+      const framesDelivered = PLAYS * 2 * SUBSCRIBERS;
+      row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, playsAlone), framesDelivered));
+    }
+
+    if (UNITS.has('webhooks')) {
+      let delivered = 0;
+      receiver = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          delivered += 1;
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', r));
+      const address = receiver.address();
+      const hookPort = address && typeof address !== 'string' ? address.port : 0;
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const res = await request(`${a}/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook/${i}`, tier: 'confirmed' }) });
+        const text = await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`POST /v1/webhooks: ${res.statusCode} ${text}`);
     }
     const hooks = await phase(async () => {
       await playsTo(a)();
       await until('every delivery', () => delivered >= PLAYS * ENDPOINTS);
     });
     row(`a webhook attempt (${ENDPOINTS} endpoints, less the plays)`, per(minus(hooks, playsAlone), PLAYS * ENDPOINTS));
+    }
 
-    const seasons = (await (await fetch(`${a}/v1/seasons?limit=1000`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).json()) as { data: { id: string; league: string; end: string; events: number }[] };
-    const today = new Date().toISOString().slice(0, 10);
-    const biggest = seasons.data.filter((s) => s.end < today).sort((x, y) => y.events - x.events)[0];
-    if (!biggest) throw new Error('no closed season to export');
-    const year = biggest.id.split('_').pop() ?? '';
-    let lines = 0;
-    const exported = await phase(async () => {
-      const res = await request(`${a}/v1/export?league=${biggest.league}&season=${year}&entity=events`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${text.slice(0, 300)}`);
-      lines = text.split('\n').length - 1;
-    });
-    row(`an export line (${biggest.id}: ${fmt(lines)} events, NDJSON, the database path)`, per(exported, lines));
+    if (UNITS.has('export')) {
+      const seasons = (await (await fetch(`${a}/v1/seasons?limit=1000`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).json()) as { data: { id: string; league: string; end: string; events: number }[] };
+      const today = new Date().toISOString().slice(0, 10);
+      const biggest = seasons.data.filter((s) => s.end < today).sort((x, y) => y.events - x.events)[0];
+      if (!biggest) throw new Error('no closed season to export');
+      const year = biggest.id.split('_').pop() ?? '';
+      let lines = 0;
+      const exported = await phase(async () => {
+        const res = await request(`${a}/v1/export?league=${biggest.league}&season=${year}&entity=events`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${text.slice(0, 300)}`);
+        lines = text.split('\n').length - 1;
+      });
+      row(`an export line (${biggest.id}: ${fmt(lines)} events, NDJSON, the database path)`, per(exported, lines));
+    }
     one.close();
     log('\nthe statements of a play posted to the owner, by calls (pg_stat_statements):');
     for (const line of statementsOfPlays) log(line);
