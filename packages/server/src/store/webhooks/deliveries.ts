@@ -9,7 +9,7 @@ import { rowNumber, rowText } from '../sql/row-reader.js';
 import type { Database } from '../sql/database.js';
 import type { WebhookDeliveryTable } from './types.js';
 import type { EventIdParam } from '../events/events.js';
-import { HotSql, writeTransaction, type EveryColumn, type SqlExpr, type WriteTx } from '../sql/write-tx.js';
+import { HotSql, writeTransaction, type EveryColumn, type HeldRows, type SqlExpr, type WriteTx } from '../sql/write-tx.js';
 import { attemptRecord, deliveryRecord } from './rows.js';
 
 /**
@@ -27,10 +27,16 @@ const SORTABLE = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
  * index instead of touching random pages, which is most of what an insert costs.
  */
 export function newDeliveryIds(n: number, nowMs: number): string[] {
+  const head = deliveryIdHead(nowMs);
+  const random = randomBase62(16 * n);
+  return Array.from({ length: n }, (_, i) => `${head}${random.slice(16 * i, 16 * i + 16)}`);
+}
+
+/** `dlv_` and the time, fixed-width: what delivery ids made at `nowMs` start with. */
+function deliveryIdHead(nowMs: number): string {
   let time = '';
   for (let v = Math.max(0, Math.floor(nowMs)); time.length < 8; v = Math.floor(v / 62)) time = SORTABLE[v % 62] + time;
-  const random = randomBase62(16 * n);
-  return Array.from({ length: n }, (_, i) => `dlv_${time}${random.slice(16 * i, 16 * i + 16)}`);
+  return `dlv_${time}`;
 }
 
 /** SQLite allows 32,766 bound values per statement; 14 columns × 500 rows stays far below. */
@@ -60,25 +66,61 @@ export function pendingDelivery(id: string, endpointId: string, seq: number, now
 const DELIVERY_COLUMNS = ['id', 'endpoint_id', 'event_id', 'event_seq', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'claim_token', 'replay_of', 'created_at', 'delivered_at'] as const;
 const _everyDeliveryColumn: EveryColumn<WebhookDeliveryTable, typeof DELIVERY_COLUMNS> = DELIVERY_COLUMNS;
 
-/** An event's delivery to one endpoint as the outbox writes it: the event named as the append names it. */
-export interface OutboxDelivery {
-  id: string;
-  endpointId: string;
-  eventSeq: number | SqlExpr;
-  eventId: EventIdParam;
+/** A confirmed event as the outbox routes it: named as its append names it, with what routing looks at. */
+export interface RoutedEvent {
+  seq: number | SqlExpr;
+  id: EventIdParam;
+  type: string;
+  sport: string;
+  league: string;
+  /** The key that alone may see the event (a sandbox replay's), null for everyone. */
+  ownerKeyId: string | null;
 }
 
+const ROUTED_INTO = `insert into webhook_deliveries (${DELIVERY_COLUMNS.join(', ')}) `;
 /**
- * Pending deliveries in the events' own append (the outbox): held with the append's other
- * writes, so on PostgreSQL they travel in its message and name the events by the seqs the
- * database gives them there (docs/architecture.md "Hot writes").
+ * One pending delivery per endpoint that takes the event (docs/webhooks.md "Delivery"): enabled,
+ * of confirmed events, its key not revoked and holding `live`, the event's type and sport among the
+ * endpoint's, its sport and league among the key's, and a sandbox replay's event only for the
+ * replay's own key (docs/replays.md). The lists are JSON text, read by each engine's JSON
+ * functions; ids lead with the time as newDeliveryIds' do, the rest random.
  */
-export function insertOutboxDeliveries(tx: WriteTx, deliveries: readonly OutboxDelivery[], nowIso: string): void {
-  tx.laterRows(
-    'webhook_deliveries',
-    DELIVERY_COLUMNS,
-    deliveries.map((d) => [d.id, d.endpointId, d.eventId, d.eventSeq, 'pending', 0, nowIso, null, null, null, null, null, nowIso, null]),
-  );
+const ROUTE = {
+  sqlite: new HotSql(
+    ROUTED_INTO +
+      "select ? || lower(hex(randomblob(8))), e.id, ?, ?, 'pending', 0, ?, null, null, null, null, null, ?, null " +
+      'from webhook_endpoints e join api_keys k on k.id = e.key_id ' +
+      "where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null " +
+      "and exists (select 1 from json_each(k.products) where value = 'live') " +
+      'and (cast(? as text) is null or e.key_id = ?) ' +
+      'and (e.types is null or exists (select 1 from json_each(e.types) where value = ?)) ' +
+      'and (e.sports is null or exists (select 1 from json_each(e.sports) where value = ?)) ' +
+      'and (k.sports is null or exists (select 1 from json_each(k.sports) where value = ?)) ' +
+      'and (k.leagues is null or exists (select 1 from json_each(k.leagues) where value = ?)) ' +
+      'order by e.id returning id',
+  ),
+  postgres: new HotSql(
+    ROUTED_INTO +
+      "select ?::text || substr(md5(random()::text || e.id), 1, 16), e.id, ?::text, ?::bigint, 'pending', 0, ?::text, null, null, null, null, null, ?::text, null " +
+      'from webhook_endpoints e join api_keys k on k.id = e.key_id ' +
+      "where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null and k.products::jsonb @> '[\"live\"]' " +
+      'and (?::text is null or e.key_id = ?::text) ' +
+      'and (e.types is null or e.types::jsonb @> to_jsonb(?::text)) ' +
+      'and (e.sports is null or e.sports::jsonb @> to_jsonb(?::text)) ' +
+      'and (k.sports is null or k.sports::jsonb @> to_jsonb(?::text)) ' +
+      'and (k.leagues is null or k.leagues::jsonb @> to_jsonb(?::text)) ' +
+      'order by e.id returning id',
+  ),
+};
+
+/**
+ * The outbox, in the events' own append: the event's pending deliveries chosen and written by
+ * one statement, held with the append's other writes, so on PostgreSQL the whole report is still
+ * one message (docs/architecture.md "Hot writes"). Their ids are there once it is sent.
+ */
+export function routeDeliveries(tx: WriteTx, e: RoutedEvent, nowMs: number): HeldRows {
+  const now = isoTime(nowMs);
+  return tx.hold(ROUTE[tx.engine], [deliveryIdHead(nowMs), e.id, e.seq, now, now, e.ownerKeyId, e.ownerKeyId, e.type, e.sport, e.sport, e.league]);
 }
 
 /** Writes deliveries in the caller's transaction (a replay's). */

@@ -9,9 +9,7 @@ import { dateIdKey, pageOf, type Page, type PageRequest } from '../sql/page.js';
 import type { Database } from '../sql/database.js';
 import { deleteEndpointDeliveries, parkPendingDeliveries } from './deliveries.js';
 import type { WebhookEndpointTable } from './types.js';
-import { parseList, type EndpointRow } from './rows.js';
-import { rowText, rowTextOrNull } from '../sql/row-reader.js';
-import { HotSql, type WriteTx } from '../sql/write-tx.js';
+import type { EndpointRow } from './rows.js';
 
 export const newEndpointId = (): string => `we_${randomBase62(24)}`;
 
@@ -142,47 +140,6 @@ export class WebhookEndpointStore {
     const r = await this.k.selectFrom('webhook_endpoints').select('key_id').where('id', '=', endpointId).executeTakeFirst();
     return r?.key_id;
   }
-}
-
-/** An enabled endpoint with its owner's grants, as the outbox needs them to route an event. */
-export interface Subscriber {
-  id: string;
-  /** The endpoint's key: a sandbox replay's events go to its owner key's endpoints only. */
-  keyId: string;
-  sports: string[] | null;
-  /** Event types wanted, null for all (docs/schedule.md). */
-  types: string[] | null;
-  keySports: string[] | null;
-  keyLeagues: string[] | null;
-}
-
-/**
- * Enabled endpoints of confirmed events whose owner key is not revoked; the key's grants ride
- * along for the outbox to check. A hot statement: it is read on every confirmed event, inside the
- * append's transaction, in the same message as the append's writes so far (store/sql/write-tx.ts).
- */
-const SUBSCRIBERS = new HotSql(
-  'select e.id, e.key_id, e.sports, e.types, k.products, k.sports as key_sports, k.leagues as key_leagues ' +
-    "from webhook_endpoints e join api_keys k on k.id = e.key_id where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null",
-);
-
-/**
- * Enabled endpoints whose owner key is not revoked and still holds `live`. Read inside the
- * append transaction, so an endpoint created or disabled concurrently is seen consistently with
- * the events being written.
- */
-export async function subscribers(tx: WriteTx): Promise<Subscriber[]> {
-  const rows = await tx.run(SUBSCRIBERS, []);
-  return rows
-    .filter((r) => (parseList(rowTextOrNull(r.products)) ?? []).includes('live'))
-    .map((r) => ({
-      id: rowText(r.id),
-      keyId: rowText(r.key_id),
-      sports: parseList(rowTextOrNull(r.sports)),
-      types: parseList(rowTextOrNull(r.types)),
-      keySports: parseList(rowTextOrNull(r.key_sports)),
-      keyLeagues: parseList(rowTextOrNull(r.key_leagues)),
-    }));
 }
 
 /**
