@@ -100,7 +100,7 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
           if (rows.length > 0) throw refused();
         },
       },
-      postgres: { q: new HotSql(`select case when not exists (select 1 from changes where type = ?) then 1 else svc_refuse('${reason}') end`), params: ['write_tx.blocker'] },
+      postgres: { expr: `case when not exists (select 1 from changes where type = ?) then 1 else svc_refuse('${reason}') end`, params: ['write_tx.blocker'] },
       reason,
       refused,
     };
@@ -109,7 +109,7 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
   /** Always holds. */
   const holds: Fence = {
     sqlite: { q: NEVER, params: ['x'], check: () => undefined },
-    postgres: { q: new HotSql("select case when true then 1 else svc_refuse('write_tx_never') end"), params: [] },
+    postgres: { expr: "case when true then 1 else svc_refuse('write_tx_never') end", params: [] },
     reason: 'write_tx_never',
     refused: () => new Error('never refused'),
   };
@@ -255,7 +255,7 @@ describe.each(engines())('EventLog.append on the hot write transaction (%s)', (e
           throw new Refused('no');
         },
       },
-      postgres: { q: new HotSql("select case when false then 1 else svc_refuse('write_tx_append') end"), params: [] },
+      postgres: { expr: "case when false then 1 else svc_refuse('write_tx_append') end", params: [] },
       reason: 'write_tx_append',
       refused: () => new Refused('no'),
     };
@@ -272,6 +272,20 @@ describe.each(engines().filter((e) => e === 'postgres'))('prepared hot statement
   beforeAll(async () => {
     ({ db } = await freshDb(engine));
     dbs.push(db);
+  });
+
+  it('a lock travels with the fences beside it and is held to the end of the transaction', async () => {
+    const other = await db.kysely.connection().execute(async (c) => {
+      const taken = await writeTransaction(db, async (tx) => {
+        tx.lock('pg_advisory_xact_lock(730199)');
+        tx.later(INSERT, ['write_tx.locked', 'x', 's', 'l', null, 't']);
+        await tx.flush();
+        // Another session cannot take it while this transaction is open.
+        return (await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(730199) as got`.execute(c)).rows[0]?.got;
+      });
+      return { taken, after: (await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(730199) as got`.execute(c)).rows[0]?.got };
+    });
+    expect(other).toEqual({ taken: false, after: true });
   });
 
   it('a connection whose prepared statements were dropped behind its back fails one write, and is replaced', async () => {

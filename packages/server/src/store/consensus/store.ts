@@ -36,10 +36,9 @@ const ADD_TO_RECORD = new HotSql(
     'on conflict (key_id) do update set agreed = reporter_records.agreed + excluded.agreed, disagreed = reporter_records.disagreed + excluded.disagreed',
 );
 const RECORD_MOVED = 'track_record_moved';
-const RECORD_IS = new HotSql(
-  `select case when coalesce((select agreed from reporter_records where key_id = ?), 0) = ? ` +
-    `and coalesce((select disagreed from reporter_records where key_id = ?), 0) = ? then 1 else svc_refuse('${RECORD_MOVED}') end`,
-);
+const RECORD_IS =
+  `case when coalesce((select agreed from reporter_records where key_id = ?), 0) = ? ` +
+  `and coalesce((select disagreed from reporter_records where key_id = ?), 0) = ? then 1 else svc_refuse('${RECORD_MOVED}') end`;
 
 /**
  * A reporter's stored track record is not the one a decision weighed: another node moved it (a
@@ -170,7 +169,7 @@ export class ConsensusStore {
           if (Number(row?.agreed ?? 0) !== weighed.agreed || Number(row?.disagreed ?? 0) !== weighed.disagreed) throw refused();
         },
       },
-      postgres: { q: RECORD_IS, params: [reporterId, weighed.agreed, reporterId, weighed.disagreed] },
+      postgres: { expr: RECORD_IS, params: [reporterId, weighed.agreed, reporterId, weighed.disagreed] },
       reason: RECORD_MOVED,
       refused,
     });

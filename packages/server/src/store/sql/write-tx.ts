@@ -65,6 +65,9 @@ export function executeSql(q: HotSql, params: readonly HotParam[]): string {
   return params.length === 0 ? `execute ${q.name}` : `execute ${q.name}(${params.map(literal).join(', ')})`;
 }
 
+/** Text that escapeLiteral would only put between quotes. */
+const PLAIN_TEXT = /^[^'\\]*$/;
+
 function literal(v: HotParam): string {
   if (v === null) return 'NULL';
   if (v instanceof SqlExpr) return v.text;
@@ -72,7 +75,8 @@ function literal(v: HotParam): string {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `'${String(v)}'`;
   // PostgreSQL text cannot hold NUL, and in a simple query message it would end the text early.
   if (v.includes('\u0000')) throw new Error('a NUL character cannot be written to PostgreSQL');
-  return pg.escapeLiteral(v);
+  // Most values have neither a quote nor a backslash: quoted as they are, as escapeLiteral would.
+  return PLAIN_TEXT.test(v) ? `'${v}'` : pg.escapeLiteral(v);
 }
 
 function plain(params: readonly HotParam[]): SqliteParam[] {
@@ -85,13 +89,15 @@ function plain(params: readonly HotParam[]): SqliteParam[] {
 /**
  * A check inside a write transaction that refuses the write unless the stored state is what
  * the writer believed (the game's lease, a reporter's track record). On SQLite a read and a check
- * of its rows. On PostgreSQL one statement that fails by itself, through `svc_refuse(reason)`
+ * of its rows. On PostgreSQL an expression that fails by itself, through `svc_refuse(reason)`
  * (store/migrations/0013-write-refusals.ts): it travels with the rest of the write and the COMMIT, and the
- * database abandons the message, COMMIT included, at the refusal.
+ * database abandons the message, COMMIT included, at the refusal. Fences and locks held one after
+ * another are one statement, `select` of their expressions in order.
  */
 export interface Fence {
   sqlite: { q: HotSql; params: SqliteParam[]; check: (rows: Row[]) => void };
-  postgres: { q: HotSql; params: SqliteParam[] };
+  /** An SQL expression with `?` placeholders, for PostgreSQL's `select` of the write's checks. */
+  postgres: { expr: string; params: SqliteParam[] };
   /** The reason the PostgreSQL statement refuses with: one per kind of fence. */
   reason: string;
   /** The error the write fails with when refused. */
@@ -123,8 +129,19 @@ interface Held {
   sql: HotSql | string;
   params?: readonly HotParam[];
   rows?: HeldRows;
+  /** The fences the statement checks. */
+  fences?: readonly Fence[];
+}
+
+/** An expression of a write evaluated for its effect: a fence's refusal, a lock taken. */
+interface Check {
+  expr: string;
+  params: readonly HotParam[];
   fence?: Fence;
 }
+
+/** The statements that consecutive checks become, by text: each prepared once per connection. */
+const checkStatements = new Map<string, HotSql>();
 
 /** The hot statements prepared on each pooled connection (a prepared statement lives as long as its session). */
 const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
@@ -141,6 +158,8 @@ const PREPARED_MISMATCH = new Set(['26000', '42P05']);
  */
 class PgRoundTrips {
   private held: Held[] = [];
+  /** Checks held since the last statement: they go as one, ahead of the next. */
+  private checks: Check[] = [];
   /** The connection's prepared statements may differ from what is believed: it must not go back to the pool. */
   broken = false;
   /** A message went before the commit, so the transaction was opened with BEGIN and must end with COMMIT. */
@@ -149,7 +168,25 @@ class PgRoundTrips {
   constructor(readonly client: pg.PoolClient) {}
 
   hold(h: Held): void {
+    this.closeChecks();
     this.held.push(h);
+  }
+
+  check(c: Check): void {
+    this.checks.push(c);
+  }
+
+  /** The checks held so far, in order, as one `select` of their expressions. */
+  private closeChecks(): void {
+    if (this.checks.length === 0) return;
+    const text = `select ${this.checks.map((c) => c.expr).join(', ')}`;
+    let q = checkStatements.get(text);
+    if (!q) {
+      q = new HotSql(text);
+      checkStatements.set(text, q);
+    }
+    this.held.push({ sql: q, params: this.checks.flatMap((c) => c.params), fences: this.checks.flatMap((c) => (c.fence ? [c.fence] : [])) });
+    this.checks = [];
   }
 
   /** Sends what is held and `q`, returns `q`'s rows. */
@@ -168,6 +205,7 @@ class PgRoundTrips {
    * undone by a rollback, so they are counted as prepared from then on.
    */
   async flush(): Promise<void> {
+    this.closeChecks();
     if (this.held.length === 0) return;
     if (!this.begun) {
       this.held.unshift({ sql: 'begin' });
@@ -214,6 +252,7 @@ class PgRoundTrips {
    * nothing, committed once its last statement is done (two statements fewer a report).
    */
   async commit(): Promise<void> {
+    this.closeChecks();
     if (this.begun) {
       this.hold({ sql: 'commit' });
       await this.send();
@@ -223,7 +262,8 @@ class PgRoundTrips {
 
 function refusedFence(err: unknown, batch: readonly Held[]): Fence | undefined {
   if (!(err instanceof pg.DatabaseError) || err.code !== REFUSED_SQLSTATE) return undefined;
-  return batch.find((h) => h.fence?.reason === err.message)?.fence;
+  for (const h of batch) for (const f of h.fences ?? []) if (f.reason === err.message) return f;
+  return undefined;
 }
 
 /**
@@ -297,7 +337,15 @@ export class WriteTx {
   /** Refuses the transaction (`f.refused()`) unless the fence holds; nothing it refuses is ever committed. */
   fence(f: Fence): void {
     if (this.sqlite) f.sqlite.check(this.sqlite.rowsNow(f.sqlite.q.sqlite, f.sqlite.params));
-    else this.pg?.hold({ sql: f.postgres.q, params: f.postgres.params, fence: f });
+    else this.pg?.check({ expr: f.postgres.expr, params: f.postgres.params, fence: f });
+  }
+
+  /**
+   * A lock the transaction holds to its end, taken by `expr` (PostgreSQL; SQLite has one writer
+   * and needs none). It travels with the fences held beside it, as one statement.
+   */
+  lock(expr: string): void {
+    this.pg?.check({ expr, params: [] });
   }
 
   /** Sends what is held now: the held rows are there after it. */
