@@ -11,21 +11,26 @@
 //                        (tier confirmed), less the plays' own cost;
 //   export line          the largest closed season's events exported once (NDJSON).
 // Each phase's figures are deltas of: the nodes' CPU (/proc), PostgreSQL's processes' CPU,
-// statements (pg_stat_statements calls), WAL bytes, Redis's CPU, commands and bytes in and out.
+// statements (pg_stat_statements calls), round trips to PostgreSQL (the nodes connect through a
+// relay that counts the server's ReadyForQuery messages), WAL bytes, Redis's CPU, commands and
+// bytes in and out.
 // Run: npm run build && node --import tsx bench/capacity.ts
-//   (BENCH_PLAYS=300 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20). Last, the baseline: the same
+//   (BENCH_PLAYS=300 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20 BENCH_UNITS=frames,webhooks,export;
+//   BENCH_UNITS=plays measures the plays alone). Last, the baseline: the same
 //   plays on one node on SQLite alone, its CPU a play.
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
 import { request } from 'undici';
 import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
-import { Backends, cpuOf, cpuWithChildren, freePort, redisInfo, reporterKeys, rssOf, sleep, startNode, Subscribers, until } from './cluster-parts.js';
+import { Backends, cpuOf, PgTripCounter, cpuWithChildren, freePort, redisInfo, reporterKeys, rssOf, sleep, startNode, Subscribers, until } from './cluster-parts.js';
 import { spacedObservations, todaysBuckets, type SpacedObservation } from './today.js';
 
 const PLAYS = Number(process.env.BENCH_PLAYS ?? 300);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
+/** The phases after the plays' own (BENCH_UNITS=plays for the plays alone, e.g. under a profiler). */
+const UNITS = new Set((process.env.BENCH_UNITS ?? 'frames,webhooks,export').split(','));
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
 /** What a phase is measured by: totals read before and after it. */
@@ -34,13 +39,14 @@ interface Snapshot {
   pgCpu: number;
   redisCpu: number;
   statements: number;
+  trips: number;
   walBytes: number;
   redisCommands: number;
   redisBytesIn: number;
   redisBytesOut: number;
 }
 
-async function snapshot(b: Backends, nodes: ChildProcess[], probe: pg.Client): Promise<Snapshot> {
+async function snapshot(b: Backends, nodes: ChildProcess[], probe: pg.Client, relay: PgTripCounter): Promise<Snapshot> {
   const statements = await probe.query<{ n: string }>(
     "SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'svc' AND s.query NOT LIKE '%pg_stat_statements%' AND s.query NOT LIKE '%pg_current_wal_lsn%'",
   );
@@ -51,6 +57,7 @@ async function snapshot(b: Backends, nodes: ChildProcess[], probe: pg.Client): P
     pgCpu: cpuWithChildren(b.pgPid),
     redisCpu: cpuOf(b.redisPid),
     statements: Number(statements.rows[0]?.n ?? 0),
+    trips: relay.trips,
     walBytes: Number(wal.rows[0]?.n ?? 0),
     // The INFO call itself is one command.
     redisCommands: Number(stats.total_commands_processed ?? 0) - 1,
@@ -64,6 +71,7 @@ const minus = (a: Snapshot, b: Snapshot): Snapshot => ({
   pgCpu: a.pgCpu - b.pgCpu,
   redisCpu: a.redisCpu - b.redisCpu,
   statements: a.statements - b.statements,
+  trips: a.trips - b.trips,
   walBytes: a.walBytes - b.walBytes,
   redisCommands: a.redisCommands - b.redisCommands,
   redisBytesIn: a.redisBytesIn - b.redisBytesIn,
@@ -74,6 +82,7 @@ const per = (s: Snapshot, n: number): Snapshot => ({
   pgCpu: s.pgCpu / n,
   redisCpu: s.redisCpu / n,
   statements: s.statements / n,
+  trips: s.trips / n,
   walBytes: s.walBytes / n,
   redisCommands: s.redisCommands / n,
   redisBytesIn: s.redisBytesIn / n,
@@ -94,7 +103,7 @@ async function postPlays(base: string, next: () => SpacedObservation, keys: stri
 
 function row(unit: string, s: Snapshot): void {
   const us = (x: number) => fmt(x * 1e6, 1);
-  log(`| ${unit} | ${us(s.nodes)} | ${us(s.pgCpu)} | ${us(s.redisCpu)} | ${fmt(s.statements, 2)} | ${fmt(s.walBytes, 0)} | ${fmt(s.redisCommands, 2)} | ${fmt(s.redisBytesIn, 0)} / ${fmt(s.redisBytesOut, 0)} |`);
+  log(`| ${unit} | ${us(s.nodes)} | ${us(s.pgCpu)} | ${us(s.redisCpu)} | ${fmt(s.statements, 2)} | ${fmt(s.trips, 2)} | ${fmt(s.walBytes, 0)} | ${fmt(s.redisCommands, 2)} | ${fmt(s.redisBytesIn, 0)} / ${fmt(s.redisBytesOut, 0)} |`);
 }
 
 async function main(): Promise<void> {
@@ -103,8 +112,10 @@ async function main(): Promise<void> {
   const nodes: ChildProcess[] = [];
   const probe = new pg.Client({ connectionString: b.databaseUrl });
   let receiver: http.Server | null = null;
+  let relay: PgTripCounter | null = null;
   try {
-    const env = { SVC_DATABASE_URL: b.databaseUrl, SVC_REDIS_URL: b.redisUrl, SVC_WEBHOOK_ALLOW_PRIVATE: 'on' };
+    relay = await PgTripCounter.start(b.pgPort);
+    const env = { SVC_DATABASE_URL: relay.urlOf(b.databaseUrl), SVC_REDIS_URL: b.redisUrl, SVC_WEBHOOK_ALLOW_PRIVATE: 'on' };
     const [portA, portB] = [await freePort(), await freePort()];
     nodes.push(await startNode(portA, { ...env, SVC_NODE_ID: 'a' }));
     nodes.push(await startNode(portB, { ...env, SVC_NODE_ID: 'b' }));
@@ -127,14 +138,15 @@ async function main(): Promise<void> {
     await sleep(1000);
 
     log(`bench/capacity: two compiled nodes on a PostgreSQL ${(await probe.query<{ server_version: string }>('show server_version')).rows[0]?.server_version} and a Redis of their own; ${PLAYS} plays a phase (three reports each: a provisional and a confirmed event)`);
-    log('| unit | nodes CPU µs | PostgreSQL CPU µs | Redis CPU µs | statements | WAL bytes | Redis commands | Redis bytes in / out |');
-    log('|---|---|---|---|---|---|---|---|');
+    log('| unit | nodes CPU µs | PostgreSQL CPU µs | Redis CPU µs | statements | round trips | WAL bytes | Redis commands | Redis bytes in / out |');
+    log('|---|---|---|---|---|---|---|---|---|');
 
+    const counted = relay;
     const phase = async (work: () => Promise<void>): Promise<Snapshot> => {
-      const s0 = await snapshot(b, nodes, probe);
+      const s0 = await snapshot(b, nodes, probe, counted);
       await work();
       await sleep(500);
-      return minus(await snapshot(b, nodes, probe), s0);
+      return minus(await snapshot(b, nodes, probe, counted), s0);
     };
     const framesAt = () => one.frames;
     const playsTo = (base: string) => async () => {
@@ -153,60 +165,67 @@ async function main(): Promise<void> {
     const statementsOfPlays = top.rows.map((r) => `  ${fmt(Number(r.calls) / PLAYS, 2)} a play: ${r.query.slice(0, 140)}`);
     row('a play, posted to the other node', per(await phase(playsTo(bUrl)), PLAYS));
 
-    const rssBefore = nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0);
-    const many = await Subscribers.open([a, bUrl], SUBSCRIBERS);
-    await sleep(1000);
-    const rssHeld = (nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0) - rssBefore) / SUBSCRIBERS;
-    const fanout = await phase(async () => {
-      const start = many.frames;
-      await playsTo(a)();
-      await until('every subscriber framed', () => many.frames >= start + PLAYS * 2 * SUBSCRIBERS);
-    });
-    many.close();
-    log(`| a subscriber held: the nodes' resident memory | ${fmt(rssHeld / 1024, 1)} KiB | – | – | – | – | – | – |`);
-    const framesDelivered = PLAYS * 2 * SUBSCRIBERS;
-    row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, playsAlone), framesDelivered));
-
-    let delivered = 0;
-    receiver = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        delivered += 1;
-        res.writeHead(200).end();
+    if (UNITS.has('frames')) {
+      const rssBefore = nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0);
+      const many = await Subscribers.open([a, bUrl], SUBSCRIBERS);
+      await sleep(1000);
+      const rssHeld = (nodes.reduce((sum, n) => sum + rssOf(n.pid ?? 0), 0) - rssBefore) / SUBSCRIBERS;
+      const fanout = await phase(async () => {
+        const start = many.frames;
+        await playsTo(a)();
+        await until('every subscriber framed', () => many.frames >= start + PLAYS * 2 * SUBSCRIBERS);
       });
-    });
-    await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', r));
-    const address = receiver.address();
-    const hookPort = address && typeof address !== 'string' ? address.port : 0;
-    for (let i = 0; i < ENDPOINTS; i++) {
-      const res = await request(`${a}/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook/${i}`, tier: 'confirmed' }) });
-      const text = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`POST /v1/webhooks: ${res.statusCode} ${text}`);
+      many.close();
+      log(`| a subscriber held: the nodes' resident memory | ${fmt(rssHeld / 1024, 1)} KiB | – | – | – | – | – | – | – |`);
+      const framesDelivered = PLAYS * 2 * SUBSCRIBERS;
+      row(`a frame to a subscriber (${fmt(SUBSCRIBERS)} subscribers, less the plays)`, per(minus(fanout, playsAlone), framesDelivered));
+    }
+
+    if (UNITS.has('webhooks')) {
+      let delivered = 0;
+      receiver = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          delivered += 1;
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', r));
+      const address = receiver.address();
+      const hookPort = address && typeof address !== 'string' ? address.port : 0;
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const res = await request(`${a}/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook/${i}`, tier: 'confirmed' }) });
+        const text = await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`POST /v1/webhooks: ${res.statusCode} ${text}`);
     }
     const hooks = await phase(async () => {
       await playsTo(a)();
       await until('every delivery', () => delivered >= PLAYS * ENDPOINTS);
     });
     row(`a webhook attempt (${ENDPOINTS} endpoints, less the plays)`, per(minus(hooks, playsAlone), PLAYS * ENDPOINTS));
+    }
 
-    const seasons = (await (await fetch(`${a}/v1/seasons?limit=1000`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).json()) as { data: { id: string; league: string; end: string; events: number }[] };
-    const today = new Date().toISOString().slice(0, 10);
-    const biggest = seasons.data.filter((s) => s.end < today).sort((x, y) => y.events - x.events)[0];
-    if (!biggest) throw new Error('no closed season to export');
-    const year = biggest.id.split('_').pop() ?? '';
-    let lines = 0;
-    const exported = await phase(async () => {
-      const res = await request(`${a}/v1/export?league=${biggest.league}&season=${year}&entity=events`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${text.slice(0, 300)}`);
-      lines = text.split('\n').length - 1;
-    });
-    row(`an export line (${biggest.id}: ${fmt(lines)} events, NDJSON, the database path)`, per(exported, lines));
+    if (UNITS.has('export')) {
+      const seasons = (await (await fetch(`${a}/v1/seasons?limit=1000`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).json()) as { data: { id: string; league: string; end: string; events: number }[] };
+      const today = new Date().toISOString().slice(0, 10);
+      const biggest = seasons.data.filter((s) => s.end < today).sort((x, y) => y.events - x.events)[0];
+      if (!biggest) throw new Error('no closed season to export');
+      const year = biggest.id.split('_').pop() ?? '';
+      let lines = 0;
+      const exported = await phase(async () => {
+        const res = await request(`${a}/v1/export?league=${biggest.league}&season=${year}&entity=events`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${text.slice(0, 300)}`);
+        lines = text.split('\n').length - 1;
+      });
+      row(`an export line (${biggest.id}: ${fmt(lines)} events, NDJSON, the database path)`, per(exported, lines));
+    }
     one.close();
     log('\nthe statements of a play posted to the owner, by calls (pg_stat_statements):');
     for (const line of statementsOfPlays) log(line);
   } finally {
     receiver?.close();
+    await relay?.close();
     await probe.end().catch(() => undefined);
     for (const n of nodes.splice(0)) await stop(n);
     await b.remove();
@@ -233,7 +252,7 @@ async function single(): Promise<void> {
     await until('every play framed', () => one.frames >= start + PLAYS * 2);
     await sleep(500);
     const cpu = (cpuOf(node.pid ?? 0) - c0) / PLAYS;
-    log(`| a play on one node, SQLite, alone (the baseline) | ${fmt(cpu * 1e6, 1)} | – | – | – | – | – | – |`);
+    log(`| a play on one node, SQLite, alone (the baseline) | ${fmt(cpu * 1e6, 1)} | – | – | – | – | – | – | – |`);
     one.close();
   } finally {
     await stop(node);

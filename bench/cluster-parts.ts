@@ -12,6 +12,8 @@ import WebSocket from 'ws';
 import { keyPrefix, loadConfig, openDb, KeyRepo } from '@svc/server';
 import { BENCH_DATA, BENCH_KEY, ROOT } from './lib.js';
 
+export { PgTripCounter } from '../packages/server/test/pg-trip-counter.js';
+
 const TICK = 100;
 const run = promisify(execFile);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -181,10 +183,15 @@ export function redisInfo(port: number, section: string): Promise<Record<string,
   });
 }
 
-export function startNode(port: number, env: Record<string, string>): Promise<ChildProcess> {
+/**
+ * A compiled `svc serve` node. `root` is the tree whose build it runs: this one, or
+ * BENCH_SVC_ROOT (a copy of another commit, built, with this tree's node_modules), so a bench can
+ * measure the code before a change in the same run or beside it.
+ */
+export function startNode(port: number, env: Record<string, string>, root = process.env.BENCH_SVC_ROOT ?? ROOT): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--conditions=svc-compiled', 'packages/server/dist/main.js', 'serve'], {
-      cwd: ROOT,
+      cwd: root,
       // BENCH_NODE_OPTIONS: V8 or Node flags for the nodes alone, not the bench's own process.
       env: {
         ...process.env,

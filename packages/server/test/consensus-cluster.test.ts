@@ -44,7 +44,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), node: fc.nat(NODES - 1), sameName: fc.boolean() }) },
 );
 
-describe('consensus over several nodes and a shared store', () => {
+describe.each(engines())('consensus over several nodes and a shared store (%s)', (engine) => {
   let db: Db;
   // Noon (UTC) of today, whatever the hour of the run: the tests advance the clock by hours, and a
   // game takes its first report on its own day only: from a start shortly before midnight they
@@ -57,7 +57,7 @@ describe('consensus over several nodes and a shared store', () => {
   const stats = { provisionals: 0, confirmed: 0, retracted: 0, reports: 0, lost: 0 };
 
   beforeAll(async () => {
-    ({ db } = await freshDb('sqlite'));
+    ({ db } = await freshDb(engine));
     const games = await db.kysely.selectFrom('competitions').select(['sport', 'n']).where('sport', '=', 'basketball').where('date', '=', isoDate(clock.now())).where('status', '!=', 'final').limit(2).execute();
     for (const g of games) {
       const gameId = `${g.sport}_${g.n}`;

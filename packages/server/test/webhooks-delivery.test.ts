@@ -108,11 +108,14 @@ describe.each(engines())('webhook delivery (%s)', (engine) => {
     expect(await deliveries(ep, 'pending')).toEqual([]);
   });
 
-  it('routes by endpoint sports and the owner key: scope, revocation, live product', async () => {
+  it('routes by endpoint sports and types and the owner key: scope, revocation, live product', async () => {
     const all = await create('/ok/route-all');
     const basketball = await create('/ok/route-bb', { sports: ['basketball'] });
+    const statusOnly = await create('/ok/route-status', { types: ['status'] });
     const bbKey = await t.key({ products: ['live'], sports: ['basketball'] });
     const outOfScope = await create('/ok/route-scope', {}, bbKey);
+    const otherLeague = await create('/ok/route-league', {}, await t.key({ products: ['live'], leagues: [`not_${game.league}`] }));
+    const ownLeague = await create('/ok/route-own', {}, await t.key({ products: ['live'], sports: ['soccer'], leagues: [game.league] }));
     const revokedKey = await t.key({ products: ['live'] });
     const revoked = await create('/ok/route-revoked', {}, revokedKey);
     const lostLive = await t.key({ products: ['live'] });
@@ -126,15 +129,19 @@ describe.each(engines())('webhook delivery (%s)', (engine) => {
     const count = async (id: string) => (await t.db.kysely.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id).execute()).length;
     expect(await count(all.id)).toBe(2);
     expect(await count(basketball.id)).toBe(0);
+    expect(await count(statusOnly.id)).toBe(0);
     expect(await count(outOfScope.id)).toBe(0);
+    expect(await count(otherLeague.id)).toBe(0);
+    expect(await count(ownLeague.id)).toBe(2);
     expect(await count(revoked.id)).toBe(0);
     expect(await count(noLive.id)).toBe(0);
     await run();
-    expect(at('/ok/route-')).toHaveLength(2);
-    cleanup.splice(cleanup.indexOf(outOfScope.id), 1);
-    cleanup.splice(cleanup.indexOf(revoked.id), 1);
-    cleanup.splice(cleanup.indexOf(noLive.id), 1);
-    await t.db.kysely.deleteFrom('webhook_endpoints').where('id', 'in', [outOfScope.id, revoked.id, noLive.id]).execute();
+    expect(at('/ok/route-')).toHaveLength(4);
+    const foreign = [outOfScope.id, revoked.id, noLive.id, otherLeague.id, ownLeague.id];
+    for (const id of foreign) cleanup.splice(cleanup.indexOf(id), 1);
+    await t.db.kysely.deleteFrom('webhook_attempts').where('endpoint_id', 'in', foreign).execute();
+    await t.db.kysely.deleteFrom('webhook_deliveries').where('endpoint_id', 'in', foreign).execute();
+    await t.db.kysely.deleteFrom('webhook_endpoints').where('id', 'in', foreign).execute();
   });
 
   it('writes deliveries in the event transaction: a failed append leaves neither', async () => {

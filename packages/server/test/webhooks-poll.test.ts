@@ -94,6 +94,64 @@ describe.each(engines())('the webhook dispatcher polls only while it must (%s)',
     }
   });
 
+  it('a confirmed event another node appended without a delivery does not wake a worker, one with a delivery does', async () => {
+    const claims: number[] = [];
+    const d = workerNode(60_000, 60_000, (n) => claims.push(n));
+    d.start();
+    try {
+      await until(() => claims.length >= 1, 5_000, 'the first claim');
+      await sleep(200);
+      const quiet = claims.length;
+      // Appended by the app (another node for this worker), with no endpoint: its batch says so.
+      const none = await confirmed();
+      expect(none.map((e) => e.webhooks)).toEqual([false]);
+      await t.services.bus.publish(none);
+      await sleep(500);
+      expect(claims.length).toBe(quiet);
+      // A batch from a node that does not say (read back from the store, or an older node) wakes it.
+      await t.services.bus.publish(none.map(({ webhooks: _, ...e }) => e));
+      await until(() => claims.length > quiet, 5_000, 'a claim for the batch that does not say');
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('a confirmed event this node appended wakes its worker once its deliveries are committed, and not again from the bus; none when it has no delivery', async () => {
+    const log = new EventLog(t.db);
+    const claims: number[] = [];
+    const d = createWebhooks({
+      db: t.db,
+      config: t.services.config,
+      clock: systemClock,
+      events: log,
+      bus: t.services.bus,
+      dispatcher: { pollMs: 60_000, idlePollMs: 60_000, onClaim: (n) => claims.push(n) },
+    }).dispatcher;
+    d.start();
+    try {
+      await until(() => claims.length >= 1, 5_000, 'the first claim');
+      await sleep(200);
+      // No endpoint: the outbox wrote nothing, so neither the append nor its batch on the bus wakes the worker.
+      const quiet = claims.length;
+      await t.services.bus.publish(await log.append([confirmedGoal(game, isoTime(Date.now()))]));
+      await sleep(500);
+      expect(claims.length).toBe(quiet);
+      // With one: the commit wakes it, once; the batch that follows on the bus does not again.
+      const ep = await endpoint('/ok/own');
+      try {
+        await t.services.bus.publish(await log.append([confirmedGoal(game, isoTime(Date.now()))]));
+        await rx.waitFor(() => rx.requests.some((r) => r.path === '/ok/own'), 10_000, 'the delivery this node wrote');
+        await sleep(300);
+        expect(claims.slice(quiet).filter((n) => n > 0)).toEqual([1]);
+        expect(claims.length - quiet).toBeLessThanOrEqual(2);
+      } finally {
+        await drop(ep);
+      }
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('keeps to its poll rate while the bus cannot announce other nodes\' deliveries, and slows again once it can', async () => {
     let busUp = false;
     const claims: number[] = [];

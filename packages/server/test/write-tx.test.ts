@@ -100,7 +100,7 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
           if (rows.length > 0) throw refused();
         },
       },
-      postgres: { q: new HotSql(`select case when not exists (select 1 from changes where type = ?) then 1 else svc_refuse('${reason}') end`), params: ['write_tx.blocker'] },
+      postgres: { expr: `case when not exists (select 1 from changes where type = ?) then 1 else svc_refuse('${reason}') end`, params: ['write_tx.blocker'] },
       reason,
       refused,
     };
@@ -109,7 +109,7 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
   /** Always holds. */
   const holds: Fence = {
     sqlite: { q: NEVER, params: ['x'], check: () => undefined },
-    postgres: { q: new HotSql("select case when true then 1 else svc_refuse('write_tx_never') end"), params: [] },
+    postgres: { expr: "case when true then 1 else svc_refuse('write_tx_never') end", params: [] },
     reason: 'write_tx_never',
     refused: () => new Error('never refused'),
   };
@@ -150,6 +150,46 @@ describe.each(engines())('the hot write transaction (%s)', (engine) => {
     expect(held).toEqual([{ object_id: 'h', owner_key_id: null }]);
     // SQLite runs it at once; PostgreSQL sends it with the next round trip.
     expect(early).toBe(engine === 'sqlite');
+  });
+
+  it('writes rows together, values as given, with the transaction; a row of the wrong width is refused before anything is sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(awkward, { minLength: 1, maxLength: 5 }), async (ids) => {
+        const type = `write_tx.rows.${Math.random().toString(36).slice(2)}`;
+        await writeTransaction(db, async (tx) => {
+          tx.laterRows('changes', ['type', 'object_id', 'sport', 'league', 'owner_key_id', 'at'], ids.map((id, i) => [type, id, 's', 'l', i % 2 ? null : id, 't']));
+        });
+        const back = await db.kysely.selectFrom('changes').select(['object_id', 'owner_key_id']).where('type', '=', type).orderBy('seq').execute();
+        expect(back).toEqual(ids.map((id, i) => ({ object_id: id, owner_key_id: i % 2 ? null : id })));
+      }),
+      { numRuns: 25 },
+    );
+    await expect(writeTransaction(db, async (tx) => tx.laterRows('changes', ['type', 'object_id'], [['write_tx.width']]))).rejects.toThrow(/1 values for 2 columns/);
+    // Rolled back with the write they belong to.
+    await expect(
+      writeTransaction(db, async (tx) => {
+        tx.laterRows('changes', ['type', 'object_id', 'sport', 'league', 'owner_key_id', 'at'], [['write_tx.rows_failed', 'a', 's', 'l', null, 't']]);
+        tx.later(new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, null)'), ['write_tx.rows_failed', 'b', 's', 'l', null]);
+      }),
+    ).rejects.toThrow(/null/i);
+    expect(await db.kysely.selectFrom('changes').select('seq').where('type', '=', 'write_tx.rows_failed').execute()).toEqual([]);
+  });
+
+  it('runs what afterCommit was given once the commit is done, and never after a rollback', async () => {
+    const seen: string[] = [];
+    await writeTransaction(db, async (tx) => {
+      tx.later(INSERT, ['write_tx.after', 'x', 's', 'l', null, 't']);
+      tx.afterCommit(() => seen.push('committed'));
+      seen.push('inside');
+    });
+    expect(seen).toEqual(['inside', 'committed']);
+    await expect(
+      writeTransaction(db, async (tx) => {
+        tx.afterCommit(() => seen.push('rolled back'));
+        tx.later(new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, null)'), ['write_tx.after', 'y', 's', 'l', null]);
+      }),
+    ).rejects.toThrow(/null/i);
+    expect(seen).toEqual(['inside', 'committed']);
   });
 
   it('a held statement that fails at the COMMIT fails the transaction and stores nothing', async () => {
@@ -215,7 +255,7 @@ describe.each(engines())('EventLog.append on the hot write transaction (%s)', (e
           throw new Refused('no');
         },
       },
-      postgres: { q: new HotSql("select case when false then 1 else svc_refuse('write_tx_append') end"), params: [] },
+      postgres: { expr: "case when false then 1 else svc_refuse('write_tx_append') end", params: [] },
       reason: 'write_tx_append',
       refused: () => new Refused('no'),
     };
@@ -232,6 +272,20 @@ describe.each(engines().filter((e) => e === 'postgres'))('prepared hot statement
   beforeAll(async () => {
     ({ db } = await freshDb(engine));
     dbs.push(db);
+  });
+
+  it('a lock travels with the fences beside it and is held to the end of the transaction', async () => {
+    const other = await db.kysely.connection().execute(async (c) => {
+      const taken = await writeTransaction(db, async (tx) => {
+        tx.lock('pg_advisory_xact_lock(730199)');
+        tx.later(INSERT, ['write_tx.locked', 'x', 's', 'l', null, 't']);
+        await tx.flush();
+        // Another session cannot take it while this transaction is open.
+        return (await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(730199) as got`.execute(c)).rows[0]?.got;
+      });
+      return { taken, after: (await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(730199) as got`.execute(c)).rows[0]?.got };
+    });
+    expect(other).toEqual({ taken: false, after: true });
   });
 
   it('a connection whose prepared statements were dropped behind its back fails one write, and is replaced', async () => {

@@ -6,9 +6,6 @@ import type { RedisKeys } from './redis-keys.js';
 
 const OWN_BATCHES_MAX = 10_000;
 
-/** A batch's identity on the channel: its first and last seq and its length. */
-const batchMark = (events: readonly StoredEvent[]): string => (events.length === 0 ? '' : `${events[0].seq}:${events[events.length - 1].seq}:${events.length}`);
-
 /** Redis pub/sub bus: one channel per deployment (its prefix), JSON batches; the subscriber uses its own connection. */
 export class RedisBus implements EventBus {
   private handlers = new Set<(events: StoredEvent[]) => void>();
@@ -17,9 +14,10 @@ export class RedisBus implements EventBus {
   private readonly channel: string;
   private readonly away: () => boolean;
   /**
-   * Batches this node published and already handed to its own listeners, by their seqs (unique:
-   * the store gives them): Redis's echo of them is skipped. Bounded: a batch whose echo never comes
-   * (Redis lost it) is forgotten with the rest when the bound is reached.
+   * Batches this node published and already handed to its own listeners, as the text it sent
+   * (unique: each holds its own seqs): Redis's echo of them is skipped before it is parsed, which
+   * was a parse of every event the node wrote (bench/history/2026-12-07.md). Bounded: a batch
+   * whose echo never comes (Redis lost it) is forgotten with the rest when the bound is reached.
    */
   private readonly ownBatches = new Set<string>();
 
@@ -31,9 +29,8 @@ export class RedisBus implements EventBus {
     this.channel = keys.events;
     this.away = redisKnownAway(pub);
     this.sub.on('message', (ch: string, message: string) => {
-      if (ch !== this.channel) return;
+      if (ch !== this.channel || this.ownBatches.delete(message)) return;
       const events: StoredEvent[] = JSON.parse(message);
-      if (this.ownBatches.delete(batchMark(events))) return;
       for (const h of this.handlers) h(events);
     });
     // Without a listener ioredis prints every refused reconnect as an unhandled error event.
@@ -64,13 +61,13 @@ export class RedisBus implements EventBus {
     // The streams queued their frames' write as a microtask (stream/connection.ts): it goes first,
     // ahead of this batch's JSON and its command to Redis.
     await Promise.resolve();
-    const mark = batchMark(events);
+    const batch = JSON.stringify(events);
     if (this.ownBatches.size >= OWN_BATCHES_MAX) this.ownBatches.clear();
-    this.ownBatches.add(mark);
+    this.ownBatches.add(batch);
     try {
-      await this.pub.publish(this.channel, JSON.stringify(events));
+      await this.pub.publish(this.channel, batch);
     } catch {
-      this.ownBatches.delete(mark);
+      this.ownBatches.delete(batch);
     }
   }
 

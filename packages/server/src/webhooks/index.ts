@@ -39,6 +39,9 @@ export interface WebhookDeps {
   dispatcher?: DispatcherOptions;
 }
 
+/** Webhookable events this node appended whose batch the bus has not handed back yet: a bound, not a size. */
+const OWN_EVENTS_MAX = 10_000;
+
 /** Wires webhooks into the event log: confirmed events get their deliveries in the same transaction. */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
   const box = secretBoxOf(deps.config);
@@ -58,8 +61,19 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     },
   );
   deps.events.onAppend(outboxHook(deps.clock, () => dispatcher.notify()));
+  // A webhookable event appended elsewhere may have deliveries for this node's worker to claim,
+  // unless its node says its outbox wrote none. One appended here woke it already if its outbox
+  // wrote any (after the commit), so its own batch on the bus does not: a claim that finds
+  // nothing still costs the database a transaction.
+  const appendedHere = new Set<number>();
+  deps.events.afterAppend((stored) => {
+    if (appendedHere.size > OWN_EVENTS_MAX) appendedHere.clear();
+    for (const e of stored) if (webhookable(e.event)) appendedHere.add(e.seq);
+  });
   bus?.subscribe((events) => {
-    if (events.some((e) => webhookable(e.event))) dispatcher.notify();
+    let elsewhere = false;
+    for (const e of events) if (webhookable(e.event) && !appendedHere.delete(e.seq) && e.webhooks !== false) elsewhere = true;
+    if (elsewhere) dispatcher.notify();
   });
   const tester = new WebhookTester(deps.clock, box, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate, lookup });
   const manage = new WebhookManager(

@@ -9,9 +9,7 @@ const LEASE_LOST = 'lease_lost';
 // the row, so a takeover waits for the write and every later write of the old owner fails; there
 // the check is in the statement, which refuses by itself and travels with the write.
 const FENCE = new HotSql('select owner, token from consensus_leases where game_id = ?');
-const FENCE_LOCKED = new HotSql(
-  `select case when exists (select 1 from consensus_leases where game_id = ? and owner = ? and token = ? for update) then 1 else svc_refuse('${LEASE_LOST}') end`,
-);
+const FENCE_LOCKED = `case when exists (select 1 from consensus_leases where game_id = ? and owner = ? and token = ? for update) then 1 else svc_refuse('${LEASE_LOST}') end`;
 
 /** Other nodes' leases kept in memory at most (a game each); past it the memory starts over. */
 const MAX_OTHERS = 10_000;
@@ -127,7 +125,7 @@ export class GameLeases {
           if (!row || row.owner !== this.nodeId || Number(row.token) !== token) throw refused();
         },
       },
-      postgres: { q: FENCE_LOCKED, params: [gameId, this.nodeId, token] },
+      postgres: { expr: FENCE_LOCKED, params: [gameId, this.nodeId, token] },
       reason: LEASE_LOST,
       refused,
     });

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { ReportResult } from '@svc/schema';
 import { isoTime } from '../../domain/clock.js';
 import type { CandidateChange, CandidateSnapshot, GameSnapshot } from '../../domain/consensus/types.js';
@@ -8,7 +7,7 @@ import type { Db } from '../sql/db.js';
 import type { ConsensusCandidateTable } from './types.js';
 import type { EventIdParam } from '../events/events.js';
 import type { ReportTable } from './types.js';
-import { HotSql, placeholders, SqlExpr, type EveryColumn, type WriteTx } from '../sql/write-tx.js';
+import { HotSql, placeholders, type EveryColumn, type WriteTx } from '../sql/write-tx.js';
 
 /** A game's stored consensus state, with the events its candidates published. */
 export interface StoredGame {
@@ -31,11 +30,15 @@ const _everyReportColumn: EveryColumn<ReportTable, typeof REPORT_COLUMNS> = REPO
 const INSERT_REPORT = new HotSql(`insert into reports (${REPORT_COLUMNS.join(', ')}) values (${placeholders(REPORT_COLUMNS.length)})`);
 
 const RECORD_OF = new HotSql('select agreed, disagreed from reporter_records where key_id = ?');
-const RECORD_MOVED = 'track_record_moved';
-const RECORD_IS = new HotSql(
-  `select case when coalesce((select agreed from reporter_records where key_id = ?), 0) = ? ` +
-    `and coalesce((select disagreed from reporter_records where key_id = ?), 0) = ? then 1 else svc_refuse('${RECORD_MOVED}') end`,
+/** A reporter's record moved by the candidates that closed in one write: counts added, never set. */
+const ADD_TO_RECORD = new HotSql(
+  'insert into reporter_records (key_id, agreed, disagreed) values (?, ?, ?) ' +
+    'on conflict (key_id) do update set agreed = reporter_records.agreed + excluded.agreed, disagreed = reporter_records.disagreed + excluded.disagreed',
 );
+const RECORD_MOVED = 'track_record_moved';
+const RECORD_IS =
+  `case when coalesce((select agreed from reporter_records where key_id = ?), 0) = ? ` +
+  `and coalesce((select disagreed from reporter_records where key_id = ?), 0) = ? then 1 else svc_refuse('${RECORD_MOVED}') end`;
 
 /**
  * A reporter's stored track record is not the one a decision weighed: another node moved it (a
@@ -147,10 +150,7 @@ export class ConsensusStore {
   async insertReports(tx: WriteTx, reports: readonly NewReport[]): Promise<void> {
     // One report per request is the common case and a hot write; a batch keeps one multi-row statement.
     if (reports.length === 1) tx.later(INSERT_REPORT, REPORT_COLUMNS.map((c) => reports[0][c]));
-    else if (reports.length > 1) {
-      const rows = reports.map((r) => ({ ...r, event_id: r.event_id instanceof SqlExpr ? sql.raw<string>(r.event_id.text) : r.event_id }));
-      await (await tx.builder()).insertInto('reports').values(rows).execute();
-    }
+    else tx.laterRows('reports', REPORT_COLUMNS, reports.map((r) => REPORT_COLUMNS.map((c) => r[c])));
   }
 
   /**
@@ -169,7 +169,7 @@ export class ConsensusStore {
           if (Number(row?.agreed ?? 0) !== weighed.agreed || Number(row?.disagreed ?? 0) !== weighed.disagreed) throw refused();
         },
       },
-      postgres: { q: RECORD_IS, params: [reporterId, weighed.agreed, reporterId, weighed.disagreed] },
+      postgres: { expr: RECORD_IS, params: [reporterId, weighed.agreed, reporterId, weighed.disagreed] },
       reason: RECORD_MOVED,
       refused,
     });
@@ -209,18 +209,8 @@ export class ConsensusStore {
         moved.set(v.reporterId, m);
       }
     }
-    for (const [keyId, m] of moved) {
-      await (await tx.builder())
-        .insertInto('reporter_records')
-        .values({ key_id: keyId, agreed: m.agreed, disagreed: m.disagreed })
-        .onConflict((oc) =>
-          oc.column('key_id').doUpdateSet({
-            agreed: sql<number>`reporter_records.agreed + ${m.agreed}`,
-            disagreed: sql<number>`reporter_records.disagreed + ${m.disagreed}`,
-          }),
-        )
-        .execute();
-    }
+    // Held like the candidates: on PostgreSQL they go with the commit, not a round trip each.
+    for (const [keyId, m] of moved) tx.later(ADD_TO_RECORD, [keyId, m.agreed, m.disagreed]);
   }
 }
 

@@ -13,7 +13,7 @@ import { HotSql, type SqlExpr, type WriteTx } from '../sql/write-tx.js';
  * and a reader that saw `seq` N never later finds a row below N appear. SQLite has one writer.
  */
 export const CHANGE_ORDER_LOCK = 7301;
-const ORDER_LOCK_SQL = new HotSql(`select pg_advisory_xact_lock(${CHANGE_ORDER_LOCK})`);
+const ORDER_LOCK = `pg_advisory_xact_lock(${CHANGE_ORDER_LOCK})`;
 
 /** Takes the change order's lock (PostgreSQL) inside a Kysely transaction. */
 export async function lockChangeOrder(k: Kysely<Database>, engine: Engine): Promise<void> {
@@ -22,7 +22,7 @@ export async function lockChangeOrder(k: Kysely<Database>, engine: Engine): Prom
 
 /** Takes the change order's lock (PostgreSQL) inside a hot write transaction. */
 export function lockChangeOrderTx(tx: WriteTx): void {
-  if (tx.engine === 'postgres') tx.later(ORDER_LOCK_SQL, []);
+  tx.lock(ORDER_LOCK);
 }
 
 export interface NewChange {

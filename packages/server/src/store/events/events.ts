@@ -5,8 +5,8 @@ import { eventId, eventSeq, ID_PREFIX } from '@svc/schema';
 import { chunks } from '../sql/batches.js';
 import { insertChangesTx, lockChangeOrderTx, type HotChange } from './changes.js';
 import { eventRecord, eventRowOf } from './rows.js';
-import { storedEventRow, type EventFields } from './json.js';
-import { rowTextOrNull } from '../sql/row-reader.js';
+import { eventRowOfFields, storedEventRow, type EventFields } from './json.js';
+import { rowNumber } from '../sql/row-reader.js';
 import type { Database } from '../sql/database.js';
 import type { EventTable } from './types.js';
 import { HotSql, placeholders, SqlExpr, writeTransaction, type EveryColumn, type HeldRows, type HotParam, type Row, type WriteTx } from '../sql/write-tx.js';
@@ -36,15 +36,29 @@ export interface StoredEvent {
   /** The key that alone may see the event (a sandbox replay's), null for everyone: docs/replays.md. */
   ownerKeyId: string | null;
   event: Event;
+  /**
+   * Whether its append wrote webhook deliveries for it (the outbox): false, and no worker need
+   * claim anything for it. Absent where nobody knows (an event read back from the store, or
+   * published by a node from before the field).
+   */
+  webhooks?: boolean;
 }
 
 /**
- * The events of an append, inside its transaction: their fields at once, the stored events (with
- * their seqs) once asked for, which on PostgreSQL costs a round trip of its own.
+ * An event of an append, inside its transaction: its fields, and how later statements of the same
+ * write name it, its seq and its id, known or (on PostgreSQL) the database's until the commit.
  */
+export interface AppendedEvent {
+  fields: EventFields;
+  seq: number | SqlExpr;
+  id: EventIdParam;
+  /** Set by the outbox when it writes deliveries for the event (StoredEvent.webhooks). */
+  webhooks: boolean;
+}
+
+/** The events of an append, inside its transaction, in order. */
 export interface Appended {
-  fields: readonly EventFields[];
-  stored(): Promise<StoredEvent[]>;
+  events: readonly AppendedEvent[];
 }
 
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
@@ -53,17 +67,24 @@ export type OutboxHook = (tx: WriteTx, events: Appended) => Promise<void>;
 const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id', 'status', 'previous_status', 'start_time', 'reason'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
 const RETURNED = INSERTED.filter((c) => c !== 'json_tail');
-const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}`);
+/**
+ * The insert answers the seq alone: the rest of the stored row is what the append wrote
+ * (`eventRowOfFields`), and every column more was a field for the driver to describe and parse
+ * on every report (bench/history/2026-12-07.md).
+ */
+const INSERT_EVENT = new HotSql(`insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq`);
 /**
  * PostgreSQL: the same insert, which also notes the new seq in a setting of the transaction (the
  * last parameter names it), so later statements of the same message can name the event
- * (`eventIdAt`) before the database has answered.
+ * (`eventIdAt`, `eventSeqAt`) before the database has answered.
  */
 const INSERT_EVENT_NOTED = new HotSql(
-  `with e as (insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq, ${RETURNED.join(', ')}) ` +
-    `select set_config(?, e.seq::text, true) as noted, e.* from e`,
+  `with e as (insert into events (${INSERTED.join(', ')}) values (${placeholders(INSERTED.length)}) returning seq) ` +
+    `select set_config(?, e.seq::text, true) as noted, e.seq from e`,
 );
 const slotOf = (k: number): string => `svc.event_${k}`;
+/** The seq of the append's k-th event, in SQL: the one INSERT_EVENT_NOTED noted. */
+const eventSeqAt = (k: number): SqlExpr => new SqlExpr(`current_setting('${slotOf(k)}')::bigint`);
 /** The id of the append's k-th event, in SQL: eventId() of the seq INSERT_EVENT_NOTED noted. */
 const eventIdAt = (k: number): SqlExpr => {
   const seq = `current_setting('${slotOf(k)}')`;
@@ -75,16 +96,16 @@ const eventIdAt = (k: number): SqlExpr => {
 
 const eventChange = (f: EventFields, id: EventIdParam): HotChange => ({ type: 'event.created', object_id: id, sport: f.sport, league: f.league, owner_key_id: f.owner_key_id ?? null, at: f.ts });
 
-function storedOf(r: Row): StoredEvent {
-  const row = eventRowOf(r);
-  return { seq: row.seq, competitionId: row.competition_id, seasonId: row.season_id, sport: row.sport, league: row.league, ownerKeyId: rowTextOrNull(r.owner_key_id), event: eventRecord(row) };
+/** An event of an append as stored: the row it wrote, with the seq the database gave it. */
+function storedOf(i: Inserted): StoredEvent {
+  const seq = rowNumber(onlyRow(i.rows).seq);
+  const f = i.fields;
+  return { seq, competitionId: f.competition_id, seasonId: f.season_id, sport: f.sport, league: f.league, ownerKeyId: f.owner_key_id ?? null, event: eventRecord(eventRowOfFields(f, seq)), webhooks: i.webhooks };
 }
 
-/** An event of an append: its row as stored, its id, known or the database's until the commit. */
-interface Inserted {
-  fields: EventFields;
+/** An event of an append: its row as written, its seq and id, known or the database's until the commit. */
+interface Inserted extends AppendedEvent {
   rows: HeldRows;
-  id: EventIdParam;
 }
 
 /**
@@ -155,11 +176,7 @@ export class EventLog {
     opts: { before?: (tx: WriteTx) => Promise<void>; within?: (tx: WriteTx, ids: readonly EventIdParam[]) => Promise<void> } = {},
   ): Promise<StoredEvent[]> {
     if (Array.isArray(rowsOrBuild) && rowsOrBuild.length === 0 && !opts.before && !opts.within) return [];
-    // Built once, when the outbox first asks or after the commit, whichever comes first.
-    let built: StoredEvent[] | null = null;
-    const storedFrom = (inserted: readonly Inserted[]) => (built ??= inserted.map((i) => storedOf(onlyRow(i.rows))));
     const inserted = await writeTransaction(this.db, async (tx) => {
-      built = null;
       await opts.before?.(tx);
       // `build` runs in the transaction: its rows may depend on what it reads and writes there.
       const rows = Array.isArray(rowsOrBuild) ? rowsOrBuild : await rowsOrBuild(tx);
@@ -174,25 +191,17 @@ export class EventLog {
         const params: HotParam[] = INSERTED.map((c) => row[c] ?? null);
         const held = tx.engine === 'postgres' ? tx.hold(INSERT_EVENT_NOTED, [...params, slotOf(k)]) : tx.hold(INSERT_EVENT, params);
         if (named.has(k)) await tx.flush();
-        inserted.push({ fields: row, rows: held, id: held.ready ? eventId(Number(onlyRow(held).seq)) : eventIdAt(k) });
+        const seq = held.ready ? rowNumber(onlyRow(held).seq) : null;
+        inserted.push({ fields: row, rows: held, seq: seq ?? eventSeqAt(k), id: seq !== null ? eventId(seq) : eventIdAt(k), webhooks: false });
       }
       // Every event is a change of the feed (docs/changes.md), in the event's own transaction.
       insertChangesTx(tx, inserted.map((i) => eventChange(i.fields, i.id)));
-      if (inserted.length > 0) {
-        const appended: Appended = {
-          fields: inserted.map((i) => i.fields),
-          stored: async () => {
-            await tx.flush();
-            return storedFrom(inserted);
-          },
-        };
-        for (const hook of this.hooks) await hook(tx, appended);
-      }
+      if (inserted.length > 0) for (const hook of this.hooks) await hook(tx, { events: inserted });
       await opts.within?.(tx, inserted.map((i) => i.id));
       return inserted;
     });
-    // The commit carried whatever was held: every event's row is back.
-    const stored = storedFrom(inserted);
+    // The commit carried whatever was held: every event's seq is back.
+    const stored = inserted.map(storedOf);
     if (stored.length > 0) for (const listener of this.committed) listener(stored);
     return stored;
   }

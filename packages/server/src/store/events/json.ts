@@ -1,7 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import { ScoreEvent, StatusEvent, eventId } from '@svc/schema';
 import type { Insertable } from 'kysely';
-import { eventRecord } from './rows.js';
+import { eventRecord, type EventRow } from './rows.js';
 import type { EventTable } from './types.js';
 
 /** An event row as its writers give it: the database assigns `seq`, and `json_tail` is derived here. */
@@ -37,16 +37,24 @@ const wellFormedOrNull = (s: string | null | undefined): string | null => (s == 
  * updated, so the text cannot go stale.
  */
 export function eventJsonTail(row: EventFields): string {
-  // Field by field: a spread of the row costs several times more per event.
-  const record = eventRecord({
-      seq: PLACEHOLDER_SEQ, type: row.type, tier: row.tier, game_id: row.game_id, competition_id: row.competition_id, sport: row.sport, league: row.league,
-      season_id: row.season_id, team: row.team, event_type: row.event_type, points: row.points, clock: row.clock ?? null, ts: row.ts, agreement: row.agreement,
-      reporters: row.reporters, latency_ms: row.latency_ms, provisional_id: row.provisional_id ?? null, retracted_id: row.retracted_id ?? null,
-      status: row.status ?? null, previous_status: row.previous_status ?? null, start_time: row.start_time ?? null, reason: row.reason ?? null,
-  });
+  const record = eventRecord(eventRowOfFields(row, PLACEHOLDER_SEQ));
   const json = record.type === 'status' ? serializeStatus(record) : serializeScore(record);
   if (!json.startsWith(PLACEHOLDER_HEAD)) throw new Error('the Event schema no longer starts with its id');
   return json.slice(PLACEHOLDER_HEAD.length);
+}
+
+/**
+ * The row as the database holds it once `seq` is given: what a writer inserted is what a reader
+ * reads back, so an append builds its stored events from its own rows and the seq alone.
+ */
+export function eventRowOfFields(row: EventFields, seq: number): EventRow {
+  // Field by field: a spread of the row costs several times more per event.
+  return {
+    seq, type: row.type, tier: row.tier, game_id: row.game_id, competition_id: row.competition_id, sport: row.sport, league: row.league,
+    season_id: row.season_id, team: row.team, event_type: row.event_type, points: row.points, clock: row.clock ?? null, ts: row.ts, agreement: row.agreement,
+    reporters: row.reporters, latency_ms: row.latency_ms, provisional_id: row.provisional_id ?? null, retracted_id: row.retracted_id ?? null,
+    status: row.status ?? null, previous_status: row.previous_status ?? null, start_time: row.start_time ?? null, reason: row.reason ?? null,
+  };
 }
 
 /** The row the event log inserts for these fields: well-formed text and its JSON beside it. */

@@ -35,6 +35,9 @@ export class HotSql {
 /** `C` itself when it names every column of `T` but `Except`, else never: a hot insert's column list cannot miss a column added later. */
 export type EveryColumn<T, C extends readonly string[], Except extends keyof T = never> = [Exclude<keyof T, C[number] | Except>] extends [never] ? C : never;
 
+/** Bound values one SQLite statement may take (its default limit is 32,766). */
+const SQLITE_MAX_PARAMS = 32_000;
+
 /** `?, ?, …` for `n` values. */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
@@ -63,6 +66,9 @@ export function executeSql(q: HotSql, params: readonly HotParam[]): string {
   return params.length === 0 ? `execute ${q.name}` : `execute ${q.name}(${params.map(literal).join(', ')})`;
 }
 
+/** Text that escapeLiteral would only put between quotes. */
+const PLAIN_TEXT = /^[^'\\]*$/;
+
 function literal(v: HotParam): string {
   if (v === null) return 'NULL';
   if (v instanceof SqlExpr) return v.text;
@@ -70,7 +76,8 @@ function literal(v: HotParam): string {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `'${String(v)}'`;
   // PostgreSQL text cannot hold NUL, and in a simple query message it would end the text early.
   if (v.includes('\u0000')) throw new Error('a NUL character cannot be written to PostgreSQL');
-  return pg.escapeLiteral(v);
+  // Most values have neither a quote nor a backslash: quoted as they are, as escapeLiteral would.
+  return PLAIN_TEXT.test(v) ? `'${v}'` : pg.escapeLiteral(v);
 }
 
 function plain(params: readonly HotParam[]): SqliteParam[] {
@@ -83,13 +90,15 @@ function plain(params: readonly HotParam[]): SqliteParam[] {
 /**
  * A check inside a write transaction that refuses the write unless the stored state is what
  * the writer believed (the game's lease, a reporter's track record). On SQLite a read and a check
- * of its rows. On PostgreSQL one statement that fails by itself, through `svc_refuse(reason)`
+ * of its rows. On PostgreSQL an expression that fails by itself, through `svc_refuse(reason)`
  * (store/migrations/0013-write-refusals.ts): it travels with the rest of the write and the COMMIT, and the
- * database abandons the message, COMMIT included, at the refusal.
+ * database abandons the message, COMMIT included, at the refusal. Fences and locks held one after
+ * another are one statement, `select` of their expressions in order.
  */
 export interface Fence {
   sqlite: { q: HotSql; params: SqliteParam[]; check: (rows: Row[]) => void };
-  postgres: { q: HotSql; params: SqliteParam[] };
+  /** An SQL expression with `?` placeholders, for PostgreSQL's `select` of the write's checks. */
+  postgres: { expr: string; params: SqliteParam[] };
   /** The reason the PostgreSQL statement refuses with: one per kind of fence. */
   reason: string;
   /** The error the write fails with when refused. */
@@ -121,8 +130,19 @@ interface Held {
   sql: HotSql | string;
   params?: readonly HotParam[];
   rows?: HeldRows;
+  /** The fences the statement checks. */
+  fences?: readonly Fence[];
+}
+
+/** An expression of a write evaluated for its effect: a fence's refusal, a lock taken. */
+interface Check {
+  expr: string;
+  params: readonly HotParam[];
   fence?: Fence;
 }
+
+/** The statements that consecutive checks become, by text: each prepared once per connection. */
+const checkStatements = new Map<string, HotSql>();
 
 /** The hot statements prepared on each pooled connection (a prepared statement lives as long as its session). */
 const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
@@ -139,13 +159,35 @@ const PREPARED_MISMATCH = new Set(['26000', '42P05']);
  */
 class PgRoundTrips {
   private held: Held[] = [];
+  /** Checks held since the last statement: they go as one, ahead of the next. */
+  private checks: Check[] = [];
   /** The connection's prepared statements may differ from what is believed: it must not go back to the pool. */
   broken = false;
+  /** A message went before the commit, so the transaction was opened with BEGIN and must end with COMMIT. */
+  begun = false;
 
   constructor(readonly client: pg.PoolClient) {}
 
   hold(h: Held): void {
+    this.closeChecks();
     this.held.push(h);
+  }
+
+  check(c: Check): void {
+    this.checks.push(c);
+  }
+
+  /** The checks held so far, in order, as one `select` of their expressions. */
+  private closeChecks(): void {
+    if (this.checks.length === 0) return;
+    const text = `select ${this.checks.map((c) => c.expr).join(', ')}`;
+    let q = checkStatements.get(text);
+    if (!q) {
+      q = new HotSql(text);
+      checkStatements.set(text, q);
+    }
+    this.held.push({ sql: q, params: this.checks.flatMap((c) => c.params), fences: this.checks.flatMap((c) => (c.fence ? [c.fence] : [])) });
+    this.checks = [];
   }
 
   /** Sends what is held and `q`, returns `q`'s rows. */
@@ -164,7 +206,16 @@ class PgRoundTrips {
    * undone by a rollback, so they are counted as prepared from then on.
    */
   async flush(): Promise<void> {
+    this.closeChecks();
     if (this.held.length === 0) return;
+    if (!this.begun) {
+      this.held.unshift({ sql: 'begin' });
+      this.begun = true;
+    }
+    await this.send();
+  }
+
+  private async send(): Promise<void> {
     const batch = this.held;
     this.held = [];
     let prepared = preparedOn.get(this.client);
@@ -186,6 +237,9 @@ class PgRoundTrips {
       res = await this.client.query<Row>([...prepares, ...texts].join(';\n'));
     } catch (err) {
       if (err instanceof pg.DatabaseError && err.code !== undefined && PREPARED_MISMATCH.has(err.code)) this.broken = true;
+      // Not the database's answer (the connection failed, or the query outlasted its timeout and
+      // may still run): the connection is not given back.
+      if (!(err instanceof pg.DatabaseError)) this.broken = true;
       const fence = refusedFence(err, batch);
       throw fence ? fence.refused() : err;
     }
@@ -193,15 +247,24 @@ class PgRoundTrips {
     batch.forEach((h, i) => h.rows?.fill(all[prepares.length + i]?.rows ?? []));
   }
 
+  /**
+   * Ends the transaction. A transaction that is one message goes without BEGIN and COMMIT:
+   * PostgreSQL runs a message of several statements as one transaction of its own, all or
+   * nothing, committed once its last statement is done (two statements fewer a report).
+   */
   async commit(): Promise<void> {
-    this.hold({ sql: 'commit' });
-    await this.flush();
+    this.closeChecks();
+    if (this.begun) {
+      this.hold({ sql: 'commit' });
+      await this.send();
+    } else if (this.held.length > 0) await this.send();
   }
 }
 
 function refusedFence(err: unknown, batch: readonly Held[]): Fence | undefined {
   if (!(err instanceof pg.DatabaseError) || err.code !== REFUSED_SQLSTATE) return undefined;
-  return batch.find((h) => h.fence?.reason === err.message)?.fence;
+  for (const h of batch) for (const f of h.fences ?? []) if (f.reason === err.message) return f;
+  return undefined;
 }
 
 /**
@@ -215,6 +278,9 @@ function refusedFence(err: unknown, batch: readonly Held[]): Fence | undefined {
  * order and commit or roll back together.
  */
 export class WriteTx {
+  /** What runs once the transaction committed (`afterCommit`). */
+  readonly committed: (() => void)[] = [];
+
   constructor(
     /** The same transaction as Kysely sees it (on SQLite, the connection it is open on). */
     private readonly kysely: Kysely<Database>,
@@ -245,10 +311,42 @@ export class WriteTx {
     return rows;
   }
 
+  /**
+   * Rows inserted together that nobody reads back, whose values may name what the same write
+   * inserted before them (`SqlExpr`): on SQLite run at once, a statement per chunk of rows; on
+   * PostgreSQL one text with the values written in as literals, held like `later` (its length
+   * follows the rows, so it is not prepared). `into` and `columns` are the code's own names.
+   */
+  laterRows(into: string, columns: readonly string[], rows: readonly (readonly HotParam[])[]): void {
+    for (const r of rows) if (r.length !== columns.length) throw new Error(`a row of ${r.length} values for ${columns.length} columns of ${into}`);
+    if (rows.length === 0) return;
+    const head = `insert into ${into} (${columns.join(', ')}) values `;
+    if (this.sqlite) {
+      const per = Math.max(1, Math.floor(SQLITE_MAX_PARAMS / columns.length));
+      for (let i = 0; i < rows.length; i += per) {
+        const chunk = rows.slice(i, i + per);
+        this.sqlite.rowsNow(head + chunk.map(() => `(${placeholders(columns.length)})`).join(', '), plain(chunk.flat()));
+      }
+    } else this.pg?.hold({ sql: head + rows.map((r) => `(${r.map(literal).join(', ')})`).join(', ') });
+  }
+
+  /** Runs `fn` once the transaction committed (never if it rolls back): wake-ups for what it wrote. */
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+  }
+
   /** Refuses the transaction (`f.refused()`) unless the fence holds; nothing it refuses is ever committed. */
   fence(f: Fence): void {
     if (this.sqlite) f.sqlite.check(this.sqlite.rowsNow(f.sqlite.q.sqlite, f.sqlite.params));
-    else this.pg?.hold({ sql: f.postgres.q, params: f.postgres.params, fence: f });
+    else this.pg?.check({ expr: f.postgres.expr, params: f.postgres.params, fence: f });
+  }
+
+  /**
+   * A lock the transaction holds to its end, taken by `expr` (PostgreSQL; SQLite has one writer
+   * and needs none). It travels with the fences held beside it, as one statement.
+   */
+  lock(expr: string): void {
+    this.pg?.check({ expr, params: [] });
   }
 
   /** Sends what is held now: the held rows are there after it. */
@@ -282,10 +380,22 @@ function kyselyOn(client: pg.PoolClient): Kysely<Database> {
  * behind the driver's mutex, until `fn` is done, so nothing else runs on it meanwhile and every
  * statement of `fn`, raw or built, is part of this transaction. On SQLite BEGIN and COMMIT are
  * raw statements too: Kysely's transaction() added two more queued queries to every report. On
- * PostgreSQL the transaction owns a pooled client: BEGIN travels with its first statement, and
- * the COMMIT with its last writes.
+ * PostgreSQL the transaction owns a pooled client: a transaction that is one message (a report's
+ * write) is sent without BEGIN and COMMIT, PostgreSQL making the message its transaction; one of
+ * several messages has BEGIN with its first and COMMIT with its last. What `afterCommit` was given
+ * runs once the commit is done.
  */
 export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+  const opened: WriteTx[] = [];
+  const out = await inTransaction(db, (tx) => {
+    opened.push(tx);
+    return fn(tx);
+  });
+  for (const tx of opened) for (const done of tx.committed) done();
+  return out;
+}
+
+async function inTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const sqlite = db.engine === 'sqlite' ? db.statements : undefined;
   if (!sqlite) {
     if (!db.pgPool) return db.kysely.transaction().execute((trx) => fn(new WriteTx(trx, db.engine, null, null)));
@@ -307,7 +417,6 @@ export async function writeTransaction<T>(db: Db, fn: (tx: WriteTx) => Promise<T
 
 async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const trips = new PgRoundTrips(client);
-  trips.hold({ sql: 'begin' });
   let out: T;
   try {
     out = await fn(new WriteTx(kyselyOn(client), 'postgres', null, trips));
@@ -318,6 +427,11 @@ async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: WriteTx) => Prom
     // which ends the transaction on the server (store/pg-guard.ts says more).
     if (queryUnanswered(err)) {
       client.release(err instanceof Error ? err : true);
+      throw err;
+    }
+    // Nothing opened, or a message that was its own transaction and is over: nothing to roll back.
+    if (!trips.begun) {
+      client.release(trips.broken || undefined);
       throw err;
     }
     // A connection that cannot roll back, or whose prepared statements are in doubt, is not given

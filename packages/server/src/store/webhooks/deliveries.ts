@@ -8,6 +8,8 @@ import { newestFirst, pageOf, type Page, type PageRequest } from '../sql/page.js
 import { rowNumber, rowText } from '../sql/row-reader.js';
 import type { Database } from '../sql/database.js';
 import type { WebhookDeliveryTable } from './types.js';
+import type { EventIdParam } from '../events/events.js';
+import { HotSql, writeTransaction, type EveryColumn, type HeldRows, type SqlExpr, type WriteTx } from '../sql/write-tx.js';
 import { attemptRecord, deliveryRecord } from './rows.js';
 
 /**
@@ -25,10 +27,16 @@ const SORTABLE = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
  * index instead of touching random pages, which is most of what an insert costs.
  */
 export function newDeliveryIds(n: number, nowMs: number): string[] {
+  const head = deliveryIdHead(nowMs);
+  const random = randomBase62(16 * n);
+  return Array.from({ length: n }, (_, i) => `${head}${random.slice(16 * i, 16 * i + 16)}`);
+}
+
+/** `dlv_` and the time, fixed-width: what delivery ids made at `nowMs` start with. */
+function deliveryIdHead(nowMs: number): string {
   let time = '';
   for (let v = Math.max(0, Math.floor(nowMs)); time.length < 8; v = Math.floor(v / 62)) time = SORTABLE[v % 62] + time;
-  const random = randomBase62(16 * n);
-  return Array.from({ length: n }, (_, i) => `dlv_${time}${random.slice(16 * i, 16 * i + 16)}`);
+  return `dlv_${time}`;
 }
 
 /** SQLite allows 32,766 bound values per statement; 14 columns × 500 rows stays far below. */
@@ -55,7 +63,67 @@ export function pendingDelivery(id: string, endpointId: string, seq: number, now
   };
 }
 
-/** Writes deliveries in the caller's transaction: the outbox's is the events' append. */
+const DELIVERY_COLUMNS = ['id', 'endpoint_id', 'event_id', 'event_seq', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'claim_token', 'replay_of', 'created_at', 'delivered_at'] as const;
+const _everyDeliveryColumn: EveryColumn<WebhookDeliveryTable, typeof DELIVERY_COLUMNS> = DELIVERY_COLUMNS;
+
+/** A confirmed event as the outbox routes it: named as its append names it, with what routing looks at. */
+export interface RoutedEvent {
+  seq: number | SqlExpr;
+  id: EventIdParam;
+  type: string;
+  sport: string;
+  league: string;
+  /** The key that alone may see the event (a sandbox replay's), null for everyone. */
+  ownerKeyId: string | null;
+}
+
+const ROUTED_INTO = `insert into webhook_deliveries (${DELIVERY_COLUMNS.join(', ')}) `;
+/**
+ * One pending delivery per endpoint that takes the event (docs/webhooks.md "Delivery"): enabled,
+ * of confirmed events, its key not revoked and holding `live`, the event's type and sport among the
+ * endpoint's, its sport and league among the key's, and a sandbox replay's event only for the
+ * replay's own key (docs/replays.md). The lists are JSON text, read by each engine's JSON
+ * functions; ids lead with the time as newDeliveryIds' do, the rest random.
+ */
+const ROUTE = {
+  sqlite: new HotSql(
+    ROUTED_INTO +
+      "select ? || lower(hex(randomblob(8))), e.id, ?, ?, 'pending', 0, ?, null, null, null, null, null, ?, null " +
+      'from webhook_endpoints e join api_keys k on k.id = e.key_id ' +
+      "where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null " +
+      "and exists (select 1 from json_each(k.products) where value = 'live') " +
+      'and (cast(? as text) is null or e.key_id = ?) ' +
+      'and (e.types is null or exists (select 1 from json_each(e.types) where value = ?)) ' +
+      'and (e.sports is null or exists (select 1 from json_each(e.sports) where value = ?)) ' +
+      'and (k.sports is null or exists (select 1 from json_each(k.sports) where value = ?)) ' +
+      'and (k.leagues is null or exists (select 1 from json_each(k.leagues) where value = ?)) ' +
+      'order by e.id returning id',
+  ),
+  postgres: new HotSql(
+    ROUTED_INTO +
+      "select ?::text || substr(md5(random()::text || e.id), 1, 16), e.id, ?::text, ?::bigint, 'pending', 0, ?::text, null, null, null, null, null, ?::text, null " +
+      'from webhook_endpoints e join api_keys k on k.id = e.key_id ' +
+      "where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null and k.products::jsonb @> '[\"live\"]' " +
+      'and (?::text is null or e.key_id = ?::text) ' +
+      'and (e.types is null or e.types::jsonb @> to_jsonb(?::text)) ' +
+      'and (e.sports is null or e.sports::jsonb @> to_jsonb(?::text)) ' +
+      'and (k.sports is null or k.sports::jsonb @> to_jsonb(?::text)) ' +
+      'and (k.leagues is null or k.leagues::jsonb @> to_jsonb(?::text)) ' +
+      'order by e.id returning id',
+  ),
+};
+
+/**
+ * The outbox, in the events' own append: the event's pending deliveries chosen and written by
+ * one statement, held with the append's other writes, so on PostgreSQL the whole report is still
+ * one message (docs/architecture.md "Hot writes"). Their ids are there once it is sent.
+ */
+export function routeDeliveries(tx: WriteTx, e: RoutedEvent, nowMs: number): HeldRows {
+  const now = isoTime(nowMs);
+  return tx.hold(ROUTE[tx.engine], [deliveryIdHead(nowMs), e.id, e.seq, now, now, e.ownerKeyId, e.ownerKeyId, e.type, e.sport, e.sport, e.league]);
+}
+
+/** Writes deliveries in the caller's transaction (a replay's). */
 export async function insertDeliveries(db: Kysely<Database>, rows: NewDelivery[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await db.insertInto('webhook_deliveries').values(rows.slice(i, i + INSERT_CHUNK)).execute();
@@ -151,6 +219,41 @@ const SQLITE_CLAIM = `
   where rowid in (select value from json_each(?)) and status = 'pending' and next_attempt_at <= ?
   returning id, endpoint_id, event_id, event_seq, attempts`;
 
+/**
+ * The claim's walk must be an ordered scan of the due index that stops after `scan` rows. While
+ * statistics lag a burst of new deliveries the planner expects a handful of due rows and prefers a
+ * bitmap scan plus sort, which reads every due row on every claim (bench/history/2026-11-24.md
+ * "bench/webhooks"): the claim's transaction rules that plan out. The claim is a prepared statement
+ * of the connection; each run is planned for its own values, as an unnamed statement was.
+ */
+const CLAIM_PLAN = new HotSql("select set_config('enable_bitmapscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)");
+const CLAIM_POSTGRES = new HotSql(`
+  update webhook_deliveries
+  set attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?, claim_token = ?
+  where id = any(array(
+    select id from (
+      select d.id, d.next_attempt_at, d.event_seq,
+        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq, d.id) as n,
+        coalesce(b.busy, 0) as busy
+      from (
+        select id, endpoint_id, next_attempt_at, event_seq from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ?
+          and endpoint_id <> all(array(select e from unnest(?::text[], ?::int[]) as s(e, n) where n >= ?))
+        order by next_attempt_at, event_seq limit ?
+        for update skip locked
+      ) d
+      left join unnest(?::text[], ?::int[]) as b(endpoint_id, busy) on b.endpoint_id = d.endpoint_id
+    ) r
+    where n <= ? - busy
+    order by next_attempt_at, event_seq, id limit ?
+  ))
+  returning id, endpoint_id, event_id, event_seq, attempts`);
+
+/** A list as a PostgreSQL array literal, one parameter of a hot statement (`?::text[]`, `?::int[]`). */
+function pgArray(xs: readonly (string | number)[]): string {
+  return `{${xs.map((x) => (typeof x === 'number' ? String(x) : `"${x.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
+}
+
 const claimedRow = (r: Record<string, unknown>): ClaimedRow => ({
   id: rowText(r.id),
   endpoint_id: rowText(r.endpoint_id),
@@ -201,39 +304,19 @@ export class DeliveryQueue {
     });
   }
 
+  /**
+   * One round trip: BEGIN, the planner settings, the claim and COMMIT travel as one message
+   * (store/sql/write-tx.ts), where Kysely's transaction took four (bench/history/2026-12-07.md).
+   */
   private async claimPostgres(req: ClaimRequest, token: string): Promise<ClaimedRow[]> {
     const nowIso = isoTime(req.now);
-    const ids = [...req.busy.keys()];
-    const counts = [...req.busy.values()];
-    return this.db.kysely.transaction().execute(async (trx) => {
-      // The walk must be an ordered scan of the due index that stops after `scan` rows. While
-      // statistics lag a burst of new deliveries the planner expects a handful of due rows and
-      // prefers a bitmap scan plus sort, which reads every due row on every claim
-      // (bench/history/2026-11-24.md "bench/webhooks"). This transaction rules that plan out.
-      await sql`set local enable_bitmapscan = off`.execute(trx);
-      const { rows } = await sql<ClaimedRow>`
-        update webhook_deliveries
-        set attempts = attempts + 1, next_attempt_at = ${isoTime(req.now + req.leaseMs)}, last_attempt_at = ${nowIso}, claim_token = ${token}
-        where id = any(array(
-          select id from (
-            select d.id, d.next_attempt_at, d.event_seq,
-              row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq, d.id) as n,
-              coalesce(b.busy, 0) as busy
-            from (
-              select id, endpoint_id, next_attempt_at, event_seq from webhook_deliveries
-              where ${PENDING} and next_attempt_at <= ${nowIso}
-                and endpoint_id <> all(array(select e from unnest(${ids}::text[], ${counts}::int[]) as s(e, n) where n >= ${req.cap}))
-              order by next_attempt_at, event_seq limit ${req.scan}
-              for update skip locked
-            ) d
-            left join unnest(${ids}::text[], ${counts}::int[]) as b(endpoint_id, busy) on b.endpoint_id = d.endpoint_id
-          ) r
-          where n <= ${req.cap} - busy
-          order by next_attempt_at, event_seq, id limit ${req.limit}
-        ))
-        returning id, endpoint_id, event_id, event_seq, attempts`.execute(trx);
-      return rows;
+    const ids = pgArray([...req.busy.keys()]);
+    const counts = pgArray([...req.busy.values()]);
+    const claimed = await writeTransaction(this.db, async (tx) => {
+      tx.later(CLAIM_PLAN, []);
+      return tx.hold(CLAIM_POSTGRES, [isoTime(req.now + req.leaseMs), nowIso, token, nowIso, ids, counts, req.cap, req.scan, ids, counts, req.cap, req.limit]);
     });
+    return claimed.rows.map(claimedRow);
   }
 
   /**

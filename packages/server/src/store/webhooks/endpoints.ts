@@ -9,7 +9,7 @@ import { dateIdKey, pageOf, type Page, type PageRequest } from '../sql/page.js';
 import type { Database } from '../sql/database.js';
 import { deleteEndpointDeliveries, parkPendingDeliveries } from './deliveries.js';
 import type { WebhookEndpointTable } from './types.js';
-import { parseList, type EndpointRow } from './rows.js';
+import type { EndpointRow } from './rows.js';
 
 export const newEndpointId = (): string => `we_${randomBase62(24)}`;
 
@@ -140,37 +140,6 @@ export class WebhookEndpointStore {
     const r = await this.k.selectFrom('webhook_endpoints').select('key_id').where('id', '=', endpointId).executeTakeFirst();
     return r?.key_id;
   }
-}
-
-/** An enabled endpoint with its owner's grants, as the outbox needs them to route an event. */
-export interface Subscriber {
-  id: string;
-  /** The endpoint's key: a sandbox replay's events go to its owner key's endpoints only. */
-  keyId: string;
-  sports: string[] | null;
-  /** Event types wanted, null for all (docs/schedule.md). */
-  types: string[] | null;
-  keySports: string[] | null;
-  keyLeagues: string[] | null;
-}
-
-/**
- * Enabled endpoints whose owner key is not revoked and still holds `live`. Read inside the
- * append transaction, so an endpoint created or disabled concurrently is seen consistently with
- * the events being written.
- */
-export async function subscribers(trx: Kysely<Database>): Promise<Subscriber[]> {
-  const rows = await trx
-    .selectFrom('webhook_endpoints')
-    .innerJoin('api_keys', 'api_keys.id', 'webhook_endpoints.key_id')
-    .select(['webhook_endpoints.id', 'webhook_endpoints.key_id', 'webhook_endpoints.sports', 'webhook_endpoints.types', 'api_keys.products', 'api_keys.sports as key_sports', 'api_keys.leagues as key_leagues'])
-    .where('webhook_endpoints.status', '=', 'enabled')
-    .where('webhook_endpoints.tier', '=', 'confirmed')
-    .where('api_keys.revoked_at', 'is', null)
-    .execute();
-  return rows
-    .filter((r) => (parseList(r.products) ?? []).includes('live'))
-    .map((r) => ({ id: r.id, keyId: r.key_id, sports: parseList(r.sports), types: parseList(r.types ?? null), keySports: parseList(r.key_sports), keyLeagues: parseList(r.key_leagues) }));
 }
 
 /**
