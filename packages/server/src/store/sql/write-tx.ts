@@ -207,7 +207,9 @@ class PgRoundTrips {
    */
   async flush(): Promise<void> {
     this.closeChecks();
-    if (this.held.length === 0) return;
+    // A flush opens the transaction even with nothing held: what follows it (built queries, a
+    // lock taken with `select … for update`) must not run in autocommit.
+    if (this.held.length === 0 && this.begun) return;
     if (!this.begun) {
       this.held.unshift({ sql: 'begin' });
       this.begun = true;
