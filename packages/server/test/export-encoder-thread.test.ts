@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { CsvThread, EXPORT_COLUMNS, FORMATS, ParquetEncoder, PARQUET_ROW_GROUP, type Column } from '../src/export/formats.js';
-import { parquetThreadsKept } from '../src/export/encoder-thread.js';
+import { endKeptParquetThreads, parquetThreadsKept } from '../src/export/encoder-thread.js';
 import { instantMs, parquetSchema, RowGroupEncoder } from '../src/export/parquet.js';
 import { exportSource } from './fixtures/encode-export.mjs';
 
@@ -83,6 +83,8 @@ describe('the export encoder threads (export/encoder-thread.ts)', () => {
   });
 
   it('keeps the threads of a complete Parquet export for the next one, and ends those of a failed one', async () => {
+    // Another file's exports in this process may have left threads of other columns kept.
+    await endKeptParquetThreads();
     const rows = PARQUET_ROW_GROUP * 2 + 10;
     const single = await encodeHere(exportSource(rows).stream);
     // Two exports in a row: the second one's groups are encoded by the threads the first one left.

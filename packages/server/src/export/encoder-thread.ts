@@ -141,6 +141,16 @@ function takeThread(key: string): Worker | null {
   return kept.worker;
 }
 
+/**
+ * Ends every kept Parquet thread: a test that counts them starts from none, whatever exports ran
+ * before it in the same process (vitest runs several files in one).
+ */
+export async function endKeptParquetThreads(): Promise<void> {
+  const all = [...keptThreads.values()].flat();
+  for (const kept of all) kept.forget();
+  await Promise.all(all.map((kept) => kept.worker.terminate()));
+}
+
 /** How many Parquet threads are kept now, of any columns (the tests read it). */
 export function parquetThreadsKept(): number {
   let n = 0;
