@@ -45,7 +45,8 @@ const WARMUP = 50;
 // 0 sends each sample as soon as the previous one is in: every process stays awake, so what is
 // left is svc's own work, without the machine's wake-ups from idle (bench/RESULTS.md).
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 5);
-const KEYS = 16;
+/** One voice has at most 2 open candidates per game nobody else backs (docs/consensus.md "Flood"): keys to spread the lone reports over. */
+const KEYS = 64;
 /**
  * Rounds one set of keys reports: every report opens a candidate nobody else supports, retracted
  * after 90 s, and each retraction lowers its key's record until the key may no longer publish a
@@ -84,15 +85,25 @@ type Plan = () => { key: string; bucket: Bucket; body: string };
 
 /**
  * Each report opens a new candidate: buckets in turn, observed times 31 s apart, and each
- * bucket's reports from every key in turn (bucket b's slot s from key b + s), so no key reaches
- * its limit of open candidates in a bucket however many rounds run.
+ * bucket's reports from the keys of the round's set in turn, each key at most twice per game
+ * (the consensus lets one voice have two lone candidates open there).
  */
 function plan(buckets: Bucket[], sets: string[][]): Plan {
   const next = spacedObservations(buckets);
+  const used = new Map<string, number[]>();
   return () => {
     const { bucket, turn, slot, body } = next();
-    const keys = sets[Math.min(sets.length - 1, Math.floor(currentRound / ROUNDS_PER_KEYS))];
-    return { key: keys[((turn % buckets.length) + slot) % keys.length], bucket, body };
+    const set = Math.min(sets.length - 1, Math.floor(currentRound / ROUNDS_PER_KEYS));
+    const keys = sets[set];
+    let counts = used.get(`${set}/${bucket.game_id}`);
+    if (!counts) used.set(`${set}/${bucket.game_id}`, (counts = new Array<number>(keys.length).fill(0)));
+    for (let i = 0; i < keys.length; i++) {
+      const k = ((turn % buckets.length) + slot + i) % keys.length;
+      if (counts[k] >= 2) continue;
+      counts[k] += 1;
+      return { key: keys[k], bucket, body };
+    }
+    throw new Error(`more than ${keys.length * 2} reports for game ${bucket.game_id} in one round set; add keys`);
   };
 }
 

@@ -145,7 +145,7 @@ export function syntheticEvent(seq: number, tsMs: number): StoredEvent {
     points: 1,
     clock: "67'",
     ts: new Date(tsMs).toISOString(),
-    confidence: { agreement: 1, reporters: 1, latency_ms: 0 },
+    confidence: { agreement: 1, reporters: 1, latency_ms: 0, probability: 1 },
     schema: EVENT_SCHEMA,
   };
   return { seq, competitionId: 'soccer_wc_900001', seasonId: 'wc-2026', sport: 'soccer', league: 'wc', ownerKeyId: null, event };

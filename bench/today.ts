@@ -60,9 +60,13 @@ export function spacedObservations(buckets: Bucket[]): () => SpacedObservation {
   };
 }
 
-/** Reporter keys per svc process: consensus lets one key start at most 16 open candidates per bucket. */
-export const REPORT_KEYS = 16;
-const MAX_OPEN_STARTED_PER_REPORTER = 16;
+/**
+ * Reporter keys per svc process. Consensus lets one voice have at most 2 open candidates per game
+ * that nobody else backs (docs/consensus.md "Flood"), and every report here opens one alone, so
+ * a key reports at most twice per game: the keys spread the reports as a real crowd's would.
+ */
+export const REPORT_KEYS = 128;
+const LONE_PER_GAME = 2;
 
 export interface PlannedReport {
   key: string;
@@ -71,14 +75,15 @@ export interface PlannedReport {
 
 /**
  * Every report opens a new candidate: buckets round-robin; within a bucket, observed times 31 s
- * apart (outside each other's 30 s window) and the reporter keys in turn. Bucket b's slot s goes
- * to key (b + s) mod K, so the first K reports use every key once (a warm-up of K reports puts
- * each key in svc's auth cache) and a key reaches its 16th open candidate of a bucket only after
- * 16 K reports of that bucket.
+ * apart (outside each other's 30 s window). Report k goes to the first key from k mod K on that
+ * has reported fewer than twice in its game, so the first K reports use every key once (a warm-up
+ * of K reports puts each key in svc's auth cache) and no key opens a third candidate of a game.
  */
 export class ReportPlan {
   private k = 0;
   private readonly base = Date.now() - 1000;
+  /** game → reports each key sent there. */
+  private readonly used = new Map<string, number[]>();
   constructor(
     private readonly buckets: Bucket[],
     private readonly keys: string[],
@@ -87,10 +92,16 @@ export class ReportPlan {
     const bucket = this.k % this.buckets.length;
     const b = this.buckets[bucket];
     const slot = Math.floor(this.k / this.buckets.length);
+    const start = this.k % this.keys.length;
     this.k += 1;
-    if (slot >= this.keys.length * MAX_OPEN_STARTED_PER_REPORTER) {
-      throw new Error(`ReportPlan: more than ${this.keys.length * MAX_OPEN_STARTED_PER_REPORTER * this.buckets.length} reports for one svc process; add reporter keys`);
+    let counts = this.used.get(b.game_id);
+    if (!counts) this.used.set(b.game_id, (counts = new Array<number>(this.keys.length).fill(0)));
+    for (let i = 0; i < this.keys.length; i++) {
+      const key = (start + i) % this.keys.length;
+      if (counts[key] >= LONE_PER_GAME) continue;
+      counts[key] += 1;
+      return { key: this.keys[key], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
     }
-    return { key: this.keys[(bucket + slot) % this.keys.length], body: JSON.stringify({ ...b, observed_at: new Date(this.base - slot * 31_000).toISOString() }) };
+    throw new Error(`ReportPlan: more than ${this.keys.length * LONE_PER_GAME} reports for game ${b.game_id} in one svc process; add reporter keys`);
   }
 }

@@ -73,7 +73,7 @@ function eventRow(i: number): NewEvent {
     ts: isoTime(Date.now()),
     agreement: 0.8,
     reporters: 4,
-    latency_ms: 1200,
+    latency_ms: 1200, probability: 1,
     provisional_id: null,
     retracted_id: null,
   };
@@ -82,7 +82,7 @@ function eventRow(i: number): NewEvent {
 /** The bare loop: the same POST (body and headers of a delivery) at the same concurrency, nothing else. */
 async function bareLoop(url: string, total: number): Promise<{ perS: number; cpuUs: number }> {
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
-  const body = JSON.stringify({ id: 'evt_000000000001', type: 'score', tier: 'confirmed', game_id: 'soccer_900001', team: 'HOM', points: 1, ts: new Date().toISOString(), confidence: { agreement: 0.8, reporters: 4, latency_ms: 1200 }, provisional_id: 'evt_000000000000', schema: 'svc.event.v1' });
+  const body = JSON.stringify({ id: 'evt_000000000001', type: 'score', tier: 'confirmed', game_id: 'soccer_900001', team: 'HOM', points: 1, ts: new Date().toISOString(), confidence: { agreement: 0.8, reporters: 4, latency_ms: 1200, probability: 1 }, provisional_id: 'evt_000000000000', schema: 'svc.event.v1' });
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'svc-webhooks/1.0',

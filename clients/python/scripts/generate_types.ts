@@ -75,7 +75,7 @@ const RECORDS: Record_[] = [
   { name: 'BoxScore', schema: S.BoxScore, doc: 'A box score built from the official plays, live while the game is.' },
   { name: 'Leader', schema: S.Leader, doc: 'A place among a season\'s leaders; ties share a rank.' },
   { name: 'PlayerSeasonStats', schema: S.PlayerSeasonStats, doc: "A player's totals in one season." },
-  { name: 'Confidence', schema: S.Confidence, doc: 'How sure svc is: share of agreeing reporters, their number, and time to confirmation.' },
+  { name: 'Confidence', schema: S.Confidence, doc: 'How sure svc is: share of agreeing reporters, their number, time to confirmation, and the calibrated chance the play is real (``probability``; official events 1).' },
   {
     name: 'Event',
     schema: S.ScoreEvent,
@@ -99,7 +99,7 @@ const RECORDS: Record_[] = [
   },
   { name: 'WebhookTestEvent', schema: S.WebhookTestEvent, doc: 'The body of a test send (``POST /v1/webhooks/{id}/test``): ``type`` ``test``, no score.' },
   { name: 'Me', schema: S.Me, doc: 'The calling key: its plan, products and sport/league allow-lists (``None`` = all).' },
-  { name: 'ReportInput', schema: S.ReportInput, doc: 'A crowd report. ``ref`` makes it idempotent per key; ``observed_at`` is ISO 8601.' },
+  { name: 'ReportInput', schema: S.ReportInput, doc: 'A crowd report. ``ref`` makes it idempotent per key; ``observed_at`` is ISO 8601; ``reporter`` names the end user it comes from.' },
   { name: 'ReportResult', schema: S.ReportResult, doc: 'The stored report and the event it started or joined (``None`` when it started none).' },
   { name: 'WebhookEndpoint', schema: S.WebhookEndpoint, doc: 'A webhook endpoint ``we_…``.' },
   { name: 'WebhookEndpointWithSecret', schema: S.WebhookEndpointWithSecret, base: 'WebhookEndpoint', doc: 'An endpoint with its signing secret, returned only by create and rotate.' },

@@ -75,6 +75,12 @@ def test_reports_and_official_plays_are_written(server: SvcProcess, keys: Keys, 
     with Svc(api_key=keys.reporters[0], base_url=server.base_url) as reporter:
         one = reporter.reports.create({"game_id": str(game["id"]), "team": team_code(game), "points": 2})
         assert len(one) == 1 and one[0]["id"].startswith("rpt_") and one[0]["tier"] == "provisional"
+        # A reporter the key names, alone on its play: stored, but a key's reporters without a record
+        # never publish alone (docs/consensus.md "Threat model").
+        named = reporter.reports.create({"game_id": str(game["id"]), "team": team_code(game, "away"), "points": 2, "reporter": "fan-1"})
+        assert named[0]["id"].startswith("rpt_") and named[0]["event_id"] is None
+    # Another key: one voice has at most two candidates nobody else backs open per game.
+    with Svc(api_key=keys.reporters[1], base_url=server.base_url) as reporter:
         batch = reporter.reports.create(
             [
                 {"game_id": str(game["id"]), "team": team_code(game, "away"), "points": 3, "ref": "py-batch-1"},

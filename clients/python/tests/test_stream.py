@@ -192,6 +192,23 @@ def test_a_4008_close_resumes_with_since_and_skips_a_replayed_duplicate() -> Non
         assert stub.headers[0]["authorization"] == "Bearer svc_test_" + "a" * 32
 
 
+def test_min_probability_goes_in_the_query_of_every_connection() -> None:
+    async def conversation(ws: Any, path: str, n: int) -> None:
+        await ws.send(SUBSCRIBED)
+        await ws.send(event(n + 1))
+        if n == 0:
+            await ws.close(4008, "slow_consumer")
+        else:
+            await asyncio.sleep(5)
+
+    with WsStub(conversation) as stub, Svc(api_key="svc_test_" + "a" * 32, base_url=stub.base_url) as svc:
+        with svc.stream(game="soccer_1", min_probability=0.9) as stream:
+            got = [next(stream)["id"] for _ in range(2)]
+        assert got == ["evt_000000000001", "evt_000000000002"]
+        assert query_of(stub.paths[0]) == {"game": "soccer_1", "min_probability": "0.9"}
+        assert query_of(stub.paths[1]) == {"game": "soccer_1", "min_probability": "0.9", "since": "evt_000000000001"}
+
+
 def test_a_4429_close_waits_for_the_error_frames_retry_after_then_resumes() -> None:
     times: List[float] = []
 

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import GamePool, Keys, SvcProcess, team_code
 from stubs import HttpStub, Seen, Step, error_body
-from svc_client import ConflictError, NotFoundError, Svc, WebhookVerificationError, verify_webhook
+from svc_client import BadRequestError, ConflictError, NotFoundError, Svc, WebhookVerificationError, verify_webhook
 
 
 class Receiver(HttpStub):
@@ -181,6 +181,19 @@ def test_a_retried_post_whose_first_answer_was_lost_is_not_doubled(server: SvcPr
     finally:
         proxy.shutdown()
         proxy.server_close()
+
+
+def test_an_endpoints_min_probability_is_sent_kept_and_changed(server: SvcProcess, keys: Keys) -> None:
+    with Svc(api_key=keys.live, base_url=server.base_url) as svc:
+        created = svc.webhooks.create(url="https://93.184.215.14/hooks/py", min_probability=0.95)
+        assert created["min_probability"] == 0.95
+        assert svc.webhooks.get(created["id"])["min_probability"] == 0.95
+        assert svc.webhooks.update(created["id"], min_probability=0.5)["min_probability"] == 0.5
+        with pytest.raises(BadRequestError) as info:
+            svc.webhooks.update(created["id"], min_probability=1.5)
+        assert info.value.param == "min_probability"
+        assert svc.webhooks.create(url="https://93.184.215.14/hooks/py2")["min_probability"] == 0
+        svc.webhooks.delete(created["id"])
 
 
 def test_the_same_idempotency_key_with_another_body_is_a_conflict(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:

@@ -224,9 +224,9 @@ export class EventStream implements AsyncIterable<WireEvent> {
   }
 
   #url(token: string | undefined): string {
-    const { sport, league, game, tier, delay } = this.#params;
+    const { sport, league, game, tier, delay, min_probability } = this.#params;
     const origin = this.#opts.transport === 'sse' ? this.#host.baseUrl : this.#host.baseUrl.replace(/^http/, 'ws');
-    return `${origin}/v1/stream${buildQuery({ sport, league, game, tier, delay, since: this.#lastEventId, token })}`;
+    return `${origin}/v1/stream${buildQuery({ sport, league, game, tier, delay, min_probability, since: this.#lastEventId, token })}`;
   }
 
   async #token(): Promise<string | undefined> {

@@ -243,6 +243,29 @@ describe('stream against a real svc', () => {
     const archiveOnly = await drain(s.client({ apiKey: await s.t.key({ products: ['archive'] }) }).stream({}, { WebSocket: WsWebSocket }), []);
     expect(archiveOnly).toBeInstanceOf(PermissionDeniedError);
   });
+
+  it('min_probability leaves out events below it: a lone crowd report’s provisional is not sent, the official goals (1) are', async () => {
+    const g = await scheduledGame(4);
+    let ready = false;
+    const stream = s.svc.stream({ game: g.id, min_probability: 0.999 }, { WebSocket: WsWebSocket, onSubscribed: () => (ready = true) });
+    const out: WireEvent[] = [];
+    const done = drain(stream, out);
+    await until(() => ready, 10_000, 'subscribed');
+    // The official goals make the game live; then a key's own lone report, published with a probability below 1.
+    await s.svc.plays.create(g.competition, goalPlays(g.competitor, 2, Date.now() - 600_000));
+    const reporter = s.client({ apiKey: await s.t.key({ products: ['report'] }) });
+    const [named, own] = await reporter.reports.create([
+      { game_id: g.id, team: String(g.competitor.split(':').pop()), points: 1, reporter: 'fan-1' },
+      { game_id: g.id, team: String(g.competitor.split(':').pop()), points: 1 },
+    ]);
+    expect(named.event_id).not.toBeNull();
+    expect(own.event_id).toBe(named.event_id);
+    await until(() => out.length >= 2, 10_000, 'the official goals');
+    await new Promise((r) => setTimeout(r, 300));
+    stream.close();
+    expect(await done).toBeUndefined();
+    expect(out.map((e) => (e.type === 'status' ? null : e.confidence.probability))).toEqual([1, 1]);
+  });
 });
 
 describe('stream tokens through the client', () => {

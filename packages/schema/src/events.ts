@@ -10,6 +10,12 @@ export const Confidence = Type.Object(
     agreement: Type.Number({ minimum: 0, maximum: 1 }),
     reporters: Type.Integer({ minimum: 0 }),
     latency_ms: Type.Integer({ minimum: 0 }),
+    probability: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'The calibrated chance that the play is real (3 decimals), from its reporters’ reliability and the silence of the game’s other reporters; 1 on official events. On a `score_retracted`: the probability of the event it withdraws, so a `min_probability` filter passes a retraction exactly when it passed that event.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -167,6 +167,9 @@ export const StreamQuery = Type.Object(
     types: Type.Optional(TypesParam),
     since: Type.Optional(Type.String({ description: 'Resume after this event id (evt_…): an event of the last 24 h, else nothing is replayed (`recovered: false`); an id past the newest event is 400 `invalid_parameter`.' })),
     delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its ts (heartbeats are not held).' })),
+    min_probability: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1, description: 'Leave out events whose confidence.probability is below this (official events carry 1); a score_retracted of an event that was sent is always sent.' }),
+    ),
     token: Type.Optional(Type.String({ description: 'A stream token (sst_…, POST /v1/stream/tokens): how a browser page authenticates.' })),
     access_token: Type.Optional(Type.String({ description: 'The API key, for clients that cannot set Authorization and are not public pages.' })),
   },

@@ -234,6 +234,14 @@ export const ReportInput = Type.Object(
     clock: Type.Optional(Type.String({ maxLength: 32 })),
     observed_at: Type.Optional(Type.String({ format: 'date-time' })),
     ref: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    reporter: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description:
+          'The end user this report comes from, opaque to svc (like an id in your app): a key reporting for many people names each, and svc weighs each on its own track record. Reporters without a record count together as one newcomer. Absent: the key’s own voice.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,14 @@ export const SubscribeMessage = Type.Object(
     sports: Type.Optional(Names),
     leagues: Type.Optional(Names),
     games: Type.Optional(Type.Array(Type.String({ description: 'Game id, <sport>_<n>.' }))),
+    min_probability: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'With `subscribe`: from now on, events whose `confidence.probability` is below this are not sent (0: every event), for the whole connection. A `score_retracted` of an event that was sent is always sent.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Adds to or removes from the connection’s filter; answered by `subscribed`.' },
 );
@@ -36,6 +44,7 @@ export const SubscribedFrame = Type.Object(
     leagues: Names,
     games: Names,
     tier: Type.Union([...TIERS.map((t) => Type.Literal(t)), Type.Null()], { description: 'null: both tiers.' }),
+    min_probability: Type.Number({ minimum: 0, maximum: 1, description: 'The connection’s `min_probability` (0: every event).' }),
   },
   {
     additionalProperties: false,
@@ -54,7 +63,7 @@ export type PongFrame = Static<typeof PongFrame>;
 /** Codes only the stream's message handling answers; a refused subscribe carries an `ErrorCode`. */
 export const STREAM_MESSAGE_ERRORS = {
   invalid_json: 'The message is not JSON.',
-  invalid_message: 'The message is not an object with an `op`, or its lists are not arrays of strings.',
+  invalid_message: 'The message is not an object with an `op`, its lists are not arrays of strings, or `min_probability` is not a number from 0 to 1 sent with `subscribe`.',
   unknown_op: 'The `op` is not subscribe, unsubscribe or ping.',
 } as const;
 export type StreamErrorCode = ErrorCode | keyof typeof STREAM_MESSAGE_ERRORS;

@@ -13,6 +13,13 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/** `min_probability` of an endpoint (docs/webhooks.md): events whose `confidence.probability` is below it are not delivered. */
+export const MinProbability = Type.Number({
+  minimum: 0,
+  maximum: 1,
+  description: 'Events whose `confidence.probability` is below this are not delivered (0: every event). A `score_retracted` carries the probability of the event it withdraws, so it is delivered exactly when that event was.',
+});
+
 export const WebhookEndpoint = Type.Object(
   {
     id: Type.String({ description: 'we_…' }),
@@ -21,6 +28,7 @@ export const WebhookEndpoint = Type.Object(
     sports: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Sports delivered; null for every sport the key may see.' }),
     tier: Type.Literal('confirmed'),
     types: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Event types delivered (`score`, `score_retracted`, `status`); null for every type.' }),
+    min_probability: MinProbability,
     status: Type.Union(ENDPOINT_STATUSES.map((s) => Type.Literal(s))),
     disabled_reason: Type.Union([Type.String(), Type.Null()], { description: '`failing` (24 h without a 2xx) or `gone` (the receiver answered 410).' }),
     disabled_at: NullableIso,
@@ -104,6 +112,7 @@ export const CreateWebhookInput = Type.Object(
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute https URL (http only where private targets are allowed).' }),
     sports: Type.Optional(Sports),
     types: Type.Optional(Types),
+    min_probability: Type.Optional(MinProbability),
     tier: Type.String({ description: 'Must be `confirmed`.' }),
     description: Type.Optional(Description),
   },
@@ -118,6 +127,7 @@ export const UpdateWebhookInput = Type.Object(
     sports: Type.Optional(Type.Union([Type.Null(), Sports])),
     types: Type.Optional(Type.Union([Type.Null(), Types])),
     description: Type.Optional(Type.Union([Type.Null(), Description])),
+    min_probability: Type.Optional(MinProbability),
   },
   { additionalProperties: false },
 );

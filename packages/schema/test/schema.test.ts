@@ -30,7 +30,7 @@ const event: Event = {
   points: 1,
   clock: "23'",
   ts: '2022-12-18T15:23:00.000Z',
-  confidence: { agreement: 1, reporters: 3, latency_ms: 812 },
+  confidence: { agreement: 1, reporters: 3, latency_ms: 812, probability: 1 },
   provisional_id: 'evt_000000000041',
   schema: 'svc.event.v1',
 };
@@ -75,7 +75,7 @@ describe('events', () => {
 
 describe('stream control frames', () => {
   it('describes what the server sends', () => {
-    expect(Value.Check(ControlFrame, { type: 'subscribed', recovered: true, sports: ['soccer'], leagues: [], games: [], tier: null })).toBe(true);
+    expect(Value.Check(ControlFrame, { type: 'subscribed', recovered: true, sports: ['soccer'], leagues: [], games: [], tier: null, min_probability: 0 })).toBe(true);
     expect(Value.Check(ControlFrame, { type: 'heartbeat' })).toBe(true);
     expect(Value.Check(ControlFrame, { type: 'pong' })).toBe(true);
     expect(Value.Check(ControlFrame, { type: 'error', code: 'unknown_op', message: 'm' })).toBe(true);

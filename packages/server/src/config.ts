@@ -14,6 +14,8 @@ export interface Config {
   simulator: boolean;
   /** SVC_SIMULATOR_DISRUPTIONS: the simulator postpones and suspends games now and then (docs/schedule.md). */
   simulatorDisruptions: boolean;
+  /** SVC_SIMULATOR_ATTACKS: the attackers the simulator's crowd takes (sim/README.md "Attackers"). */
+  simulatorAttacks: SimAttack[];
   /** SVC_CHANGES_RETENTION_DAYS: how long the change feed keeps a change (docs/changes.md); at least 30. */
   changesRetentionDays: number;
   bootstrapKey: string | null;
@@ -51,6 +53,24 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** The attacks of the threat model the simulator can play (docs/consensus.md "Threat model"). */
+export const SIM_ATTACKS = ['troll', 'swarm', 'colluders', 'sleepers', 'flippers'] as const;
+export type SimAttack = (typeof SIM_ATTACKS)[number];
+
+/** A comma list of attacks; `none` (or empty) for none; the default all of them. */
+function attacks(env: Env): SimAttack[] {
+  const raw = env.SVC_SIMULATOR_ATTACKS;
+  if (raw === undefined) return [...SIM_ATTACKS];
+  const names = raw.split(',').map((s) => s.trim()).filter((s) => s !== '' && s !== 'none');
+  const out: SimAttack[] = [];
+  for (const name of names) {
+    const hit = SIM_ATTACKS.find((a) => a === name);
+    if (!hit) throw new ConfigError(`SVC_SIMULATOR_ATTACKS must be a comma list of ${SIM_ATTACKS.join(', ')} (or none), got '${raw}'`);
+    if (!out.includes(hit)) out.push(hit);
+  }
+  return out;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -144,6 +164,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     role: oneOf(env, 'SVC_ROLE', ['all', 'api', 'worker'] as const, 'all'),
     simulator: flag(env, 'SVC_SIMULATOR', true),
     simulatorDisruptions: flag(env, 'SVC_SIMULATOR_DISRUPTIONS', true),
+    simulatorAttacks: attacks(env),
     changesRetentionDays: int(env, 'SVC_CHANGES_RETENTION_DAYS', 30, 30, 36_500),
     bootstrapKey,
     webhookRetryDelaysS: delays,

@@ -208,7 +208,7 @@ describe('the change feed shows a key only what its products read elsewhere', ()
     const [archived] = await t.services.events.append([
       {
         type: 'score', tier: 'confirmed', game_id: 'soccer_21728', competition_id: 'soccer_wc_21728', sport: 'soccer', league: 'wc', season_id: 'wc_2022', team: 'ARG',
-        event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5, provisional_id: null, retracted_id: null,
+        event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5, probability: 1, provisional_id: null, retracted_id: null,
       },
     ]);
     const eventIds = (changes: Change[]) => changes.filter((c) => c.type === 'event.created').map((c) => c.object_id);

@@ -210,7 +210,7 @@ describe('cluster mode: two nodes, one PostgreSQL, one Redis', () => {
     await onB.until((c) => c.frames.length > 0, 5000, 'subscribed');
     const row = (i: number) => ({
       type: 'score', tier: 'provisional', game_id: 'golf_990001', competition_id: 'golf_990001_c', sport: 'golf', league: 'sgt', season_id: 'sgt_2026',
-      team: 'AAA', event_type: 'birdie', points: i, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 1, latency_ms: 1,
+      team: 'AAA', event_type: 'birdie', points: i, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 1, latency_ms: 1, probability: 1,
       provisional_id: null, retracted_id: null,
     });
     // Two appends published in the opposite order (node A's publish of N lost the race to N+1's).

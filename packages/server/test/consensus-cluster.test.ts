@@ -8,6 +8,8 @@ import { createLive, type Live } from '../src/live/index.js';
 import { InProcessNetwork } from '../src/live/router.js';
 import type { Db } from '../src/store/sql/db.js';
 import { EventLog } from '../src/store/events/events.js';
+import { voterId } from '../src/domain/consensus/voters.js';
+import type { TrackRecord } from '../src/domain/consensus/weights.js';
 import { engines, freshDb } from './helpers.js';
 
 /**
@@ -29,7 +31,8 @@ interface Node {
 }
 
 type Op =
-  | { kind: 'report'; node: number; reporter: number; play: number; jitterMs: number }
+  | { kind: 'report'; node: number; reporter: number; named: number; play: number; jitterMs: number }
+  | { kind: 'official'; node: number; play: number; jitterMs: number }
   | { kind: 'advance'; ms: number }
   | { kind: 'tick'; node: number }
   | { kind: 'kill'; node: number }
@@ -37,7 +40,9 @@ type Op =
 
 const NODES = 3;
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('report' as const), node: fc.nat(NODES - 1), reporter: fc.nat(4), play: fc.nat(5), jitterMs: fc.nat(2000) }) },
+  // `named` 0: the key's own voice; 1 or 2: a reporter the key names (docs/consensus.md "Threat model").
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('report' as const), node: fc.nat(NODES - 1), reporter: fc.nat(4), named: fc.constantFrom(0, 0, 0, 1, 2), play: fc.nat(5), jitterMs: fc.nat(2000) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('official' as const), node: fc.nat(NODES - 1), play: fc.nat(5), jitterMs: fc.nat(2000) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 500, max: 20_000 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), node: fc.nat(NODES - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('kill' as const), node: fc.nat(NODES - 1) }) },
@@ -71,6 +76,13 @@ describe.each(engines())('consensus over several nodes and a shared store (%s)',
     await db?.close();
   });
 
+  /** Reports stored, and reports counted into the voters' records. */
+  async function storedCounts(): Promise<{ stored: number; counted: number }> {
+    const stored = await db.kysely.selectFrom('reports').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const counted = await db.kysely.selectFrom('reporters').select((eb) => eb.fn.sum('reports').as('n')).executeTakeFirst();
+    return { stored: Number(stored?.n ?? 0), counted: Number(counted?.n ?? 0) };
+  }
+
   function start(name: string): Node {
     const log = new EventLog(db);
     return { id: name, alive: true, live: createLive(db, log, bus, clock, { leaseMs: LEASE_MS, nodeId: name, router: network.router(name), consensus: { retractAfterMs: RETRACT_MS }, routeWaitMs: 200 }) };
@@ -84,17 +96,26 @@ describe.each(engines())('consensus over several nodes and a shared store (%s)',
     for (const r of [0, 1, 2]) await before.live.ingest.submit(principal(r), [at(1, 1000)], false);
     await before.live.ingest.submit(principal(3), [at(2, 1000)], false);
     await before.live.ingest.submit(principal(3), [at(4, 1000)], false);
+    // A reporter a key names, voting with the crowd on play 1: its own record, apart from its key's.
+    await before.live.ingest.submit(principal(4), [{ ...at(1, 1000), reporter: 'fan' }], false);
     clock.advance(RETRACT_MS);
     await before.live.ingest.tick();
-    const ids = [0, 1, 2, 3].map((i) => principal(i).keyId);
+    // Official data records play 1 a minute later: it judges the crowd votes of the game (docs/consensus.md).
+    const game = await before.live.games.byGameId(plays[1].game_id);
+    if (!game) throw new Error('no game');
+    await before.live.ingest.official(game, { team: plays[1].team, points: plays[1].points, eventType: 'score', observedAt: clock.now() - RETRACT_MS - 1000 });
+    const ids = [...[0, 1, 2, 3].map((i) => principal(i).keyId), voterId(principal(4).keyId, 'fan')];
     const pick = (w: Record<string, { weight: number }>) => ids.map((id) => w[id]);
     const expected = pick(before.live.engine.weights.snapshot());
-    expect(expected.map((w) => w.weight)).toEqual([2 / 3, 2 / 3, 2 / 3, 0.25].map((x) => expect.closeTo(x, 9)));
+    // The named reporter joined after the crowd confirmed (no crowd credit); the official record credits it.
+    expect(expected.map((w) => w.weight)).toEqual([0.75, 0.75, 0.75, 0.25, 2 / 3].map((x) => expect.closeTo(x, 9)));
+    expect(expected.map((w) => (w as unknown as TrackRecord).officialConfirmed)).toEqual([1, 1, 1, 0, 1]);
     // A crash: the old process is gone without a word; the new one under the same name starts empty.
     const after = start('weights');
-    expect(pick(after.live.engine.weights.snapshot())).toEqual([undefined, undefined, undefined, undefined]);
+    expect(pick(after.live.engine.weights.snapshot())).toEqual([undefined, undefined, undefined, undefined, undefined]);
     // Each reporter reports a play of its own (nothing closes, so nothing moves the records).
     for (const [r, play] of [[0, 0], [1, 2], [2, 3], [3, 5]]) await after.live.ingest.submit(principal(r), [at(play, 0)], false);
+    await after.live.ingest.submit(principal(4), [{ ...at(5, 0), reporter: 'fan' }], false);
     expect(pick(after.live.engine.weights.snapshot())).toEqual(expected);
     await after.live.ingest.close();
   });
@@ -121,7 +142,7 @@ describe.each(engines())('consensus over several nodes and a shared store (%s)',
     await b.live.ingest.close();
   });
 
-  it('every provisional gets exactly one resolution; a play never has two provisionals open at once', async () => {
+  it('every provisional gets exactly one resolution; a play never has two provisionals open at once; each report counts once in its voter’s record', async () => {
     expect(plays).toHaveLength(6);
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), fc.array(op, { minLength: 5, maxLength: 80 }), async (s, ops) => {
@@ -129,6 +150,7 @@ describe.each(engines())('consensus over several nodes and a shared store (%s)',
         // Each run starts well after the last one: earlier candidates are gone, plays are new.
         clock.advance(RETRACT_MS * 3);
         const firstSeq = (await db.kysely.selectFrom('events').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst())?.m ?? 0;
+        const reportsBefore = await storedCounts();
         const base = clock.now() - 5000;
         const nodes: Node[] = Array.from({ length: NODES }, (_, i) => start(`g${generation}_n${i}`));
         const run = async (o: Op): Promise<void> => {
@@ -148,10 +170,22 @@ describe.each(engines())('consensus over several nodes and a shared store (%s)',
             const n = nodes[o.node];
             if (!n.alive) return;
             if (o.kind === 'tick') await n.live.ingest.tick();
-            else {
+            else if (o.kind === 'official') {
+              // An official play of a play: it confirms it and judges the game's crowd votes.
               const play = plays[o.play];
+              const game = await n.live.games.byGameId(play.game_id);
+              if (!game) throw new Error(`no game ${play.game_id}`);
               await n.live.ingest
-                .submit(principal(o.reporter), [{ ...play, observed_at: new Date(base + o.jitterMs).toISOString() }], false)
+                .official(game, { team: play.team, points: play.points, eventType: 'score', observedAt: base + o.jitterMs })
+                .catch((err: unknown) => {
+                  if (!(err instanceof Error) || !/in time/.test(err.message)) throw err;
+                });
+            } else {
+              const play = plays[o.play];
+              const reporter = o.named > 0 ? { reporter: `fan${o.named}` } : {};
+              // Keys of this run only: official plays of earlier runs judged those of the runs before.
+              await n.live.ingest
+                .submit(principal(generation * 10 + o.reporter), [{ ...play, ...reporter, observed_at: new Date(base + o.jitterMs).toISOString() }], false)
                 // A report may find its game's owner dead and the lease not yet lapsed: the reporter retries later.
                 .then(() => (stats.reports += 1))
                 .catch((err: unknown) => {
@@ -202,6 +236,10 @@ describe.each(engines())('consensus over several nodes and a shared store (%s)',
           }
         }
         for (const n of nodes) if (n.alive) await n.live.ingest.close();
+        // Every stored report was counted into its voter's record exactly once, across crashes,
+        // handovers and writes decided again (a refused write counts nothing).
+        const reportsAfter = await storedCounts();
+        expect(reportsAfter.counted - reportsBefore.counted).toBe(reportsAfter.stored - reportsBefore.stored);
         stats.provisionals += provisionals.length;
         stats.confirmed += events.filter((e) => e.tier === 'confirmed').length;
         stats.retracted += events.filter((e) => e.type === 'score_retracted').length;
@@ -219,13 +257,16 @@ describe.each(engines())('track records over several nodes (%s)', (engine) => {
   let db: Db;
   const clock = new ManualClock(Date.parse(`${isoDate(Date.now())}T12:00:00.000Z`));
   const network = new InProcessNetwork();
-  let plays: { game_id: string; team: string; points: number }[] = [];
+  const plays: { game_id: string; team: string; points: number }[] = [];
   beforeAll(async () => {
     ({ db } = await freshDb(engine));
-    const game = await db.kysely.selectFrom('competitions').select(['id', 'sport', 'n']).where('sport', '=', 'basketball').where('date', '=', isoDate(clock.now())).where('status', '!=', 'final').executeTakeFirstOrThrow();
-    const competitors = await db.kysely.selectFrom('competitors').select('entity_id').where('competition_id', '=', game.id).execute();
-    const [home] = competitors.map((c) => c.entity_id.split(':').pop() ?? '');
-    plays = [2, 3, 1].map((points) => ({ game_id: `${game.sport}_${game.n}`, team: home, points }));
+    // Two games: a reporter has at most two candidates nobody else backs open per game (docs/consensus.md).
+    const games = await db.kysely.selectFrom('competitions').select(['id', 'sport', 'n']).where('sport', '=', 'basketball').where('date', '=', isoDate(clock.now())).where('status', '!=', 'final').limit(2).execute();
+    for (const game of games) {
+      const competitors = await db.kysely.selectFrom('competitors').select('entity_id').where('competition_id', '=', game.id).execute();
+      const [home] = competitors.map((c) => c.entity_id.split(':').pop() ?? '');
+      plays.push(...[2, 3].map((points) => ({ game_id: `${game.sport}_${game.n}`, team: home, points })));
+    }
   });
   afterAll(async () => {
     await db?.close();
@@ -239,10 +280,11 @@ describe.each(engines())('track records over several nodes (%s)', (engine) => {
     const [first] = await a.ingest.submit(reporter, [at(0)], false);
     expect(first.event_id).not.toBeNull();
     // Ten of its reports retracted on games another node owns: that node's commit moved the stored record.
+    const stored = { voter: reporter.keyId, key_id: reporter.keyId, reporter: null, reports: 1, agreed: 0, disagreed: 10, official_confirmed: 0, official_contradicted: 0, missed: 0, probation: 0, weight: 1 / 12, last_report_at: null, created_at: new Date(clock.now()).toISOString() };
     await db.kysely
-      .insertInto('reporter_records')
-      .values({ key_id: reporter.keyId, agreed: 0, disagreed: 10 })
-      .onConflict((oc) => oc.column('key_id').doUpdateSet({ agreed: 0, disagreed: 10 }))
+      .insertInto('reporters')
+      .values(stored)
+      .onConflict((oc) => oc.column('voter').doUpdateSet({ agreed: 0, disagreed: 10, weight: 1 / 12 }))
       .execute();
     // Weight 1/12, below minStartWeight: a candidate it alone starts is not published.
     const [second] = await a.ingest.submit(reporter, [at(2)], false);
@@ -251,8 +293,8 @@ describe.each(engines())('track records over several nodes (%s)', (engine) => {
     const events = await db.kysely.selectFrom('events').select('seq').where('game_id', '=', plays[2].game_id).where('team', '=', plays[2].team).where('points', '=', plays[2].points).execute();
     expect(events).toEqual([]);
     // Moved back: the next report is weighed on the stored record again, and published.
-    await db.kysely.updateTable('reporter_records').set({ agreed: 10, disagreed: 0 }).where('key_id', '=', reporter.keyId).execute();
-    const [third] = await a.ingest.submit(reporter, [at(1)], false);
+    await db.kysely.updateTable('reporters').set({ agreed: 10, disagreed: 0, weight: 11 / 12 }).where('voter', '=', reporter.keyId).execute();
+    const [third] = await a.ingest.submit(reporter, [at(3)], false);
     expect(third.event_id).not.toBeNull();
     await a.ingest.close();
   });

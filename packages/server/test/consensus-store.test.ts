@@ -21,7 +21,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function report(id: string, gameId: string, keyId: string, candidateId: string | null, observedAt: number): ReportTable {
   return {
     id, key_id: keyId, ref: null, game_id: gameId, team: 'AAA', points: 2, event_type: null, clock: null,
-    observed_at: iso(observedAt), received_at: iso(observedAt), event_id: null, tier: 'provisional', candidate_id: candidateId,
+    observed_at: iso(observedAt), received_at: iso(observedAt), event_id: null, tier: 'provisional', candidate_id: candidateId, reporter: null,
   };
 }
 
@@ -31,7 +31,7 @@ async function seeded(db: Db): Promise<void> {
     .insertInto('consensus_candidates')
     .values({
       id: 'cand_g1', game_id: 'g1', team: 'AAA', points: 2, first_observed_at: NOW - 20_000, first_received_at: NOW - 20_000,
-      event_type: null, clock: null, starter: 'key_a', state: 'open', published: 1, official: 0, provisional_event_id: 'evt_p', confirmed_event_id: null,
+      event_type: null, clock: null, starter: 'key_a', state: 'open', published: 1, official: 0, provisional_event_id: 'evt_p', confirmed_event_id: null, judged: 0, probability: 0.5,
     })
     .execute();
   await db.kysely

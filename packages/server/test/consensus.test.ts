@@ -37,7 +37,18 @@ describe('provisional and confirmation', () => {
     expect(r).toMatchObject({ duplicate: false, tier: 'provisional' });
     expect(r.candidateId).toEqual(expect.any(String));
     expect(r.outcomes).toEqual([
-      { kind: 'provisional', candidateId: r.candidateId, gameId: 'soccer_1', team: 'BRA', points: 1, eventType: 'score', clock: null, at: clock.now(), confidence: { agreement: 1, reporters: 1, latency_ms: 0 } },
+      {
+        kind: 'provisional',
+        candidateId: r.candidateId,
+        gameId: 'soccer_1',
+        team: 'BRA',
+        points: 1,
+        eventType: 'score',
+        clock: null,
+        at: clock.now(),
+        confidence: { agreement: 1, reporters: 1, latency_ms: 0, probability: expect.any(Number) },
+        evidence: expect.any(Object),
+      },
     ]);
   });
 
@@ -46,6 +57,10 @@ describe('provisional and confirmation', () => {
     report('other', { team: 'ARG' });
     const r = report('r1');
     expect(r.outcomes[0]).toMatchObject({ kind: 'provisional', confidence: { agreement: 0.5, reporters: 1, latency_ms: 0 } });
+    const p = r.outcomes[0].kind === 'provisional' ? r.outcomes[0].confidence.probability : NaN;
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(1);
+    expect(Math.round(p * 1000) / 1000).toBe(p);
   });
 
   it('confirms on the third distinct reporter with agreement, reporters and latency from the first receipt', () => {
@@ -67,9 +82,10 @@ describe('provisional and confirmation', () => {
         eventType: 'goal',
         clock: "67'",
         at: clock.now(),
-        confidence: { agreement: 1, reporters: 3, latency_ms: 4_000 },
+        confidence: { agreement: 1, reporters: 3, latency_ms: 4_000, probability: expect.any(Number) },
         official: false,
         hadProvisional: true,
+        evidence: expect.any(Object),
       },
     ]);
   });
@@ -82,7 +98,7 @@ describe('provisional and confirmation', () => {
     report('r2');
     expect(report('r3').outcomes).toEqual([]);
     const fourth = report('x1', { observedAt: T0 + 10_000 });
-    expect(confirmedOf(fourth.outcomes).confidence).toEqual({ agreement: 0.667, reporters: 4, latency_ms: 0 });
+    expect(confirmedOf(fourth.outcomes).confidence).toEqual({ agreement: 0.667, reporters: 4, latency_ms: 0, probability: expect.any(Number) });
   });
 });
 
@@ -96,7 +112,9 @@ describe('repeats, second plays and windows', () => {
     }
     expect(engine.openCandidates()).toBe(1);
     clock.advance(90_000);
-    expect(engine.tick()).toEqual([{ kind: 'retracted', candidateId: first.candidateId, gameId: 'soccer_1', team: 'BRA', points: 1, at: clock.now() }]);
+    const published = first.outcomes[0].kind === 'provisional' ? first.outcomes[0].confidence.probability : NaN;
+    // A retraction carries the probability its provisional went out with (rule 17).
+    expect(engine.tick()).toEqual([{ kind: 'retracted', candidateId: first.candidateId, gameId: 'soccer_1', team: 'BRA', points: 1, at: clock.now(), probability: published }]);
   });
 
   it('keeps a steady stream of repeats (each within 5 s of the last) as one vote', () => {
@@ -131,7 +149,7 @@ describe('repeats, second plays and windows', () => {
     clock.advance(90_000);
     expect(engine.tick()).toEqual([]);
     expect(engine.weights.snapshot().r4).toBeUndefined();
-    expect(engine.weights.snapshot().r1).toEqual({ agreed: 1, disagreed: 0, weight: 2 / 3 });
+    expect(engine.weights.snapshot().r1).toMatchObject({ agreed: 1, disagreed: 0, weight: 2 / 3 });
   });
 
   it('never merges different points or teams', () => {
@@ -184,7 +202,7 @@ describe('official plays', () => {
         eventType: 'penalty',
         clock: "12'",
         at: clock.now(),
-        confidence: { agreement: 1, reporters: 2, latency_ms: 7_000 },
+        confidence: { agreement: 1, reporters: 2, latency_ms: 7_000, probability: 1 },
         official: true,
         hadProvisional: true,
       },
@@ -198,7 +216,7 @@ describe('official plays', () => {
     const { clock, engine, report } = setup();
     const out = engine.official({ gameId: 'soccer_1', team: 'BRA', points: 1, eventType: 'goal', observedAt: T0 });
     expect(out).toEqual([
-      expect.objectContaining({ kind: 'confirmed', eventType: 'goal', clock: null, at: clock.now(), official: true, hadProvisional: false, confidence: { agreement: 1, reporters: 0, latency_ms: 0 } }),
+      expect.objectContaining({ kind: 'confirmed', eventType: 'goal', clock: null, at: clock.now(), official: true, hadProvisional: false, confidence: { agreement: 1, reporters: 0, latency_ms: 0, probability: 1 } }),
     ]);
     clock.advance(5_000);
     expect(report('r1', { observedAt: T0 + 2_000 })).toEqual({ candidateId: out[0].candidateId, duplicate: false, tier: 'confirmed', outcomes: [] });
@@ -231,7 +249,7 @@ describe('retraction, activity and memory', () => {
     clock.advance(79_999);
     expect(engine.tick()).toEqual([]);
     clock.advance(1);
-    expect(engine.tick()).toEqual([{ kind: 'retracted', candidateId: first.candidateId, gameId: 'soccer_1', team: 'BRA', points: 1, at: T0 + 90_000 }]);
+    expect(engine.tick()).toEqual([{ kind: 'retracted', candidateId: first.candidateId, gameId: 'soccer_1', team: 'BRA', points: 1, at: T0 + 90_000, probability: expect.any(Number) }]);
     expect(engine.tick()).toEqual([]);
     expect(engine.openCandidates()).toBe(0);
   });
@@ -261,7 +279,7 @@ describe('retraction, activity and memory', () => {
     expect(confirmedOf(out).confidence.agreement).toBe(1);
   });
 
-  it('prunes closed candidates and idle reporters on tick so memory returns to zero', () => {
+  it('prunes closed candidates, idle and then absent voices on tick so memory returns to zero', () => {
     const { clock, engine, report } = setup();
     for (let game = 0; game < 50; game++) {
       const gameId = `soccer_${game}`;
@@ -275,6 +293,10 @@ describe('retraction, activity and memory', () => {
     // Closed candidates still absorb late reports for a window after retraction.
     expect(engine.size()).toEqual({ games: 50, candidates: 100, activeReporters: 200 });
     clock.advance(30_001);
+    expect(engine.tick()).toEqual([]);
+    // Idle, but still present: their silence about the game's next play is evidence (rule 16).
+    expect(engine.size()).toEqual({ games: 50, candidates: 0, activeReporters: 0 });
+    clock.advance(engine.options.presenceMs);
     expect(engine.tick()).toEqual([]);
     expect(engine.size()).toEqual({ games: 0, candidates: 0, activeReporters: 0 });
   });
@@ -312,7 +334,7 @@ describe('reporter weights', () => {
     w.record('a', true);
     w.record('a', true);
     w.record('a', false);
-    expect(w.snapshot()).toEqual({ a: { agreed: 2, disagreed: 1, weight: 0.6 } });
+    expect(w.snapshot()).toEqual({ a: { agreed: 2, disagreed: 1, officialConfirmed: 0, officialContradicted: 0, missed: 0, probation: 0, weight: 0.6 } });
     expect(new ReporterWeights({ b: { agreed: 0, disagreed: 3 } }).weight('b')).toBe(0.2);
   });
 
@@ -326,7 +348,7 @@ describe('reporter weights', () => {
       clock.advance(1_000);
       honest.push(...report(id).outcomes);
     }
-    expect(confirmedOf(honest).confidence).toEqual({ agreement: 0.6, reporters: 3, latency_ms: 2_000 });
+    expect(confirmedOf(honest).confidence).toMatchObject({ agreement: 0.6, reporters: 3, latency_ms: 2_000 });
     clock.set(T0 + 89_999);
     expect(engine.tick()).toEqual([]);
     clock.set(T0 + 90_000);
@@ -372,7 +394,8 @@ describe('a reporter spreading its reports apart', () => {
   const spread = (k: number) => ({ observedAt: T0 - k * 31_000 });
 
   it('opens at most maxOpenStartedPerReporter candidates per game, team and points; the rest are absorbed', () => {
-    const { engine, report } = setup({ maxOpenStartedPerReporter: 4 });
+    // Rule 13's limit of unsupported candidates per voice is lifted here to see rule 10 alone.
+    const { engine, report } = setup({ maxOpenStartedPerReporter: 4, maxUnsupportedPerVoice: 100 });
     const results = Array.from({ length: 10 }, (_, k) => report('spammer', spread(k)));
     expect(results.map((r) => r.outcomes.length)).toEqual([1, 1, 1, 1, 0, 0, 0, 0, 0, 0]);
     expect(results.slice(4).every((r) => r.candidateId === null && r.absorbed === true && !r.duplicate)).toBe(true);
@@ -387,7 +410,7 @@ describe('a reporter spreading its reports apart', () => {
   });
 
   it('frees a slot when one of its candidates closes', () => {
-    const { clock, engine, report } = setup({ maxOpenStartedPerReporter: 2 });
+    const { clock, engine, report } = setup({ maxOpenStartedPerReporter: 2, maxUnsupportedPerVoice: 100 });
     report('spammer', spread(0));
     report('spammer', spread(1));
     expect(report('spammer', spread(2)).absorbed).toBe(true);
@@ -398,7 +421,7 @@ describe('a reporter spreading its reports apart', () => {
   });
 
   it('defaults to 16', () => {
-    const { report } = setup();
+    const { report } = setup({ maxUnsupportedPerVoice: 100 });
     const results = Array.from({ length: 20 }, (_, k) => report('spammer', spread(k)));
     expect(results.filter((r) => r.candidateId !== null)).toHaveLength(16);
   });
@@ -472,6 +495,8 @@ describe('properties over random streams', () => {
         clock.advance(200_000);
         check(engine.tick());
         expect(engine.openCandidates()).toBe(0);
+        clock.advance(engine.options.presenceMs);
+        check(engine.tick());
         expect(engine.size()).toEqual({ games: 0, candidates: 0, activeReporters: 0 });
       }),
       { numRuns: 300 },

@@ -49,7 +49,17 @@ const code = (entityId: string) => entityId.slice(entityId.lastIndexOf(':') + 1)
 describe.each(engines())('corrections on %s', (engine) => {
   let t: TestApp;
   let key: string;
-  let reporters: string[];
+  /**
+   * Each game's crowd: three report keys of its own. Official data judges the crowd's votes
+   * (docs/consensus.md "Truth from official data"): a crowd whose score the final result withdrew
+   * is on probation afterwards, and could not confirm another game's score alone.
+   */
+  const crowds = new Map<string, string[]>();
+  const crowdOf = async (g: Game): Promise<string[]> => {
+    let keys = crowds.get(g.id);
+    if (!keys) crowds.set(g.id, (keys = [await t.key({ products: ['report'] }), await t.key({ products: ['report'] }), await t.key({ products: ['report'] })]));
+    return keys;
+  };
   let base: { http: string; ws: string };
   let games: Game[];
   let basketball: Game[];
@@ -60,7 +70,6 @@ describe.each(engines())('corrections on %s', (engine) => {
   beforeAll(async () => {
     t = await testApp({ engine, clock, config: { webhookAllowPrivate: true } });
     key = await t.key();
-    reporters = [await t.key({ products: ['report'] }), await t.key({ products: ['report'] }), await t.key({ products: ['report'] })];
     base = await listen(t);
     games = (await get('/v1/games?date=today&sport=soccer&status=scheduled&limit=1000')).json().data as Game[];
     basketball = (await get('/v1/games?date=today&sport=basketball&status=scheduled&limit=1000')).json().data as Game[];
@@ -89,7 +98,7 @@ describe.each(engines())('corrections on %s', (engine) => {
   /** Three reporters (distinct keys) report the same score: quorum and full agreement, a confirmed crowd event. */
   const crowdScore = async (g: Game, team: string, clockText?: string) => {
     let last: { event_id: string; tier: string } | undefined;
-    for (const r of reporters) {
+    for (const r of await crowdOf(g)) {
       const res = await post('/v1/reports', { game_id: g.id, team, points: 1, event_type: 'goal', ...(clockText ? { clock: clockText } : {}) }, r);
       expect(res.statusCode, res.body).toBe(202);
       last = res.json().data[0];
@@ -138,14 +147,14 @@ describe.each(engines())('corrections on %s', (engine) => {
     // The game's events: the goal, then its correction naming it.
     const after = await events(g);
     const retractions = after.filter((e) => e.type === 'score_retracted');
-    expect(retractions).toEqual([expect.objectContaining({ tier: 'confirmed', retracted_id: goal?.id, team: code(home), points: 1, event_type: 'score_withdrawn', confidence: { agreement: 1, reporters: 0, latency_ms: 0 } })]);
+    expect(retractions).toEqual([expect.objectContaining({ tier: 'confirmed', retracted_id: goal?.id, team: code(home), points: 1, event_type: 'score_withdrawn', confidence: { agreement: 1, reporters: 0, latency_ms: 0, probability: 1 } })]);
     const fix = retractions[0];
     expect(fix.id > String(goal?.id)).toBe(true);
 
     // The stream, both ways, exactly once.
     await ws.until((c) => c.events().some((f) => f.id === fix.id), 10_000, 'the correction on the WebSocket');
     await sse.until((c) => c.events().some((m) => m.id === fix.id), 10_000, 'the correction on SSE');
-    expect(ws.events().filter((f) => f.type === 'score_retracted')).toEqual([{ id: fix.id, type: 'score_retracted', tier: 'confirmed', game_id: g.id, team: code(home), points: 1, ts: expect.any(String), confidence: { agreement: 1, reporters: 0, latency_ms: 0 }, retracted_id: goal?.id, schema: 'svc.event.v1' }]);
+    expect(ws.events().filter((f) => f.type === 'score_retracted')).toEqual([{ id: fix.id, type: 'score_retracted', tier: 'confirmed', game_id: g.id, team: code(home), points: 1, ts: expect.any(String), confidence: { agreement: 1, reporters: 0, latency_ms: 0, probability: 1 }, retracted_id: goal?.id, schema: 'svc.event.v1' }]);
     expect(sse.events().filter((m) => m.event === 'score_retracted').map((m) => m.data.retracted_id)).toEqual([goal?.id]);
     ws.close();
     sse.close();
@@ -294,7 +303,7 @@ describe.each(engines())('corrections on %s', (engine) => {
     const goal = (await plays(g, { period: q1, competitor_id: home, event_type: 'two_pointer', points: 2 })).json().data[0];
     const goalEvent = (await events(g)).find((e) => e.type === 'score');
     const otherEvent = (await events(other)).find((e) => e.type === 'score');
-    const provisional = (await post('/v1/reports', { game_id: g.id, team: code(side(g, 'away')), points: 1 }, reporters[0])).json().data[0].event_id;
+    const provisional = (await post('/v1/reports', { game_id: g.id, team: code(side(g, 'away')), points: 1 }, (await crowdOf(g))[0])).json().data[0].event_id;
     const w = (withdraws: unknown, extra: Record<string, unknown> = {}) => plays(g, { event_type: 'score_withdrawn', withdraws, ...extra });
     const before = [await count('plays'), await count('events'), await count('changes'), await count('webhook_deliveries')];
 

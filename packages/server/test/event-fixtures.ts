@@ -27,7 +27,7 @@ export function confirmedGoal(game: GameOfEvent, ts: string, over: Partial<NewEv
     ts,
     agreement: 1,
     reporters: 3,
-    latency_ms: 900,
+    latency_ms: 900, probability: 1,
     provisional_id: null,
     retracted_id: null,
     ...over,

@@ -84,12 +84,12 @@ describe.each(engines())('GET /v1/export?format=csv|parquet read back by DuckDB 
     // Events through the event log: an odd team, a null clock, a provisional link, a non-integral agreement.
     const at = { game_id: `soccer_${game.n}`, competition_id: game.id, season_id: 'wc_2022', sport: 'soccer', league: 'wc', tier: 'confirmed' as const };
     await t.services.events.append([
-      { ...at, type: 'score', team: ODD, event_type: 'goal', points: 1, clock: null, ts: '2022-11-20T16:03:04.567Z', agreement: 2 / 3, reporters: 3, latency_ms: 1234, provisional_id: 'evt_x"y', retracted_id: null },
-      { ...at, type: 'score_retracted', team: '', event_type: 'a,b', points: -1, clock: "45+2'", ts: '2022-11-20T16:59:59.999Z', agreement: 0, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: 'evt_z' },
-      { ...at, type: 'score', team: FORMULA.team, event_type: '-1', points: -2, clock: FORMULA.eventClock, ts: '2022-11-20T17:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 1, provisional_id: null, retracted_id: null },
+      { ...at, type: 'score', team: ODD, event_type: 'goal', points: 1, clock: null, ts: '2022-11-20T16:03:04.567Z', agreement: 2 / 3, reporters: 3, latency_ms: 1234, probability: 1, provisional_id: 'evt_x"y', retracted_id: null },
+      { ...at, type: 'score_retracted', team: '', event_type: 'a,b', points: -1, clock: "45+2'", ts: '2022-11-20T16:59:59.999Z', agreement: 0, reporters: 0, latency_ms: 0, probability: 1, provisional_id: null, retracted_id: 'evt_z' },
+      { ...at, type: 'score', team: FORMULA.team, event_type: '-1', points: -2, clock: FORMULA.eventClock, ts: '2022-11-20T17:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 1, probability: 1, provisional_id: null, retracted_id: null },
       // A status change, with the fields only status events have.
       {
-        ...at, type: 'status', team: '', event_type: 'status', points: 0, clock: null, ts: '2022-11-20T17:00:01.000Z', agreement: 1, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: null,
+        ...at, type: 'status', team: '', event_type: 'status', points: 0, clock: null, ts: '2022-11-20T17:00:01.000Z', agreement: 1, reporters: 0, latency_ms: 0, probability: 1, provisional_id: null, retracted_id: null,
         status: 'final', previous_status: 'suspended', start_time: '2022-11-20T16:00:00.000Z', reason: FORMULA.statusReason,
       },
     ]);

@@ -66,6 +66,7 @@ describe.each(engines())('export lines against the REST serializer, odd values i
     agreement,
     reporters: int32,
     latency_ms: int32,
+    probability: fc.double({ min: 0, max: 1, noNaN: true }),
     provisional_id: fc.option(text),
     retracted_id: fc.option(text),
   });
@@ -82,7 +83,7 @@ describe.each(engines())('export lines against the REST serializer, odd values i
     // An id past the 12 padded digits (before any REST read: the response cache only learns of appends).
     await t.db.kysely
       .insertInto('events')
-      .values({ seq: 1_234_567_890_123, ...storedEventRow({ ...at, type: 'score', tier: 'confirmed', sport: 's', league: 'l', team: 't', event_type: 'e', points: 1, clock: null, ts: 'x', agreement: 1, reporters: 1, latency_ms: 1, provisional_id: null, retracted_id: null }) })
+      .values({ seq: 1_234_567_890_123, ...storedEventRow({ ...at, type: 'score', tier: 'confirmed', sport: 's', league: 'l', team: 't', event_type: 'e', points: 1, clock: null, ts: 'x', agreement: 1, reporters: 1, latency_ms: 1, probability: 1, provisional_id: null, retracted_id: null }) })
       .execute();
     await fc.assert(
       fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 10 }), async (events) => {

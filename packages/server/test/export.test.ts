@@ -199,7 +199,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       {
         type: 'score', tier: 'confirmed', game_id: game.id, competition_id: game.competition_id, sport: 'basketball', league: 'sbl',
         season_id: `sbl_${today.slice(0, 4)}`, team: 'HAR', event_type: 'two_pointer', points: 2, clock: '10:00',
-        ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 3, latency_ms: 10, provisional_id: null, retracted_id: null,
+        ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 3, latency_ms: 10, probability: 1, provisional_id: null, retracted_id: null,
       },
     ]);
     const events = (await exportLines(`league=sbl&season=${today.slice(0, 4)}`)).map((l) => parse<{ id: string; game_id: string }>(l));
@@ -264,7 +264,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       const [added] = await t.services.events.append([
         {
           type: 'score', tier: 'confirmed', game_id: `basketball_${c.n}`, competition_id: c.id, sport: 'basketball', league: c.league, season_id: c.season_id,
-          team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 0, latency_ms: 0,
+          team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 0, latency_ms: 0, probability: 1,
           provisional_id: null, retracted_id: null,
         },
       ]);
@@ -296,7 +296,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       const replayed = await t.services.events.append(
         [1, 2].map((i) => ({
           type: 'score' as const, tier: 'confirmed' as const, game_id: replayGame, competition_id: replay.id, sport: 'soccer', league: 'wc', season_id: 'wc_2022', team: 'ARG',
-          event_type: 'goal', points: 1, clock: null, ts: new Date(t.clock.now() + i).toISOString(), agreement: 1, reporters: 3, latency_ms: 5,
+          event_type: 'goal', points: 1, clock: null, ts: new Date(t.clock.now() + i).toISOString(), agreement: 1, reporters: 3, latency_ms: 5, probability: 1,
           provisional_id: null, retracted_id: null, owner_key_id: replay.owner_key_id,
         })),
       );
@@ -372,7 +372,7 @@ describe.each(engines())('GET /v1/export on %s', (engine) => {
       await t.services.events.append([
         {
           type: 'score', tier: 'confirmed', game_id: `basketball_${c.n}`, competition_id: c.id, sport: 'basketball', league: c.league, season_id: c.season_id,
-          team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 0, latency_ms: 0,
+          team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date(t.clock.now()).toISOString(), agreement: 1, reporters: 0, latency_ms: 0, probability: 1,
           provisional_id: null, retracted_id: null,
         },
       ]);

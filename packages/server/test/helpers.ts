@@ -129,7 +129,7 @@ export const storedEvent = (seq: number): StoredEvent => ({
   league: 'sgt',
   event: {
     id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'golf_1', sport: 'golf', league: 'sgt', team: 'A', event_type: 'x', points: 1,
-    clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
+    clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0, probability: 1 }, schema: 'svc.event.v1',
   },
 });
 

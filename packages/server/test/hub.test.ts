@@ -10,13 +10,13 @@ const principal = (keyId: string, sports: string[] | null = null): Principal => 
   keyId, name: 't', environment: 'test', plan: planOf('internal'), products: ['live'], sports, leagues: null,
 });
 const filter = (sports: string[] | null = null): StreamFilter => ({
-  everything: true, sports: new Set(), leagues: new Set(), games: new Set(), tier: null, types: null, scopeSports: sports, scopeLeagues: null, scopeGames: null, viewerKeyId: 'key_viewer',
+  everything: true, sports: new Set(), leagues: new Set(), games: new Set(), tier: null, types: null, scopeSports: sports, scopeLeagues: null, scopeGames: null, viewerKeyId: 'key_viewer', minProbability: 0, retractionFloor: 0,
 });
 const event = (game: string, sport: string, league: string, tier = 'provisional'): StoredEvent => ({
   seq: 1, competitionId: 'c', seasonId: 's', sport, league, ownerKeyId: null,
   event: {
     id: 'evt_1', type: 'score', tier: tier === 'confirmed' ? 'confirmed' : 'provisional', game_id: game, sport, league, team: 'A', event_type: 'x', points: 1,
-    clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
+    clock: null, ts: '2026-01-01T00:00:00.000Z', confidence: { agreement: 1, reporters: 1, latency_ms: 0, probability: 1 }, schema: 'svc.event.v1',
   },
 });
 

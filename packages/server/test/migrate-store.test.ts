@@ -242,7 +242,7 @@ describe.runIf(available)('svc migrate-store', () => {
         .pluck()
         .all()
         .map(String);
-      expect(tables).toEqual(expect.arrayContaining(['api_keys', 'webhook_endpoints', 'events', 'changes', 'reports', 'consensus_candidates', 'reporter_records', 'replays', 'idempotency_keys', 'meta']));
+      expect(tables).toEqual(expect.arrayContaining(['api_keys', 'webhook_endpoints', 'events', 'changes', 'reports', 'consensus_candidates', 'reporters', 'replays', 'idempotency_keys', 'meta']));
       const target = new pg.Client({ connectionString: url });
       await target.connect();
       try {

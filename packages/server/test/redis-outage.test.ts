@@ -223,7 +223,7 @@ describe('Redis going away', () => {
         {
           type: 'score', tier: 'confirmed', game_id: game.id, competition_id: game.competition_id, sport: 'soccer', league: game.league,
           season_id: competition.season_id, team: String(game.competitors[0].entity_id).split(':').pop() ?? '', event_type: 'goal', points: 1,
-          clock: "12'", ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 900, provisional_id: null, retracted_id: null,
+          clock: "12'", ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 900, probability: 1, provisional_id: null, retracted_id: null,
         },
       ]);
       await new Promise((r) => setTimeout(r, 300));

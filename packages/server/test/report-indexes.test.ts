@@ -43,8 +43,8 @@ describe.each(engines())('the indexes a report writes, on %s', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const report = (body: Record<string, unknown>) =>
-    t.app.inject({ method: 'POST', url: '/v1/reports', payload: JSON.stringify({ game_id: gameId, team, ...body }), headers: { ...auth(reporter), 'content-type': 'application/json' } });
+  const report = (body: Record<string, unknown>, key = reporter) =>
+    t.app.inject({ method: 'POST', url: '/v1/reports', payload: JSON.stringify({ game_id: gameId, team, ...body }), headers: { ...auth(key), 'content-type': 'application/json' } });
 
   it('hold confirmed events and reports with a ref only', async () => {
     for (const [name, def] of Object.entries(PARTIAL)) expect(await indexDefinition(t.db, name)).toMatch(def[engine]);
@@ -67,7 +67,8 @@ describe.each(engines())('the indexes a report writes, on %s', (engine) => {
   // dbstat counts a SQLite index's entries; PostgreSQL's definitions above say the same of its own.
   if (engine === 'sqlite') it('gain no entry from a report without a ref or from a provisional event', async () => {
     const before = { events: await entries(t.db, 'events_webhook_replay'), refs: await entries(t.db, 'reports_key_ref') };
-    const res = await report({ points: 1, observed_at: new Date(Date.now() - 60_000).toISOString() });
+    // A key of its own: the key above has its two unsupported candidates of the game open (docs/consensus.md, "Flood").
+    const res = await report({ points: 1, observed_at: new Date(Date.now() - 60_000).toISOString() }, await t.key({ products: ['report'] }));
     expect(res.json().data[0]).toMatchObject({ tier: 'provisional', event_id: expect.stringMatching(/^evt_/) });
     expect({ events: await entries(t.db, 'events_webhook_replay'), refs: await entries(t.db, 'reports_key_ref') }).toEqual(before);
     // A report with a ref gains its entry.
@@ -77,7 +78,7 @@ describe.each(engines())('the indexes a report writes, on %s', (engine) => {
 
   it('are read by their queries', async () => {
     const plans: string[] = [];
-    for (const q of [confirmedScoreQuery(t.db, { sports: ['soccer'], leagues: null, viewerKeyId: 'key_x' }, '2022-12-18T00:00:00.000Z', '2022-12-19T00:00:00.000Z', 100), reportsByRef(t.db, 'key_x', ['a', 'b'])]) {
+    for (const q of [confirmedScoreQuery(t.db, { sports: ['soccer'], leagues: null, minProbability: 0, viewerKeyId: 'key_x' }, '2022-12-18T00:00:00.000Z', '2022-12-19T00:00:00.000Z', 100), reportsByRef(t.db, 'key_x', ['a', 'b'])]) {
       const { sql: text, parameters } = q.compile();
       if (engine === 'sqlite') {
         const { rows } = await t.db.kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, [...parameters]));
@@ -109,7 +110,7 @@ describe.each(engines())('the indexes a report writes, on %s', (engine) => {
     for (const [name, def] of Object.entries(PARTIAL)) expect(await indexDefinition(t.db, name)).toMatch(def[engine]);
     expect(await sql<{ n: number }>`select count(*) as n from reports`.execute(t.db.kysely)).toEqual(reports);
     // The 2022 final's goals are found by the range replay's query through the new index.
-    const seqs = await confirmedScoreQuery(t.db, { sports: ['soccer'], leagues: ['wc'], viewerKeyId: 'key_x' }, '2022-12-18T00:00:00.000Z', '2022-12-19T00:00:00.000Z', 100).execute();
+    const seqs = await confirmedScoreQuery(t.db, { sports: ['soccer'], leagues: ['wc'], viewerKeyId: 'key_x', minProbability: 0 }, '2022-12-18T00:00:00.000Z', '2022-12-19T00:00:00.000Z', 100).execute();
     expect(seqs.length).toBeGreaterThanOrEqual(6);
     expect((await report({ points: 2, ref: 'idx-ref-1' })).json().data[0].id).toMatch(/^rpt_/);
   });

@@ -75,7 +75,7 @@ describe.each(engines().filter((e) => e === 'postgres'))('round trips to the dat
     expect(trips).toEqual([1, 1, 2]);
     // What the confirming report's one message carried is stored: the three track records moved
     // once each, and the confirmed event's delivery names it.
-    const records = await db.kysely.selectFrom('reporter_records').selectAll().where('key_id', 'in', [0, 1, 2].map((r) => reporter(r).keyId)).orderBy('key_id').execute();
+    const records = await db.kysely.selectFrom('reporters').selectAll().where('voter', 'in', [0, 1, 2].map((r) => reporter(r).keyId)).orderBy('voter').execute();
     expect(records.map((r) => [r.agreed, r.disagreed])).toEqual([[1, 0], [1, 0], [1, 0]]);
     const deliveries = await db.kysely.selectFrom('webhook_deliveries').select(['event_id', 'event_seq', 'status']).where('endpoint_id', '=', 'we_round_trips').execute();
     expect(deliveries.map((d) => ({ ...d, event_seq: Number(d.event_seq) }))).toEqual([{ event_id: answers[2].event_id, event_seq: Number(answers[2].event_id?.slice(4)), status: 'pending' }]);

@@ -82,7 +82,7 @@ describe('a suspended voter’s votes leave the engine', () => {
     const { outcomes, withdrawn } = engine.withdrawVoter('troll');
     expect(outcomes).toEqual([expect.objectContaining({ kind: 'retracted', candidateId: r.candidateId })]);
     expect(withdrawn).toEqual(new Map([['soccer_1', [r.candidateId]]]));
-    expect(engine.weights.recordOf('troll')).toEqual({ agreed: 0, disagreed: 0 });
+    expect(engine.weights.recordOf('troll')).toMatchObject({ agreed: 0, disagreed: 0, officialConfirmed: 0, officialContradicted: 0 });
     const [change] = engine.takeChanges();
     expect(change).toMatchObject({ closed: true, candidate: { id: r.candidateId, state: 'retracted', votes: [] } });
     expect(engine.openCandidates('soccer_1')).toBe(0);

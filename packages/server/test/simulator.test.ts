@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoDate } from '../src/domain/clock.js';
 import { hashKey } from '../src/domain/keys.js';
-import { keyPrefix } from '../src/config.js';
+import { ConfigError, keyPrefix, loadConfig } from '../src/config.js';
 import { parseSimulateArgs, SimulateUsageError } from '../src/sim/cli.js';
 import { seededRandom, startSimulator, type Simulator } from '../src/sim/index.js';
 import { deriveKey, ensureSimKeys, simSecret } from '../src/sim/keys.js';
@@ -89,6 +89,15 @@ describe.each(engines())('live simulator (%s)', (engine) => {
     expect(officialAt - gc.real(firstScore?.at ?? 0)).toBeGreaterThanOrEqual(15_000);
   });
 
+  it('takes its attackers from SVC_SIMULATOR_ATTACKS: all by default, none, or a list; a wrong name stops the start', () => {
+    expect(loadConfig({}).simulatorAttacks).toEqual(['troll', 'swarm', 'colluders', 'sleepers', 'flippers']);
+    expect(loadConfig({ SVC_SIMULATOR_ATTACKS: 'none' }).simulatorAttacks).toEqual([]);
+    expect(loadConfig({ SVC_SIMULATOR_ATTACKS: '' }).simulatorAttacks).toEqual([]);
+    expect(loadConfig({ SVC_SIMULATOR_ATTACKS: 'flippers, swarm,flippers' }).simulatorAttacks).toEqual(['flippers', 'swarm']);
+    expect(() => loadConfig({ SVC_SIMULATOR_ATTACKS: 'troll,ddos' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SVC_SIMULATOR_ATTACKS: 'troll,ddos' })).toThrow(/SVC_SIMULATOR_ATTACKS/);
+  });
+
   it('rejects bad CLI options with a clear message', () => {
     const cfg = t.services.config;
     expect(parseSimulateArgs([], cfg)).toEqual({ url: `http://127.0.0.1:${cfg.port}`, speed: 10 });
@@ -161,6 +170,9 @@ describe.each(engines())('live simulator (%s)', (engine) => {
       for (const row of confirmedRows) expect(fakeIds.has(row.provisional_id ?? '')).toBe(false);
       for (const f of stream.events()) if (f.tier === 'confirmed') expect(fakeIds.has(String(f.provisional_id))).toBe(false);
       expect(fakes.every((f) => f.tier === 'provisional')).toBe(true);
+      // Every attacker of SVC_SIMULATOR_ATTACKS (all of them by default) played, and none got a score confirmed.
+      expect(t.services.config.simulatorAttacks).toEqual(['troll', 'swarm', 'colluders', 'sleepers', 'flippers']);
+      expect(new Set(fakes.map((f) => f.attack))).toEqual(new Set(['troll', 'swarm', 'colluders', 'sleepers', 'flippers']));
     } finally {
       await sim.stop();
     }

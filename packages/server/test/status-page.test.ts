@@ -26,8 +26,9 @@ describe('status page over recorded history', () => {
   let game: { id: string; team: string; date: string };
   const at = (hhmm: string) => Date.parse(`${game.date}T${hhmm}:00.000Z`);
 
+  /** A play reported by a reporter of its own: one key has at most two lone candidates open per game (docs/consensus.md). */
   const score = async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/reports', headers: { ...auth(key), 'content-type': 'application/json' }, payload: JSON.stringify({ game_id: game.id, team: game.team, points: 2 }) });
+    const res = await t.app.inject({ method: 'POST', url: '/v1/reports', headers: { ...auth(await t.key()), 'content-type': 'application/json' }, payload: JSON.stringify({ game_id: game.id, team: game.team, points: 2 }) });
     expect(res.statusCode, res.body).toBe(202);
   };
   /** Samples every minute from now until `until` (exclusive), scoring at the given minutes. */

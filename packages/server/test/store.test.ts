@@ -180,7 +180,7 @@ describe.each(engines())('bulk export event lines (%s)', (engine) => {
     const repo = new ExportRepo(db);
     const row = (n: number) => storedEventRow({
       type: 'score', tier: n === 4 ? 'provisional' : 'confirmed', game_id: 'soccer_1', competition_id: 'soccer_x_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: 'AAA',
-      event_type: 'goal', points: 1, clock: n % 2 ? null : `${n}'`, ts: `2020-01-01T00:00:0${n}.000Z`, agreement: 0.5 + n / 10, reporters: n, latency_ms: 10 * n,
+      event_type: 'goal', points: 1, clock: n % 2 ? null : `${n}'`, ts: `2020-01-01T00:00:0${n}.000Z`, agreement: 0.5 + n / 10, reporters: n, latency_ms: 10 * n, probability: 1,
       provisional_id: n === 2 ? 'evt_000000000001' : null, retracted_id: null,
     });
     const slice = (over: Partial<ExportSlice> = {}): ExportSlice => ({ league: 'x', seasonIds: ['x_2020'], today: '2030-01-01', ...over });
@@ -274,7 +274,7 @@ describe.each(engines())('events stored before their JSON was (%s)', (engine) =>
       // The schema as it was before: no column, the migration not run; plus events of the time with odd text.
       await sql`alter table events drop column json_tail`.execute(db.kysely);
       await sql`delete from kysely_migration where name = '0007_event_json'`.execute(db.kysely);
-      const odd = { type: 'score', tier: 'confirmed', game_id: 'g"1', competition_id: 'c_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: '\u2028é😀\\', event_type: '</script>\n', points: 3, ts: '2020-01-01T00:00:00.000Z', agreement: 2 / 3, reporters: 2, latency_ms: 7 };
+      const odd = { type: 'score', tier: 'confirmed', game_id: 'g"1', competition_id: 'c_1', sport: 'soccer', league: 'x', season_id: 'x_2020', team: '\u2028é😀\\', event_type: '</script>\n', points: 3, ts: '2020-01-01T00:00:00.000Z', agreement: 2 / 3, reporters: 2, latency_ms: 7, probability: 1 };
       await sql`insert into events (type, tier, game_id, competition_id, sport, league, season_id, team, event_type, points, clock, ts, agreement, reporters, latency_ms, provisional_id, retracted_id)
                 values (${odd.type}, ${odd.tier}, ${odd.game_id}, ${odd.competition_id}, ${odd.sport}, ${odd.league}, ${odd.season_id}, ${odd.team}, ${odd.event_type}, ${odd.points}, ${null}, ${odd.ts}, ${odd.agreement}, ${odd.reporters}, ${odd.latency_ms}, ${'evt_000000000001'}, ${null})`.execute(db.kysely);
 

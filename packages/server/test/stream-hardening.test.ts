@@ -10,7 +10,7 @@ import { readRaw } from './sse-client.js';
 /** A score event of a game, stamped now: what a resume from a recent id replays. */
 const row = (game: string, sport: string, league: string, n: number, competition = `${game}_c`, season = `${league}_2026`): NewEvent => ({
   type: 'score', tier: n % 2 ? 'confirmed' : 'provisional', game_id: game, competition_id: competition, sport, league, season_id: season,
-  team: 'AAA', event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5,
+  team: 'AAA', event_type: 'goal', points: 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 5, probability: 1,
   provisional_id: null, retracted_id: null,
 });
 

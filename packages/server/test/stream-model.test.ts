@@ -143,7 +143,7 @@ describe('stream model: subscribe, unsubscribe and resume against a reference fi
     GAMES.flatMap((g, i) =>
       TIERS.map((tier) => ({
         type: 'score', tier, game_id: g.game, competition_id: `${g.game}_c`, sport: g.sport, league: g.league, season_id: `${g.league}_2026`,
-        team: 'AAA', event_type: 'goal', points: i + 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 1,
+        team: 'AAA', event_type: 'goal', points: i + 1, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 3, latency_ms: 1, probability: 1,
         provisional_id: null, retracted_id: null,
       })),
     );

@@ -48,11 +48,14 @@ describe('event stream', () => {
   });
 
   const home = (g: Game) => String(g.competitors.find((c) => c.role === 'home')?.entity_id.split(':').pop());
-  /** One provisional event on the game, a new candidate each time (observed 40 s apart). */
+  /**
+   * One provisional event on the game, a new candidate each time (observed 40 s apart), from a
+   * reporter of its own: one key has at most two candidates nobody else backs open per game.
+   */
   const score = async (g: Game): Promise<string> => {
     const res = await fetch(`${base}/v1/reports`, {
       method: 'POST',
-      headers: { ...auth(reporter), 'content-type': 'application/json' },
+      headers: { ...auth(await t.key({ products: ['report'] })), 'content-type': 'application/json' },
       body: JSON.stringify({ game_id: g.id, team: home(g), points: g.sport === 'basketball' ? 2 : 1, observed_at: new Date(Date.now() - 40_000 * ++n).toISOString() }),
     });
     expect(res.status).toBe(202);
@@ -81,7 +84,7 @@ describe('event stream', () => {
     expect(headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(headers.get('cache-control')).toContain('no-cache');
     expect(text.startsWith('retry: 1000\n\n')).toBe(true);
-    expect(text).toMatch(/event: subscribed\ndata: \{"type":"subscribed","recovered":false,"sports":\[\],"leagues":\[\],"games":\["[a-z]+_\d+"\],"tier":null\}\n\n/);
+    expect(text).toMatch(/event: subscribed\ndata: \{"type":"subscribed","recovered":false,"sports":\[\],"leagues":\[\],"games":\["[a-z]+_\d+"\],"tier":null,"min_probability":0\}\n\n/);
     const message = /id: (evt_\w+)\nevent: score\ndata: (.*)\n\n/.exec(text);
     expect(message?.[1]).toBe(id);
     await socket.until((c) => c.events().length === 1, 5000, 'the WebSocket’s frame');

@@ -35,7 +35,7 @@ describe('the stream starts from the store’s last seq even when the first read
     const [added] = await t.services.events.append([
       {
         type: 'score', tier: 'confirmed', game_id: `basketball_${c.n}`, competition_id: c.id, sport: 'basketball', league: c.league, season_id: c.season_id,
-        team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 0, latency_ms: 0,
+        team: 'ZZZ', event_type: 'correction', points: 2, clock: null, ts: new Date().toISOString(), agreement: 1, reporters: 0, latency_ms: 0, probability: 1,
         provisional_id: null, retracted_id: null,
       },
     ]);

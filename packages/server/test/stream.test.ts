@@ -157,7 +157,7 @@ describe('WebSocket stream', () => {
       league: 'smma',
       event: {
         id: `evt_${String(seq).padStart(12, '0')}`, type: 'score', tier, game_id: 'mma_1', sport: 'mma', league: 'smma', team: 'X', event_type: 'strike', points: 1, clock: null,
-        ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
+        ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0, probability: 1 }, schema: 'svc.event.v1',
       },
     });
     const batch = (from: number) => Array.from({ length: 300 }, (_, j) => fake(from + j, j % 3 === 0 ? 'confirmed' : 'provisional'));
@@ -203,7 +203,7 @@ describe('WebSocket stream', () => {
       league: 'smma',
       event: {
         id: `evt_${seq}`, type: 'score', tier: 'provisional', game_id: 'mma_1', sport: 'mma', league: 'smma', team: 'X', event_type: 'strike', points: 1, clock: null,
-        ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0 }, schema: 'svc.event.v1',
+        ts: new Date().toISOString(), confidence: { agreement: 1, reporters: 1, latency_ms: 0, probability: 1 }, schema: 'svc.event.v1',
         provisional_id: 'x'.repeat(2000),
       },
     });

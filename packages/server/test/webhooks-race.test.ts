@@ -53,7 +53,7 @@ describe.skipIf(!engines().includes('postgres'))('PostgreSQL: dispatchers racing
       ts: isoTime(clock.now()),
       agreement: 1,
       reporters: 3,
-      latency_ms: 500,
+      latency_ms: 500, probability: 1,
       provisional_id: null,
       retracted_id: null,
     });

@@ -216,7 +216,7 @@ describe.each(engines())('EventLog.append on the hot write transaction (%s)', (e
   });
   const row = (tier: 'provisional' | 'confirmed', team: string): NewEvent => ({
     type: 'score', tier, game_id: 'basketball_990001', competition_id: 'c_990001', sport: 'basketball', league: 'nba', season_id: 'nba_2026',
-    team, event_type: 'two_pointer', points: 2, clock: null, ts: '2026-06-01T12:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 5,
+    team, event_type: 'two_pointer', points: 2, clock: null, ts: '2026-06-01T12:00:00.000Z', agreement: 1, reporters: 3, latency_ms: 5, probability: 1,
     provisional_id: null, retracted_id: null,
   });
   const REPORT_EVENT = new HotSql('insert into changes (type, object_id, sport, league, owner_key_id, at) values (?, ?, ?, ?, ?, ?)');

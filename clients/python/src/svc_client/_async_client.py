@@ -433,17 +433,24 @@ class Webhooks(_Resource):
         sports: Optional[Sequence[str]] = None,
         tier: Literal["confirmed"] = "confirmed",
         description: Optional[str] = None,
+        min_probability: Optional[float] = None,
         idempotency_key: Optional[str] = None,
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
     ) -> WebhookEndpointWithSecret:
-        """Registers an endpoint; the answer's ``secret`` is shown only here: store it."""
+        """Registers an endpoint; the answer's ``secret`` is shown only here: store it.
+
+        ``min_probability`` (0–1): events whose ``confidence["probability"]`` is below it are not
+        delivered (default 0: every event).
+        """
         body: Dict[str, object] = {"url": url, "tier": tier}
         if sports is not None:
             body["sports"] = list(sports)
         if description is not None:
             body["description"] = description
+        if min_probability is not None:
+            body["min_probability"] = min_probability
         options = request_options(timeout, max_retries, extra_headers, idempotency_key)
         return await self._client._request("POST", "/v1/webhooks", one(WebhookEndpointWithSecret), options, body=body)
 
@@ -469,6 +476,7 @@ class Webhooks(_Resource):
         url: Union[str, NotGiven] = NOT_GIVEN,
         sports: Union[Sequence[str], None, NotGiven] = NOT_GIVEN,
         description: Union[str, None, NotGiven] = NOT_GIVEN,
+        min_probability: Union[float, NotGiven] = NOT_GIVEN,
         timeout: Timeout = NOT_GIVEN,
         max_retries: Optional[int] = None,
         extra_headers: Headers = None,
@@ -481,6 +489,8 @@ class Webhooks(_Resource):
             body["sports"] = None if sports is None else list(sports)
         if not isinstance(description, NotGiven):
             body["description"] = description
+        if not isinstance(min_probability, NotGiven):
+            body["min_probability"] = min_probability
         path = f"/v1/webhooks/{path_segment(webhook_id)}"
         return await self._client._request("PATCH", path, one(WebhookEndpoint), request_options(timeout, max_retries, extra_headers), body=body)
 
@@ -767,6 +777,7 @@ class StreamAccess:
         tier: Optional[Tier] = None,
         since: Optional[str] = None,
         delay: Optional[int] = None,
+        min_probability: Optional[float] = None,
         heartbeat_timeout: Optional[float] = None,
         max_reconnects: Optional[int] = None,
         timeout: Optional[float] = None,
@@ -775,7 +786,9 @@ class StreamAccess:
         """Live events (product ``live``); see :class:`AsyncStream`.
 
         Filters are unions (``sport``, ``league``, ``game``: a string or a list). ``since``
-        resumes after an event id; ``delay`` (0–300 s) holds every event until that long after its ``ts``. The stream reconnects with backoff and ``since=<last id>``
+        resumes after an event id; ``delay`` (0–300 s) holds every event until that long after its ``ts``;
+        ``min_probability`` (0–1) leaves out events whose ``confidence["probability"]`` is below it (a
+        ``score_retracted`` of an event that was sent is always sent). The stream reconnects with backoff and ``since=<last id>``
         after a drop, a 4008 or ``heartbeat_timeout`` (default 10 s, two heartbeats) of silence;
         ``max_reconnects`` bounds consecutive failed attempts (default: no bound). ``timeout``
         bounds each connection's opening handshake (default: the client's). 401, 403 and 4029
@@ -793,6 +806,7 @@ class StreamAccess:
             tier=tier,
             since=since,
             delay=delay,
+            min_probability=min_probability,
             heartbeat_timeout=heartbeat_timeout,
             max_reconnects=max_reconnects,
             open_timeout=self._client.timeout if timeout is None else timeout,

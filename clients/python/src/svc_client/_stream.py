@@ -534,8 +534,16 @@ def make_stream_core(
     max_reconnects: Optional[int],
     open_timeout: float,
     delay: Optional[int] = None,
+    min_probability: Optional[float] = None,
 ) -> _StreamCore:
-    params: Dict[str, Optional[str]] = {"sport": csv(sport), "league": csv(league), "game": csv(game), "tier": tier, "delay": None if delay is None else str(delay)}
+    params: Dict[str, Optional[str]] = {
+        "sport": csv(sport),
+        "league": csv(league),
+        "game": csv(game),
+        "tier": tier,
+        "delay": None if delay is None else str(delay),
+        "min_probability": None if min_probability is None else repr(float(min_probability)),
+    }
     return _StreamCore(
         base_url=base_url,
         api_key=api_key,

@@ -456,11 +456,13 @@ class PlayerSeasonStats(TypedDict):
 
 
 class Confidence(TypedDict):
-    """How sure svc is: share of agreeing reporters, their number, and time to confirmation."""
+    """How sure svc is: share of agreeing reporters, their number, time to confirmation, and the calibrated chance the play is real (``probability``; official events 1)."""
 
     agreement: float
     reporters: int
     latency_ms: int
+    #: The calibrated chance that the play is real (3 decimals), from its reporters’ reliability and the silence of the game’s other reporters; 1 on official events. On a `score_retracted`: the probability of the event it withdraws, so a `min_probability` filter passes a retraction exactly when it passed that event.
+    probability: float
 
 
 class _EventOptional(TypedDict, total=False):
@@ -615,10 +617,12 @@ class _ReportInputOptional(TypedDict, total=False):
     clock: str
     observed_at: str
     ref: str
+    #: The end user this report comes from, opaque to svc (like an id in your app): a key reporting for many people names each, and svc weighs each on its own track record. Reporters without a record count together as one newcomer. Absent: the key’s own voice.
+    reporter: str
 
 
 class ReportInput(_ReportInputOptional):
-    """A crowd report. ``ref`` makes it idempotent per key; ``observed_at`` is ISO 8601."""
+    """A crowd report. ``ref`` makes it idempotent per key; ``observed_at`` is ISO 8601; ``reporter`` names the end user it comes from."""
 
     game_id: str
     team: str
@@ -647,6 +651,8 @@ class WebhookEndpoint(TypedDict):
     tier: Literal["confirmed"]
     #: Event types delivered (`score`, `score_retracted`, `status`); null for every type.
     types: Optional[List[str]]
+    #: Events whose `confidence.probability` is below this are not delivered (0: every event). A `score_retracted` carries the probability of the event it withdraws, so it is delivered exactly when that event was.
+    min_probability: float
     status: EndpointStatus
     #: `failing` (24 h without a 2xx) or `gone` (the receiver answered 410).
     disabled_reason: Optional[str]

@@ -58,6 +58,7 @@ export function scoreEvent(c: CompetitionTable, play: PlayTable, team: string): 
     agreement: 1,
     reporters: 0,
     latency_ms: 0,
+    probability: 1,
     provisional_id: null,
     retracted_id: null,
   };

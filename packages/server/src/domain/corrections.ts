@@ -53,6 +53,8 @@ export interface EventOnRecord {
   team: string;
   points: number;
   clock: string | null;
+  /** Its `confidence.probability` (absent: 1), which its correction carries. */
+  probability?: number;
 }
 
 /** The reads a withdrawal needs, inside its transaction. */

@@ -1,20 +1,24 @@
 import type { ReportInput, ReportResult } from '@svc/schema';
 import type { EventBus } from '../bus/bus.js';
-import { isoTime } from '../domain/clock.js';
-import type { CandidateChange, Outcome } from '../domain/consensus/types.js';
+import { isoTime, type Clock } from '../domain/clock.js';
+import type { CandidateChange, Outcome, RecordMove } from '../domain/consensus/types.js';
 import type { TrackRecord } from '../domain/consensus/weights.js';
 import { competitionChange, consensusScores } from '../store/reference/competitions.js';
 import { insertChangesTx } from '../store/events/changes.js';
 import { withdrawVotes, type ConsensusStore, type NewReport, type StoredGame } from '../store/consensus/store.js';
+import type { ReporterStore, VoterReports } from '../store/consensus/reporters.js';
 import type { EventIdParam, EventLog, NewEvent, StoredEvent } from '../store/events/events.js';
 import type { GameLeases } from '../store/consensus/leases.js';
 import type { GameDirectory, GameInfo } from './games.js';
+import type { Speaker } from './voters.js';
 
 /** A report the engine has taken, waiting to be stored with the events its decision produced. */
 export interface TakenReport {
   /** What the caller is answered: its event id and tier are filled in once the events are stored. */
   result: ReportResult;
   input: ReportInput;
+  /** Who it speaks for: the voter under the key. */
+  speaker: Speaker;
   /** The candidate the report voted for (null for a repeat). */
   voted: string | null;
   /** The candidate stored with the report: the one it voted for or the one it repeated. */
@@ -22,14 +26,20 @@ export interface TakenReport {
   observedAt: number;
 }
 
-/** One call's reports for one game, from one reporter. */
+/** One call's reports for one game, from one key (each report names its voter). */
 export interface TakenReports {
   gameId: string;
-  reporterId: string;
+  keyId: string;
   receivedAt: number;
   reports: TakenReport[];
-  /** The reporter's track record the decisions weighed, checked against the stored one in the write (a cluster's node). */
-  weighed?: TrackRecord;
+  /** The voters' track records the decisions weighed, checked against the stored ones in the write (a cluster's node). */
+  weighed?: Map<string, TrackRecord>;
+}
+
+/** What the engine decided besides its outcomes and candidates: records moved, candidates official data judged. */
+export interface Verdicts {
+  moves: RecordMove[];
+  judged: { gameId: string; ids: string[] }[];
 }
 
 /** An official play and the candidate it settled: the play's row takes the candidate's confirmed event (docs/corrections.md). */
@@ -74,8 +84,10 @@ export class ConsensusWriter {
     private readonly games: GameDirectory,
     private readonly log: EventLog,
     private readonly state: ConsensusStore,
+    private readonly reporters: ReporterStore,
     private readonly leases: GameLeases,
     private readonly bus: EventBus,
+    private readonly clock: Clock,
   ) {}
 
   /** A game's state was rebuilt from the store: its candidates' events with it. */
@@ -93,16 +105,17 @@ export class ConsensusWriter {
   async write(
     outcomes: Outcome[],
     changes: CandidateChange[],
+    verdicts: Verdicts,
     taken: TakenReports[],
     failed: (gameId: string) => void,
     links: readonly PlayLink[] = [],
     withdrawn: readonly WithdrawnVotes[] = [],
   ): Promise<StoredEvent[]> {
-    const perGame = new Map<string, { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[]; links: PlayLink[]; withdrawn: WithdrawnVotes[] }>();
+    const perGame = new Map<string, GameWork>();
     const of = (g: string) => {
       let e = perGame.get(g);
       if (!e) {
-        e = { outcomes: [], changes: [], taken: [], links: [], withdrawn: [] };
+        e = { outcomes: [], changes: [], taken: [], moves: [], judged: [], links: [], withdrawn: [] };
         perGame.set(g, e);
       }
       return e;
@@ -110,6 +123,8 @@ export class ConsensusWriter {
     for (const o of outcomes) of(o.gameId).outcomes.push(o);
     for (const c of changes) of(c.candidate.gameId).changes.push(c);
     for (const t of taken) of(t.gameId).taken.push(t);
+    for (const m of verdicts.moves) of(m.gameId).moves.push(m);
+    for (const j of verdicts.judged) of(j.gameId).judged.push(...j.ids);
     for (const l of links) of(l.gameId).links.push(l);
     for (const w of withdrawn) of(w.gameId).withdrawn.push(w);
     const all: StoredEvent[] = [];
@@ -132,11 +147,7 @@ export class ConsensusWriter {
     return all;
   }
 
-  private async writeGame(
-    gameId: string,
-    work: { outcomes: Outcome[]; changes: CandidateChange[]; taken: TakenReports[]; links: readonly PlayLink[]; withdrawn: readonly WithdrawnVotes[] },
-  ): Promise<StoredEvent[]> {
-    const { outcomes, changes, taken, links, withdrawn } = work;
+  private async writeGame(gameId: string, { outcomes, changes, taken, moves, judged, links, withdrawn }: GameWork): Promise<StoredEvent[]> {
     const game = await this.games.byGameId(gameId);
     if (!game) throw new Error(`consensus outcome for unknown game ${gameId}`);
     const rows: NewEvent[] = outcomes.map((o) => outcomeEvent(game, o, (c) => this.provisionalOf.get(c) ?? null));
@@ -162,7 +173,7 @@ export class ConsensusWriter {
     const stored = await this.log.append(rows, {
       before: async (tx) => {
         await this.leases.fence(tx, gameId);
-        for (const t of taken) if (t.weighed) this.state.checkRecord(tx, t.reporterId, t.weighed);
+        for (const t of taken) if (t.weighed) for (const [voter, record] of t.weighed) this.reporters.checkRecord(tx, voter, record);
         if (scores) consensusScores.lock(tx, game.competitionId);
       },
       within: async (tx, eventIds) => {
@@ -171,8 +182,10 @@ export class ConsensusWriter {
           if (o.kind === 'provisional') provisional.set(o.candidateId, id);
           if (o.kind === 'confirmed') confirmed.set(o.candidateId, id);
         });
-        await this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
+        this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
         await this.state.insertReports(tx, taken.flatMap((t) => reportRows(t, ids)));
+        this.reporters.write(tx, moves, taken.flatMap(voterReports), isoTime(this.clock.now()));
+        this.state.markJudged(tx, judged);
         for (const w of withdrawn) await withdrawVotes(tx, gameId, w.voter, w.candidateIds);
         for (const l of links) {
           const event = ids.confirmed(l.candidateId);
@@ -220,6 +233,29 @@ export class ConsensusWriter {
   }
 }
 
+/** One game's share of a write. */
+interface GameWork {
+  outcomes: Outcome[];
+  changes: CandidateChange[];
+  taken: TakenReports[];
+  moves: RecordMove[];
+  judged: string[];
+  links: PlayLink[];
+  withdrawn: WithdrawnVotes[];
+}
+
+/** Each voter's reports of a call, counted into its track record (reports, last report). */
+function voterReports(t: TakenReports): VoterReports[] {
+  const at = isoTime(t.receivedAt);
+  const byVoter = new Map<string, VoterReports>();
+  for (const r of t.reports) {
+    const v = byVoter.get(r.speaker.voter);
+    if (v) v.reports += 1;
+    else byVoter.set(r.speaker.voter, { voter: r.speaker.voter, keyId: t.keyId, reports: 1, lastReportAt: at });
+  }
+  return [...byVoter.values()];
+}
+
 /** A candidate's events as a write names them: stored ids, or the database's until its commit. */
 interface EventIds {
   provisional(candidateId: string): EventIdParam | null;
@@ -234,7 +270,8 @@ function reportRows(t: TakenReports, ids: EventIds): NewReport[] {
     const event = r.voted ? (confirmed ?? ids.provisional(r.voted)) : res.event_id;
     return {
       id: res.id,
-      key_id: t.reporterId,
+      key_id: t.keyId,
+      reporter: r.speaker.reporter,
       ref: r.input.ref ?? null,
       game_id: t.gameId,
       team: r.input.team,
@@ -273,6 +310,8 @@ export function outcomeEvent(game: GameInfo, o: Outcome, provisionalOf: (candida
       agreement: 0,
       reporters: 0,
       latency_ms: 0,
+      // The probability of the event it withdraws: a min_probability filter passes both or neither.
+      probability: o.probability,
       provisional_id: null,
       retracted_id: provisionalOf(o.candidateId),
     };
@@ -286,6 +325,7 @@ export function outcomeEvent(game: GameInfo, o: Outcome, provisionalOf: (candida
     agreement: o.confidence.agreement,
     reporters: o.confidence.reporters,
     latency_ms: o.confidence.latency_ms,
+    probability: o.confidence.probability,
     provisional_id: o.kind === 'confirmed' ? provisionalOf(o.candidateId) : null,
     retracted_id: null,
   };

@@ -92,8 +92,12 @@ export class Corrections {
   }
 }
 
-/** The confirmed `score_retracted` of a correction: the withdrawn score's team and points, official (agreement 1). */
-function correctionEvent(game: GameInfo, e: Pick<EventOnRecord, 'id' | 'team' | 'points'>, why: CorrectionEventType, clock: string | null, ts: string): NewEvent {
+/**
+ * The confirmed `score_retracted` of a correction: the withdrawn score's team and points, official
+ * (agreement 1), with the withdrawn score's probability, so that a stream or endpoint whose
+ * min_probability let the score through gets its correction too (docs/stream.md "min_probability").
+ */
+function correctionEvent(game: GameInfo, e: Pick<EventOnRecord, 'id' | 'team' | 'points' | 'probability'>, why: CorrectionEventType, clock: string | null, ts: string): NewEvent {
   return {
     type: 'score_retracted',
     tier: 'confirmed',
@@ -111,6 +115,7 @@ function correctionEvent(game: GameInfo, e: Pick<EventOnRecord, 'id' | 'team' | 
     agreement: 1,
     reporters: 0,
     latency_ms: 0,
+    probability: e.probability ?? 1,
     provisional_id: null,
     retracted_id: e.id,
   };

@@ -7,6 +7,7 @@ import { ConsensusEngine, type ConsensusOptions } from '../domain/consensus/engi
 import type { Db } from '../store/sql/db.js';
 import type { EventLog } from '../store/events/events.js';
 import { ConsensusStore, ReporterReads } from '../store/consensus/store.js';
+import { ReporterStore } from '../store/consensus/reporters.js';
 import { SuspensionRepo } from '../store/consensus/suspensions.js';
 import { Reporters } from './reporters.js';
 import { SuspendedVoters } from './suspended.js';
@@ -63,10 +64,11 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
   const engine = new ConsensusEngine(clock, opts.consensus);
   const leases = new GameLeases(db, clock, opts.nodeId ?? defaultNodeId(router !== null), opts.leaseMs);
   const state = new ConsensusStore(db);
-  const writer = new ConsensusWriter(games, log, state, leases, bus);
+  const reporters = new ReporterStore(db);
+  const writer = new ConsensusWriter(games, log, state, reporters, leases, bus, clock);
   const suspensions = new SuspensionRepo(db);
   const suspended = new SuspendedVoters(suspensions);
-  const ingest = new LiveIngest(games, state, writer, engine, clock, leases, suspended, router, onWrite, opts.routeWaitMs, opts.store);
+  const ingest = new LiveIngest(games, state, reporters, writer, engine, clock, leases, suspended, router, onWrite, opts.routeWaitMs, opts.store);
   // A status change made on any node reaches this one as a `status` event: what this node knew
   // of the game (status, date) is read again on its next use.
   bus.subscribe((batch) => {
@@ -79,7 +81,7 @@ export function createLive(db: Db, log: EventLog, bus: EventBus, clock: Clock, o
     ingest,
     leases,
     corrections,
-    reporters: new Reporters(new ReporterReads(db), suspensions, ingest, clock),
+    reporters: new Reporters(reporters, new ReporterReads(db), suspensions, ingest, clock),
     official: new OfficialFeed(competitions, games, ingest, corrections, clock, onWrite),
     schedule: new ScheduleFeed(competitions, log, bus, games, ingest, clock, onWrite),
   };

@@ -6,14 +6,16 @@ import { SvcError } from '../domain/errors.js';
 import { STORE_FAULT_MESSAGES, storeFault } from '../store/sql/faults.js';
 import { randomBase62 } from '../domain/keys.js';
 import type { Principal } from '../domain/scopes.js';
-import { StaleTrackRecord, type ConsensusStore } from '../store/consensus/store.js';
+import type { ConsensusStore } from '../store/consensus/store.js';
 import type { StoredEvent } from '../store/events/events.js';
 import { LeaseLost, type GameLeases } from '../store/consensus/leases.js';
-import type { ConsensusWriter, TakenReport, TakenReports, WithdrawnVotes } from './consensus-writer.js';
+import { StaleTrackRecord, type ReporterStore } from '../store/consensus/reporters.js';
+import type { ConsensusWriter, PlayLink, TakenReport, TakenReports, WithdrawnVotes } from './consensus-writer.js';
 import type { GameDirectory, GameInfo } from './games.js';
 import { checkReport } from './report-checks.js';
 import type { SuspendedVoters } from './suspended.js';
 import { errorReply, replyError, RouteFailed, type OfficialPlay, type OwnerReply, type OwnerRequest, type OwnerRouter } from './router.js';
+import { engineVoter, speakerOf } from './voters.js';
 
 /**
  * A promise chain: the engine runs one call at a time so it and the store agree on order. A call
@@ -76,6 +78,7 @@ export class LiveIngest {
   constructor(
     private readonly games: GameDirectory,
     private readonly state: ConsensusStore,
+    private readonly reporters: ReporterStore,
     private readonly writer: ConsensusWriter,
     private readonly engine: ConsensusEngine,
     private readonly clock: Clock,
@@ -150,9 +153,12 @@ export class LiveIngest {
     await this.onOwner(game.gameId, () => this.officialOwned(game.gameId, play), { kind: 'official', gameId: game.gameId, play }, signal);
   }
 
-  /** The game is final: open candidates are retracted so no provisional stays unresolved. */
-  async forgetGame(gameId: string, signal?: AbortSignal): Promise<void> {
-    await this.onOwner(gameId, () => this.forgetOwned(gameId), { kind: 'forget', gameId }, signal);
+  /**
+   * The game is over: open candidates are retracted so no provisional stays unresolved. `final`:
+   * it ended by its final play, whose record judges every crowd vote of the game first.
+   */
+  async forgetGame(gameId: string, final = false, signal?: AbortSignal): Promise<void> {
+    await this.onOwner(gameId, () => this.forgetOwned(gameId, final), { kind: 'forget', gameId, final }, signal);
   }
 
   /**
@@ -257,7 +263,7 @@ export class LiveIngest {
         if (req.kind === 'reports') return { ok: true, results: await this.serial.run(() => this.processOwned(req.reporterId, req.gameId, req.reports)) };
         if (req.kind === 'official') await this.serial.run(() => this.officialOwned(req.gameId, req.play));
         else if (req.kind === 'withdraw') await this.serial.run(() => this.withdrawOwned(req.gameId, req.voter));
-        else await this.serial.run(() => this.forgetOwned(req.gameId));
+        else await this.serial.run(() => this.forgetOwned(req.gameId, req.final ?? false));
         return { ok: true, results: [] };
       } catch (err) {
         // A track record moved on another node: decided again here, a few times at most.
@@ -276,11 +282,12 @@ export class LiveIngest {
     this.engine.dropGame(gameId);
     await this.suspended.ready();
     const stored = await this.state.loadGame(gameId, this.clock.now(), this.engine.options);
-    // A suspended voter's reports count nowhere, not even among the game's active reporters.
+    // A suspended voter's reports count nowhere, not even among the game's present voices.
     stored.snapshot.active = stored.snapshot.active.filter((a) => !this.suspended.has(a.reporterId));
-    const reporters = new Set(stored.snapshot.active.map((a) => a.reporterId));
-    for (const c of stored.snapshot.candidates) for (const v of c.votes) reporters.add(v.reporterId);
-    for (const [id, r] of await this.state.records([...reporters])) this.engine.weights.load(id, r);
+    const voters = new Set(stored.snapshot.active.map((a) => a.reporterId));
+    for (const c of stored.snapshot.candidates) for (const v of c.votes) voters.add(v.reporterId);
+    // Every voter's record, newcomers' included: a voice is known by its record (domain rule 12).
+    await this.loadRecords([...voters], true);
     this.writer.restore(stored);
     this.engine.restoreGame(stored.snapshot);
     this.loaded.set(gameId, token);
@@ -290,42 +297,50 @@ export class LiveIngest {
   private drop(gameId: string): void {
     this.engine.dropGame(gameId);
     this.engine.takeChanges();
+    this.engine.takeMoves();
     this.loaded.delete(gameId);
     this.leases.forget(gameId);
   }
 
-  private async processOwned(reporterId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
+  /** Reads the stored records of these voters into the engine (`all`: also those it holds already). */
+  private async loadRecords(voters: readonly string[], all = false): Promise<void> {
+    const wanted = all ? voters : voters.filter((v) => !this.engine.weights.has(v));
+    if (wanted.length === 0) return;
+    const stored = await this.reporters.records(wanted);
+    for (const v of wanted) this.engine.weights.load(v, stored.get(v) ?? {});
+  }
+
+  private async processOwned(keyId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
+    const speakers = reports.map((r) => speakerOf(keyId, r));
     // Stored and answered like any report, but it starts and joins nothing (docs/reporters.md).
-    const silenced = this.suspended.has(reporterId);
-    if (!this.engine.weights.has(reporterId)) {
-      const stored = await this.state.records([reporterId]);
-      this.engine.weights.load(reporterId, stored.get(reporterId) ?? { agreed: 0, disagreed: 0 });
-    }
-    // In a cluster a reporter's record also moves on the nodes owning the other games it votes in:
-    // the write checks that the record weighed is still the stored one (ConsensusStore.checkRecord).
-    const weighed = this.router !== null && !silenced ? this.engine.weights.recordOf(reporterId) : undefined;
+    const silenced = speakers.map((sp) => this.suspended.has(sp.voter));
+    const voters = [...new Set(speakers.filter((_, i) => !silenced[i]).map((sp) => sp.voter))];
+    await this.loadRecords(voters);
+    // In a cluster a voter's record also moves on the nodes owning the other games it votes in:
+    // the write checks that the records weighed are still the stored ones (ReporterStore.checkRecord).
+    const weighed = this.router !== null ? new Map(voters.map((v) => [v, this.engine.weights.recordOf(v)])) : undefined;
     const now = this.clock.now();
     const results: ReportResult[] = [];
     const outcomes: Outcome[] = [];
     const taken: TakenReport[] = [];
     const refs = reports.flatMap((r) => (r.ref !== undefined ? [r.ref] : []));
-    const known = refs.length > 0 ? await this.state.priorReports(reporterId, refs) : NO_PRIOR_REPORTS;
-    for (const r of reports) {
+    const known = refs.length > 0 ? await this.state.priorReports(keyId, refs) : NO_PRIOR_REPORTS;
+    reports.forEach((r, i) => {
       const replay = r.ref !== undefined ? known.get(r.ref) : undefined;
       if (replay) {
         results.push(replay);
-        continue;
+        return;
       }
       const observedAt = r.observed_at !== undefined ? Math.min(Date.parse(r.observed_at), now) : now;
-      if (silenced) {
+      if (silenced[i]) {
         const result: ReportResult = { id: `rpt_${randomBase62(20)}`, event_id: null, tier: 'provisional' };
-        taken.push({ result, input: r, voted: null, candidate: null, observedAt });
+        taken.push({ result, input: r, speaker: speakers[i], voted: null, candidate: null, observedAt });
         results.push(result);
-        continue;
+        return;
       }
       const out = this.engine.submit({
-        reporterId,
+        ...engineVoter(speakers[i]),
         gameId,
         team: r.team,
         points: r.points,
@@ -336,31 +351,32 @@ export class LiveIngest {
       });
       outcomes.push(...out.outcomes);
       const result: ReportResult = { id: `rpt_${randomBase62(20)}`, event_id: null, tier: out.tier };
-      taken.push({ result, input: r, voted: out.candidateId, candidate: out.candidateId ?? out.repeatOf ?? null, observedAt });
+      taken.push({ result, input: r, speaker: speakers[i], voted: out.candidateId, candidate: out.candidateId ?? out.repeatOf ?? null, observedAt });
       results.push(result);
-    }
+    });
     try {
-      await this.persist(outcomes, [{ gameId, reporterId, receivedAt: now, reports: taken, weighed }]);
+      await this.persist(outcomes, [{ gameId, keyId, receivedAt: now, reports: taken, weighed }]);
     } catch (err) {
       // The game was dropped with the refused write; it is decided again on the stored record.
-      if (err instanceof StaleTrackRecord) {
-        const stored = await this.state.records([reporterId]);
-        this.engine.weights.load(reporterId, stored.get(reporterId) ?? { agreed: 0, disagreed: 0 });
-      }
+      if (err instanceof StaleTrackRecord) await this.loadRecords([err.reporterId], true);
       throw err;
     }
     return results;
   }
 
+  /**
+   * An official scoring play: confirms its play, then judges the game's crowd votes against it
+   * (domain rule 14), the candidates the engine no longer holds from the store's copy.
+   */
   private async officialOwned(gameId: string, play: OfficialPlay): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
-    const { seq, ...official } = play;
-    const outcomes = this.engine.official({ gameId, ...official });
-    const changes = this.engine.takeChanges();
+    const stored = await this.state.unjudged(gameId);
+    await this.loadRecords(stored.flatMap((c) => c.votes.map((v) => v.reporterId)));
+    const res = this.engine.officialPlay({ gameId, ...play });
+    const judged = this.engine.judge({ play: { gameId, observedAt: play.observedAt, matched: res.candidateId } }, stored);
     // The candidate the play settled (a new one, or the crowd's it matched): its event is the play's (docs/corrections.md).
-    const settled = [...changes].reverse().find((c) => c.candidate.official && c.candidate.state === 'confirmed' && c.candidate.team === play.team && c.candidate.points === play.points);
-    const links = seq !== undefined && settled ? [{ gameId, candidateId: settled.candidate.id, seq }] : [];
-    await this.writer.write(outcomes, changes, [], (g) => this.drop(g), links);
+    const links: PlayLink[] = play.seq !== undefined ? [{ gameId, candidateId: res.candidateId, seq: play.seq }] : [];
+    await this.persist(res.outcomes, [], { judged: [{ gameId, ids: judged }], links });
     return [];
   }
 
@@ -376,20 +392,35 @@ export class LiveIngest {
   private async withdrawHeld(voter: string, gameIds: readonly string[]): Promise<void> {
     const { outcomes, withdrawn } = this.engine.withdrawVoter(voter, gameIds);
     const votes: WithdrawnVotes[] = [...withdrawn].map(([gameId, candidateIds]) => ({ gameId, voter, candidateIds }));
-    await this.writer.write(outcomes, this.engine.takeChanges(), [], (g) => this.drop(g), [], votes);
+    await this.persist(outcomes, [], { withdrawn: votes });
   }
 
-  private async forgetOwned(gameId: string): Promise<ReportResult[]> {
+  private async forgetOwned(gameId: string, final: boolean): Promise<ReportResult[]> {
     await this.ensureLoaded(gameId);
-    await this.persist(this.engine.forgetGame(gameId), []);
+    const judged: { gameId: string; ids: string[] }[] = [];
+    if (final) {
+      const stored = await this.state.unjudged(gameId);
+      await this.loadRecords(stored.flatMap((c) => c.votes.map((v) => v.reporterId)));
+      judged.push({ gameId, ids: this.engine.judge({ final: true, gameId }, stored) });
+    }
+    await this.persist(this.engine.forgetGame(gameId), [], { judged });
     this.loaded.delete(gameId);
     await this.leases.release([gameId]);
     return [];
   }
 
-  /** Hands the engine's outcomes and changes to the writer; a game whose write failed is dropped (rebuilt on next use). */
-  private persist(outcomes: Outcome[], taken: TakenReports[]): Promise<StoredEvent[]> {
-    return this.writer.write(outcomes, this.engine.takeChanges(), taken, (gameId) => this.drop(gameId));
+  /**
+   * Hands the engine's outcomes, changes and record moves to the writer, with the candidates
+   * official data judged, the plays' links and a suspension's withdrawn votes; a game whose write
+   * failed is dropped (rebuilt on next use).
+   */
+  private persist(
+    outcomes: Outcome[],
+    taken: TakenReports[],
+    more: { judged?: { gameId: string; ids: string[] }[]; links?: PlayLink[]; withdrawn?: WithdrawnVotes[] } = {},
+  ): Promise<StoredEvent[]> {
+    const trust = { moves: this.engine.takeMoves(), judged: more.judged ?? [] };
+    return this.writer.write(outcomes, this.engine.takeChanges(), trust, taken, (gameId) => this.drop(gameId), more.links, more.withdrawn);
   }
 
   private async markLive(games: GameInfo[]): Promise<void> {

@@ -119,7 +119,7 @@ export class OfficialFeed {
         await this.ingest.official(game, { team: code, points: row.points, eventType: row.event_type, clock: row.clock ?? undefined, observedAt: Date.parse(row.ts), seq: row.seq }, opts.signal);
       }
       if (inserted.status === 'final') {
-        await this.ingest.forgetGame(game.gameId, opts.signal);
+        await this.ingest.forgetGame(game.gameId, true, opts.signal);
         await this.corrections.judgeFinal(game);
       }
     }

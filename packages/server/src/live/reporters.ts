@@ -1,10 +1,11 @@
 import type { Reporter } from '@svc/schema';
 import { isoTime, type Clock } from '../domain/clock.js';
 import { flagged } from '../domain/consensus/flags.js';
+import { NEW_RECORD, weightOf } from '../domain/consensus/weights.js';
 import { reporterIdOf, splitVoter, voterOfReporterId } from '../domain/consensus/reporter-ids.js';
-import { ReporterWeights } from '../domain/consensus/weights.js';
 import { notFound } from '../domain/errors.js';
-import type { ReporterReads, VoterActivity, VoterRecord } from '../store/consensus/store.js';
+import type { ReporterStore, StoredVoter } from '../store/consensus/reporters.js';
+import type { ReporterReads } from '../store/consensus/store.js';
 import type { SuspensionRepo } from '../store/consensus/suspensions.js';
 import { pageOf, stringKey, type Page } from '../store/sql/page.js';
 import type { LiveIngest } from './ingest.js';
@@ -20,8 +21,6 @@ export interface ReporterQuery {
 /** Track records read per round while a filtered page fills. */
 const BATCH = 500;
 
-const NO_ACTIVITY: VoterActivity = { reports: 0, lastReportAt: null };
-
 /**
  * The operator's view of the crowd (docs/reporters.md): every voter with a track record, its
  * counts, weight and flag; and suspend and restore, which reach every node (the votes a
@@ -29,6 +28,7 @@ const NO_ACTIVITY: VoterActivity = { reports: 0, lastReportAt: null };
  */
 export class Reporters {
   constructor(
+    private readonly records: ReporterStore,
     private readonly reads: ReporterReads,
     private readonly suspensions: SuspensionRepo,
     private readonly ingest: LiveIngest,
@@ -41,11 +41,10 @@ export class Reporters {
     const found: { voter: string; reporter: Reporter }[] = [];
     let after = stringKey(q.cursor);
     for (;;) {
-      const records = await this.reads.records({ after, keyId: q.keyId, limit: BATCH });
+      const records = await this.records.page({ after, keyId: q.keyId, limit: BATCH });
       if (records.length === 0) break;
-      const activity = await this.reads.activity(records.map((r) => r.voter));
       for (const r of records) {
-        const reporter = reporterOf(r, activity.get(r.voter) ?? NO_ACTIVITY, suspended.has(r.voter));
+        const reporter = reporterOf(r, suspended.has(r.voter));
         if (q.flagged !== undefined && reporter.flagged !== q.flagged) continue;
         if (q.suspended !== undefined && reporter.suspended !== q.suspended) continue;
         found.push({ voter: r.voter, reporter });
@@ -63,7 +62,7 @@ export class Reporters {
     const voter = await this.known(id);
     const { keyId, reporter } = splitVoter(voter);
     // A record with nothing counted, so the list (which walks the records) shows it.
-    await this.reads.ensureRecord(voter);
+    await this.records.ensure(voter, keyId, isoTime(this.clock.now()));
     await this.suspensions.suspend(voter, keyId, reporter, isoTime(this.clock.now()));
     await this.ingest.withdrawVoter(voter, await this.reads.gamesWithOpenCandidates(), signal);
     return this.one(voter);
@@ -80,35 +79,31 @@ export class Reporters {
   /** The voter a `rep_…` id names, when anything of it is stored; else a 404. */
   private async known(id: string): Promise<string> {
     const voter = voterOfReporterId(id);
-    if (voter !== undefined && ((await this.reads.record(voter)) !== undefined || (await this.reads.hasReported(voter)))) return voter;
+    if (voter !== undefined && ((await this.records.one(voter)) !== undefined || (await this.reads.hasReported(voter)))) return voter;
     throw notFound('reporter', id);
   }
 
   private async one(voter: string): Promise<Reporter> {
-    const record = (await this.reads.record(voter)) ?? { voter, agreed: 0, disagreed: 0 };
-    const activity = (await this.reads.activity([voter])).get(voter) ?? NO_ACTIVITY;
+    const { keyId, reporter } = splitVoter(voter);
+    const record = (await this.records.one(voter)) ?? { ...NEW_RECORD, voter, keyId, reporter, reports: 0, weight: weightOf(NEW_RECORD), lastReportAt: null };
     const suspended = (await this.suspensions.voters()).includes(voter);
-    return reporterOf(record, activity, suspended);
+    return reporterOf(record, suspended);
   }
 }
 
-function reporterOf(r: VoterRecord, a: VoterActivity, suspended: boolean): Reporter {
-  const { keyId, reporter } = splitVoter(r.voter);
-  const weights = new ReporterWeights();
-  weights.load(r.voter, r);
-  const counts = { agreed: r.agreed, disagreed: r.disagreed, officialConfirmed: 0, officialContradicted: 0, missed: 0 };
+function reporterOf(r: StoredVoter, suspended: boolean): Reporter {
   return {
     id: reporterIdOf(r.voter),
-    key_id: keyId,
-    reporter,
-    weight: Math.round(weights.weight(r.voter) * 1000) / 1000,
-    reports: a.reports,
-    agreed: counts.agreed,
-    disagreed: counts.disagreed,
-    official_confirmed: counts.officialConfirmed,
-    official_contradicted: counts.officialContradicted,
-    flagged: flagged({ ...counts, reports: a.reports }),
+    key_id: r.keyId,
+    reporter: r.reporter,
+    weight: Math.round(r.weight * 1000) / 1000,
+    reports: r.reports,
+    agreed: r.agreed,
+    disagreed: r.disagreed,
+    official_confirmed: r.officialConfirmed,
+    official_contradicted: r.officialContradicted,
+    flagged: flagged(r),
     suspended,
-    last_report_at: a.lastReportAt,
+    last_report_at: r.lastReportAt,
   };
 }

@@ -23,12 +23,14 @@ export type OfficialPlay = Static<typeof OfficialPlay>;
 
 /**
  * Work on one game's consensus, sent to the node that owns the game. Reports arrive validated
- * and authorised by the node that took them; the owner needs only the reporter's key id.
+ * and authorised by the node that took them; the owner needs only the key id (`reporterId`),
+ * each report naming its reporter under the key.
  */
 const OwnerRequest = Type.Union([
   Type.Object({ kind: Type.Literal('reports'), gameId: Type.String(), reporterId: Type.String(), reports: Type.Array(ReportInput) }),
   Type.Object({ kind: Type.Literal('official'), gameId: Type.String(), play: OfficialPlay }),
-  Type.Object({ kind: Type.Literal('forget'), gameId: Type.String() }),
+  // `final`: ended by its final play, whose record judges the game's crowd votes (docs/consensus.md).
+  Type.Object({ kind: Type.Literal('forget'), gameId: Type.String(), final: Type.Optional(Type.Boolean()) }),
   /** A voter was suspended: its votes leave the game's open candidates (docs/reporters.md). */
   Type.Object({ kind: Type.Literal('withdraw'), gameId: Type.String(), voter: Type.String() }),
 ]);

@@ -59,7 +59,7 @@ export function asyncApiDocument(): Json {
       description: [
         'Live scoring events over one WebSocket: `GET /v1/stream` with `Authorization: Bearer <API_KEY>`, product `live`. A browser page passes a stream token instead (`?token=sst_…`, minted by its back end with `POST /v1/stream/tokens`), never a key.',
         'The same frames are served as server-sent events to `GET /v1/stream` with `Accept: text/event-stream`: one message per frame, `id:` the event id, `event:` its `type` (control frames: `subscribed`, `error`, and `close` before the server ends the response), `data:` the frame’s JSON; `Last-Event-ID` resumes like `since`; a comment line after 15 s of silence instead of `heartbeat`.',
-        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `types` (comma list of event types: `score`, `score_retracted`, `status`; default all), `since=<event id>` to resume, `delay=<0..300>` to hold every event until that many seconds after its `ts` (heartbeats are not held).',
+        'Query: `sport`, `league`, `game` (comma lists; none = everything the key may see), `tier` (`provisional` | `confirmed`, default both), `types` (comma list of event types: `score`, `score_retracted`, `status`; default all), `since=<event id>` to resume, `delay=<0..300>` to hold every event until that many seconds after its `ts` (heartbeats are not held), `min_probability=<0..1>` to leave out events whose `confidence.probability` is below it (a `score_retracted` of an event that was sent is always sent; a `subscribe` message may change it).',
         'Authentication and scope failures are refused before the upgrade with the JSON error body of the REST API (401/403).',
         'The server first sends `subscribed` (with `recovered: true` when every event after `since` that the key may read was replayed, in order, before live ones: `since` an event of the last 24 h, at most 10,000 events; without the `archive` product, events of competitions settled before today are not replayed),',
         'then events and control frames, told apart by `type`. After 5 s without a frame it sends `heartbeat`; treat two heartbeat periods of silence as a dead link and reconnect with `since=<last id>`.',
@@ -108,6 +108,12 @@ export function asyncApiDocument(): Json {
                 types: { type: 'string', description: 'Comma list of event types (`score`, `score_retracted`, `status`); default all.' },
                 since: { type: 'string', description: 'Resume after this event id (`evt_…`): an event of the last 24 h; `evt_0`, an older or unknown id replays nothing (`recovered: false`); an id past the newest event is refused with 400 `invalid_parameter` before the upgrade.' },
                 delay: { type: 'integer', minimum: 0, maximum: 300, description: 'Hold every event until this many seconds after its `ts` (a broadcast delay; heartbeats are not held).' },
+                min_probability: {
+                  type: 'number',
+                  minimum: 0,
+                  maximum: 1,
+                  description: 'Leave out events whose `confidence.probability` is below this (0: every event); official events carry 1. A `score_retracted` of an event that was sent is always sent.',
+                },
                 token: { type: 'string', description: 'A stream token (`sst_…`, POST /v1/stream/tokens): how a browser page authenticates without an API key.' },
                 access_token: { type: 'string', description: 'The API key, for clients that cannot set headers and are not public pages (pages use `token`).' },
               },

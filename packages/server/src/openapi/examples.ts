@@ -148,7 +148,7 @@ export const ARCHIVE_EXAMPLES = {
     points: 1,
     clock: "23'",
     ts: '2022-12-18T15:23:00.000Z',
-    confidence: { agreement: 1, reporters: 0, latency_ms: 0 },
+    confidence: { agreement: 1, reporters: 0, latency_ms: 0, probability: 1 },
     schema: 'svc.event.v1',
   } satisfies Event,
 };
@@ -177,7 +177,7 @@ export const WIRE_EVENT_EXAMPLE: WireEvent = {
   team: 'ARG',
   points: 1,
   ts: '2022-12-18T15:23:00.000Z',
-  confidence: { agreement: 1, reporters: 0, latency_ms: 0 },
+  confidence: { agreement: 1, reporters: 0, latency_ms: 0, probability: 1 },
   schema: 'svc.event.v1',
 };
 
@@ -190,7 +190,7 @@ export const WIRE_CORRECTION_EXAMPLE: WireEvent = {
   team: 'ARG',
   points: 1,
   ts: '2022-12-18T15:25:10.000Z',
-  confidence: { agreement: 1, reporters: 0, latency_ms: 0 },
+  confidence: { agreement: 1, reporters: 0, latency_ms: 0, probability: 1 },
   retracted_id: 'evt_000000023857',
   schema: 'svc.event.v1',
 };
@@ -237,6 +237,7 @@ export const WEBHOOK_EXAMPLES = {
     sports: ['soccer'],
     tier: 'confirmed',
     types: null,
+    min_probability: 0,
     status: 'enabled',
     disabled_reason: null,
     disabled_at: null,

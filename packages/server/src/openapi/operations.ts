@@ -156,20 +156,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/reports': {
     operationId: 'createReports',
     description:
-      'Crowd reports of scoring plays (product `report`), one or `{"reports": [...]}` up to 500. Each joins or opens a candidate; the first report of a candidate emits a provisional event at once. `ref` makes a report idempotent per key.',
+      'Crowd reports of scoring plays (product `report`), one or `{"reports": [...]}` up to 500. Each joins or opens a candidate; the first report of a candidate emits a provisional event at once when its voter may publish alone (the key’s own voice, or a `reporter` with a record of its own). `reporter` (1–128 characters, opaque) names the end user a report comes from, so one key reports for many people: each is weighed on its own track record, and a key’s reporters without a record count together as one newcomer. A voice has at most 2 open candidates nobody else backs per game; past that its reports are stored and start nothing (`event_id` null). `ref` makes a report idempotent per key. Consensus rules and the threat model: docs/consensus.md.',
     ok: 'One result per report, in order: the report id, the event it joined and that event’s tier.',
   },
   'POST /v1/webhooks': {
     operationId: 'createWebhook',
     description:
-      'Registers an https endpoint for confirmed events (optionally of some sports, and of some `types`: `score`, `status`). The answer carries the signing secret (`whsec_…`); it is never shown again. Deliveries are signed with `X-SVC-Signature` (see the `webhooks` section).',
+      'Registers an https endpoint for confirmed events (optionally of some sports, of some `types`: `score`, `status`, and at or above `min_probability`: events whose `confidence.probability` is lower are not delivered). The answer carries the signing secret (`whsec_…`); it is never shown again. Deliveries are signed with `X-SVC-Signature` (see the `webhooks` section).',
     ok: 'The endpoint with its signing secret.',
   },
   'GET /v1/webhooks': { operationId: 'listWebhooks', description: `Webhook endpoints of the calling key, oldest first; secrets are never listed.${PAGE}`, ok: 'A page of endpoints.' },
   'GET /v1/webhooks/{id}': { operationId: 'getWebhook', description: 'One webhook endpoint of the calling key.', ok: 'The endpoint.' },
   'PATCH /v1/webhooks/{id}': {
     operationId: 'updateWebhook',
-    description: 'Changes the url, sports (null: every sport in scope), event types (`types`, null: all) or description of an endpoint.',
+    description: 'Changes the url, sports (null: every sport in scope), event types (`types`, null: all), `min_probability` or description of an endpoint.',
     ok: 'The endpoint as changed.',
   },
   'DELETE /v1/webhooks/{id}': { operationId: 'deleteWebhook', description: 'Deletes an endpoint and its deliveries; pending deliveries are not sent.', ok: 'The id of the deleted endpoint.' },

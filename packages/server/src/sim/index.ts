@@ -4,7 +4,8 @@ import type { Db } from '../store/sql/db.js';
 import { IngestClient } from './client.js';
 import { abandonedReplays, claim, createTodayGame, release, scheduledToday } from './fixtures.js';
 import { ensureSimKeys } from './keys.js';
-import { DEFAULT_CROWD, DEFAULT_OFFICIAL, DEFAULT_SPEED, GameClock, planCrowd, planOfficial, planTiming, type CrowdOptions } from './plan.js';
+import { attackerKeys, DEFAULT_CROWD, DEFAULT_OFFICIAL, DEFAULT_SPEED, GameClock, planAttacks, planCrowd, planOfficial, planTiming, type CrowdOptions } from './plan.js';
+import type { SimAttack } from '../config.js';
 import type { Random } from './random.js';
 import { loadReplay, loadTarget, pickSource, sourcePool } from './replay.js';
 import { GameRunner, type FakeReport, type RunnerState } from './runner.js';
@@ -26,8 +27,10 @@ export interface SimulatorOptions {
   log?: (line: string) => void;
   /** Seed it for a reproducible run (`seededRandom`). */
   random?: Random;
-  /** Reporters in the crowd (default 6, the last of them dishonest). */
+  /** Reporters in the crowd (default 6; with the troll attack the last of them is dishonest). */
   reporters?: number;
+  /** The attackers the crowd takes (sim/README.md "Attackers"); default `config.simulatorAttacks` (SVC_SIMULATOR_ATTACKS). */
+  attacks?: readonly SimAttack[];
   /** A new game starts this often while today's scheduled games remain (default 60 s). */
   intervalMs?: number;
   /** At most this many games run at once (default 4). */
@@ -54,7 +57,7 @@ export interface Simulator {
   readonly speed: number;
   /** Every game this simulator started, with its state. */
   games(): SimGame[];
-  /** The dishonest reporter's invented scores so far, with the event each one produced. */
+  /** The attackers' invented or flipped scores so far, with the event each one produced. */
   fakes(): FakeReport[];
   /** Timers set and requests in flight right now (all zero once stopped). */
   activity(): { running: number; timers: number; inflight: number };
@@ -83,9 +86,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const intervalMs = opts.intervalMs ?? 60_000;
   const maxRunning = opts.maxRunning ?? 4;
   const { db } = opts;
-  const crowdOptions: CrowdOptions = { ...DEFAULT_CROWD, reporters: opts.reporters ?? DEFAULT_CROWD.reporters };
+  const crowdOptions: CrowdOptions = { ...DEFAULT_CROWD, reporters: opts.reporters ?? DEFAULT_CROWD.reporters, attacks: opts.attacks ?? opts.config.simulatorAttacks };
 
-  const keys = await ensureSimKeys(db, opts.config, crowdOptions.reporters, new Date(clock.now()));
+  const keys = await ensureSimKeys(db, opts.config, crowdOptions.reporters, new Date(clock.now()), attackerKeys(crowdOptions.attacks));
   crowdOptions.reporters = keys.reporters.length;
   const pools: Record<SimSport, string[]> = { soccer: await sourcePool(db, 'soccer'), basketball: await sourcePool(db, 'basketball') };
   const client = new IngestClient(opts.baseUrl);
@@ -119,7 +122,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     const replay = await loadReplay(db, target, sourceId);
     const gc = new GameClock(clock.now(), speed, replay.duration);
     const timing = planTiming(speed);
-    const runner = new GameRunner(replay, planCrowd(replay, gc, crowdOptions, timing, random), planOfficial(replay, gc, DEFAULT_OFFICIAL, timing, random), {
+    const crowd = [...planCrowd(replay, gc, crowdOptions, timing, random), ...planAttacks(replay, gc, crowdOptions, timing, random)];
+    const runner = new GameRunner(replay, crowd, planOfficial(replay, gc, DEFAULT_OFFICIAL, timing, random), {
       client,
       keys,
       clock,

@@ -16,6 +16,8 @@ export interface SimKey {
 export interface SimKeys {
   reporters: SimKey[];
   official: SimKey | null;
+  /** The attackers' keys by label (`swarm`, `colluder-1`, …; plan.ts ATTACKER_KEYS); a revoked one sits out. */
+  attackers: Map<string, SimKey>;
 }
 
 /**
@@ -55,7 +57,7 @@ export function deriveKey(secret: string, label: string, prefix: string): string
  * unmetered internal plan: a replay at a high speed must not be rate-limited into silence.
  * A key an operator revoked stays revoked; that reporter (or the official feed) sits out.
  */
-export async function ensureSimKeys(db: Db, config: Config, reporters: number, now: Date): Promise<SimKeys> {
+export async function ensureSimKeys(db: Db, config: Config, reporters: number, now: Date, attackerLabels: readonly string[] = []): Promise<SimKeys> {
   const secret = await simSecret(db);
   const prefix = keyPrefix(config.env);
   const repo = new KeyRepo(db, config.env, prefix);
@@ -64,10 +66,14 @@ export async function ensureSimKeys(db: Db, config: Config, reporters: number, n
     const record = await repo.ensureKey(key, { name, plan: 'internal', products: [product] }, now);
     return record.revoked_at === null ? { label, key, keyId: record.id } : null;
   };
-  const out: SimKeys = { reporters: [], official: await ensure('official', 'simulator: official feed', 'source') };
+  const out: SimKeys = { reporters: [], official: await ensure('official', 'simulator: official feed', 'source'), attackers: new Map() };
   for (let i = 1; i <= reporters; i++) {
     const k = await ensure(`reporter-${i}`, `simulator: reporter ${i}`, 'report');
     if (k) out.reporters.push(k);
+  }
+  for (const label of attackerLabels) {
+    const k = await ensure(`attacker-${label}`, `simulator: attacker ${label}`, 'report');
+    if (k) out.attackers.set(label, k);
   }
   return out;
 }

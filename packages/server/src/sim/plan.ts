@@ -1,5 +1,6 @@
 import type { ReportInput } from '@svc/schema';
 import type { PlayInput } from '@svc/schema';
+import type { SimAttack } from '../config.js';
 import { isoTime } from '../domain/clock.js';
 import { chance, exponential, logNormal, pickIndex, uniform, type Random } from './random.js';
 import type { Replay, ReplayPlay } from './replay.js';
@@ -9,8 +10,10 @@ import { openingPlay } from './timeline.js';
 export const DEFAULT_SPEED = 10;
 
 export interface CrowdOptions {
-  /** Reporters in the crowd; the last one is the dishonest one. */
+  /** Reporters in the crowd; with the `troll` attack, the last one is dishonest. */
   reporters: number;
+  /** The attackers the crowd takes (SVC_SIMULATOR_ATTACKS, sim/README.md "Attackers"). */
+  attacks: readonly SimAttack[];
   /** Chance that a reporter misses a play. */
   missRate: number;
   /** Chance that a report names the wrong team (soccer) or the wrong team or points (basketball). */
@@ -32,6 +35,7 @@ export interface OfficialOptions {
 
 export const DEFAULT_CROWD: CrowdOptions = {
   reporters: 6,
+  attacks: ['troll'],
   missRate: 0.1,
   wrongRate: 0.03,
   delayMedianMs: 1500,
@@ -85,7 +89,12 @@ export function planTiming(speed: number): PlanTiming {
 
 export interface ReportSend {
   at: number;
+  /** A crowd member (index into the crowd's keys)… */
   reporter: number;
+  /** …or an attacker's key (ATTACKER_KEYS), which then sends it. */
+  attacker?: string;
+  /** The attack it belongs to (the troll's inventions and every attacker's reports). */
+  attack?: SimAttack;
   reports: ReportInput[];
   /** Parallel to `reports`: true for a score that never happened. */
   fake: boolean[];
@@ -99,6 +108,22 @@ export interface PlaySend {
 const SHOT: Record<number, string> = { 1: 'free_throw', 2: 'two_pointer', 3: 'three_pointer' };
 /** A fake is placed at least this far (game s) from every real play worth the same points, so it cannot join one's candidate. */
 const FAKE_CLEARANCE_S = 40;
+
+/** The keys each attack sends from (besides the troll, the crowd's last reporter). */
+export const ATTACKER_KEYS: Record<Exclude<SimAttack, 'troll'>, readonly string[]> = {
+  swarm: ['swarm'],
+  colluders: ['colluder-1', 'colluder-2', 'colluder-3'],
+  sleepers: ['sleeper-1', 'sleeper-2'],
+  flippers: ['flipper-1', 'flipper-2'],
+};
+
+export const attackerKeys = (attacks: readonly SimAttack[]): string[] => attacks.flatMap((a) => (a === 'troll' ? [] : ATTACKER_KEYS[a]));
+
+/** Identities a swarm's key names in `reporter`, and the mean game time between attempts of the other attacks. */
+const SWARM_SIZE = 8;
+const ATTEMPT_EVERY_S = { soccer: 30 * 60, basketball: 10 * 60 };
+/** Flippers flip a real play with this chance. */
+const FLIP_RATE = 0.5;
 
 function batches<T extends { reporter: number; due: number }>(items: T[], batchMs: number): { at: number; reporter: number; items: T[] }[] {
   const out: { at: number; reporter: number; items: T[] }[] = [];
@@ -125,7 +150,7 @@ function batches<T extends { reporter: number; due: number }>(items: T[], batchM
 /** Every crowd report of one game, with its noise, grouped into the POSTs that carry them. */
 export function planCrowd(replay: Replay, gc: GameClock, opts: CrowdOptions, timing: PlanTiming, random: Random): ReportSend[] {
   const { target } = replay;
-  const dishonest = opts.reporters - 1;
+  const dishonest = opts.attacks.includes('troll') ? opts.reporters - 1 : -1;
   const pending: { reporter: number; due: number; report: ReportInput; fake: boolean }[] = [];
   const refs = new Array<number>(opts.reporters).fill(0);
   const ref = (reporter: number) => `${target.gameId}.${reporter + 1}.${++refs[reporter]}`;
@@ -153,7 +178,7 @@ export function planCrowd(replay: Replay, gc: GameClock, opts: CrowdOptions, tim
   }
 
   // The dishonest reporter also invents scores, at random moments away from real plays of the same value.
-  if (opts.reporters > 0) {
+  if (dishonest >= 0) {
     const mean = opts.fakeEveryS[target.sport];
     for (let s = 60 + exponential(random, mean); s < replay.duration - 60; s += exponential(random, mean)) {
       const points = target.sport === 'soccer' ? 1 : 1 + pickIndex(random, 3);
@@ -174,9 +199,99 @@ export function planCrowd(replay: Replay, gc: GameClock, opts: CrowdOptions, tim
   return batches(pending, timing.batchMs).map((b) => ({
     at: b.at,
     reporter: b.reporter,
+    ...(b.reporter === dishonest && b.items.some((i) => i.fake) ? { attack: 'troll' as const } : {}),
     reports: b.items.map((i) => i.report),
     fake: b.items.map((i) => i.fake),
   }));
+}
+
+/**
+ * The attackers' reports of one game (sim/README.md "Attackers"), beside the crowd's. They attack
+ * once the crowd has reported the game's first play (before it, nobody would see them fail: three
+ * distinct keys agreeing in an empty game are confirmed, as section 4 of the contract promises),
+ * at random moments away from real plays worth the same:
+ * - swarm: one key's own voice and 8 reporters it names post the same invented score at once;
+ * - colluders: three keys post the same invented score within 2 s;
+ * - sleepers: two keys report every real play as the crowd does, and from half-time on also post
+ *   the same invented score together;
+ * - flippers: two keys report half of the real plays for the other team (soccer) or with other
+ *   points (basketball), as fast as the crowd.
+ * The swarm, colluders and sleepers each make an attempt every ~30 game minutes in soccer, ~10 in
+ * basketball.
+ */
+export function planAttacks(replay: Replay, gc: GameClock, opts: CrowdOptions, timing: PlanTiming, random: Random): ReportSend[] {
+  const { target } = replay;
+  const scoring = replay.plays.filter((p) => p.points > 0);
+  const first = scoring[0];
+  if (!first) return [];
+  const out: ReportSend[] = [];
+  const refs = new Map<string, number>();
+  const ref = (who: string) => {
+    const n = (refs.get(who) ?? 0) + 1;
+    refs.set(who, n);
+    return `${target.gameId}.${who}.${n}`;
+  };
+  const delay = () => Math.min(opts.delayCapMs, logNormal(random, opts.delayMedianMs, opts.delaySigma)) * timing.delayScale;
+  const other = (team: string) => (team === target.home.code ? target.away.code : target.home.code);
+  const send = (attack: SimAttack, attacker: string, s: number, reports: ReportInput[], fake: boolean, at = gc.real(s) + delay()) =>
+    out.push({ at, reporter: -1, attacker, attack, reports, fake: reports.map(() => fake) });
+  const invented = (s: number) => {
+    const points = target.sport === 'soccer' ? 1 : 1 + pickIndex(random, 3);
+    const team = chance(random, 0.5) ? target.home.code : target.away.code;
+    if (replay.plays.some((p: ReplayPlay) => p.points === points && Math.abs(p.at - s) < FAKE_CLEARANCE_S)) return null;
+    return { game_id: target.gameId, team, points, event_type: target.sport === 'soccer' ? 'goal' : SHOT[points], observed_at: isoTime(gc.world(s)) };
+  };
+  const mean = ATTEMPT_EVERY_S[target.sport];
+  const moments = (from: number) => {
+    const list: number[] = [];
+    for (let s = from + exponential(random, mean); s < replay.duration - 60; s += exponential(random, mean)) list.push(s);
+    return list;
+  };
+  const start = first.at + 60;
+  for (const attack of opts.attacks) {
+    if (attack === 'swarm') {
+      for (const s of moments(start)) {
+        const r = invented(s);
+        if (!r) continue;
+        const named = Array.from({ length: SWARM_SIZE }, (_, i) => ({ ...r, reporter: `sock-${i + 1}`, ref: ref('swarm') }));
+        send('swarm', 'swarm', s, [...named, { ...r, ref: ref('swarm') }], true);
+      }
+    } else if (attack === 'colluders') {
+      for (const s of moments(start)) {
+        const r = invented(s);
+        if (!r) continue;
+        for (const k of ATTACKER_KEYS.colluders) send('colluders', k, s, [{ ...r, ref: ref(k) }], true, gc.real(s) + uniform(random, 0, 2000) * timing.delayScale);
+      }
+    } else if (attack === 'sleepers') {
+      for (const p of scoring) {
+        for (const k of ATTACKER_KEYS.sleepers) {
+          const seen = p.at + uniform(random, 0, opts.perceptionS);
+          const report: ReportInput = { game_id: target.gameId, team: p.team, points: p.points, event_type: p.eventType, observed_at: isoTime(gc.world(seen)), ref: ref(k) };
+          if (p.clock !== null) report.clock = p.clock;
+          send('sleepers', k, seen, [report], false);
+        }
+      }
+      for (const s of moments(Math.max(start, replay.duration / 2))) {
+        const r = invented(s);
+        if (!r) continue;
+        for (const k of ATTACKER_KEYS.sleepers) send('sleepers', k, s, [{ ...r, ref: ref(k) }], true, gc.real(s) + uniform(random, 0, 2000) * timing.delayScale);
+      }
+    } else if (attack === 'flippers') {
+      for (const p of scoring.slice(1)) {
+        if (!chance(random, FLIP_RATE)) continue;
+        const flipBasket = target.sport === 'basketball' && chance(random, 0.5);
+        const points = flipBasket ? [1, 2, 3].filter((x) => x !== p.points)[pickIndex(random, 2)] : p.points;
+        const team = flipBasket ? p.team : other(p.team);
+        // A flip that happens to be a real play of the moment (basketball scores often) is no flip.
+        if (replay.plays.some((q: ReplayPlay) => q.team === team && q.points === points && Math.abs(q.at - p.at) < FAKE_CLEARANCE_S)) continue;
+        for (const k of ATTACKER_KEYS.flippers) {
+          const seen = p.at + uniform(random, 0, opts.perceptionS);
+          send('flippers', k, seen, [{ game_id: target.gameId, team, points, event_type: target.sport === 'soccer' ? 'goal' : SHOT[points], observed_at: isoTime(gc.world(seen)), ref: ref(k) }], true);
+        }
+      }
+    }
+  }
+  return out.sort((a, b) => a.at - b.at);
 }
 
 /** The official feed: kick-off / tip-off at once, then every play after its lag, in order, then `final`. */

@@ -4,8 +4,10 @@ import type { SimKeys } from './keys.js';
 import type { PlaySend, ReportSend } from './plan.js';
 import type { Replay } from './replay.js';
 
-/** A score the dishonest reporter invented, and what the service made of it. */
+/** A score an attacker invented or flipped, and what the service made of it. */
 export interface FakeReport {
+  /** The attack it belongs to (sim/README.md "Attackers"). */
+  attack: string;
   gameId: string;
   team: string;
   points: number;
@@ -165,7 +167,7 @@ export class GameRunner {
   }
 
   private async postReports(send: ReportSend): Promise<void> {
-    const reporter = this.deps.keys.reporters[send.reporter];
+    const reporter = send.attacker !== undefined ? this.deps.keys.attackers.get(send.attacker) : this.deps.keys.reporters[send.reporter];
     if (!reporter) return;
     // One report goes as a bare object, several as a batch: both shapes of the API get used.
     const body = send.reports.length === 1 ? send.reports[0] : { reports: send.reports };
@@ -176,6 +178,7 @@ export class GameRunner {
       send.reports.forEach((r, i) => {
         if (!send.fake[i]) return;
         this.deps.onFake({
+          attack: send.attack ?? 'troll',
           gameId: r.game_id,
           team: r.team,
           points: r.points,

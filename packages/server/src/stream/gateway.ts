@@ -222,6 +222,8 @@ export class StreamGateway {
       scopeLeagues: hs.principal.leagues,
       scopeGames: hs.scopeGames,
       viewerKeyId: hs.principal.keyId,
+      minProbability: hs.minProbability,
+      retractionFloor: hs.minProbability,
     };
     this.hub.admit(hs.principal.keyId, filter, hs.requested);
     return { hs, filter };
@@ -392,7 +394,7 @@ export class StreamGateway {
    * most `replayMaxEvents` events the key may read follow it; otherwise nothing is replayed.
    */
   private async start(c: Connection, since: number | null): Promise<void> {
-    const describe = (f: StreamFilter) => ({ sports: [...f.sports], leagues: [...f.leagues], games: [...f.games], tier: f.tier });
+    const describe = (f: StreamFilter) => ({ sports: [...f.sports], leagues: [...f.leagues], games: [...f.games], tier: f.tier, min_probability: f.minProbability });
     if (since === null) {
       void c.goLive({ type: 'subscribed', recovered: false, ...describe(c.filter) });
       return;
@@ -478,8 +480,12 @@ export class StreamGateway {
         if (!this.hub.has(c)) return;
         changed = this.hub.admit(c.principal.keyId, c.filter, valid, c);
       } else changed = this.hub.withdraw(c, listed);
+      if (msg.op === 'subscribe' && msg.min_probability !== undefined) {
+        c.filter.minProbability = msg.min_probability;
+        c.filter.retractionFloor = Math.min(c.filter.retractionFloor, msg.min_probability);
+      }
       // Only what this message changed: echoing the whole set made every message cost its size.
-      c.control({ type: 'subscribed', recovered: false, op: msg.op, ...changed, tier: c.filter.tier });
+      c.control({ type: 'subscribed', recovered: false, op: msg.op, ...changed, tier: c.filter.tier, min_probability: c.filter.minProbability });
     } catch (err) {
       c.control(errorFrame(asSvcError(err)));
     }

@@ -25,6 +25,8 @@ export interface Handshake {
   sinceParam: 'since' | 'Last-Event-ID';
   /** `delay=` in ms (docs/stream.md "Broadcast delay"). */
   delayMs: number;
+  /** `min_probability=` (docs/stream.md "min_probability"); 0: every event. */
+  minProbability: number;
   /** A stream token's games; null when not limited to games (or opened with a key). */
   scopeGames: readonly string[] | null;
   /** When the stream token that opened it expires; null for a key. */
@@ -47,7 +49,9 @@ export interface HandshakeDeps {
   now: () => number;
 }
 
-const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'types', 'since', 'access_token', 'token', 'delay']);
+const QUERY_PARAMS = new Set(['sport', 'league', 'game', 'tier', 'types', 'since', 'access_token', 'token', 'delay', 'min_probability']);
+/** A decimal from 0 to 1 as a query gives it: 0, 1, 0.9, .95, 1.0. */
+const PROBABILITY = /^(?:0|1)?(?:\.\d{1,6})?$/;
 const csv = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
 
 /**
@@ -111,7 +115,15 @@ export async function readHandshake(req: IncomingMessage, url: URL, deps: Handsh
     }
     delayMs = Number(delayRaw) * 1000;
   }
-  return { principal, requested, tier, types, since, sinceParam, delayMs, scopeGames, expiresAt, perAddress, address };
+  const minRaw = url.searchParams.get('min_probability');
+  let minProbability = 0;
+  if (minRaw !== null) {
+    minProbability = Number(minRaw);
+    if (minRaw === '' || !PROBABILITY.test(minRaw) || !(minProbability >= 0 && minProbability <= 1)) {
+      throw invalid('invalid_parameter', "'min_probability' must be a number from 0 to 1.", 'min_probability');
+    }
+  }
+  return { principal, requested, tier, types, since, sinceParam, delayMs, minProbability, scopeGames, expiresAt, perAddress, address };
 }
 
 /** Answers a refused upgrade with the documented JSON error body (and the error's headers, e.g. Retry-After). */

@@ -19,7 +19,7 @@ export interface Subscriptions {
 
 export type SubscriptionOp = 'subscribe' | 'unsubscribe';
 
-export type ClientMessage = { op: 'ping' } | ({ op: SubscriptionOp } & Subscriptions);
+export type ClientMessage = { op: 'ping' } | ({ op: SubscriptionOp; min_probability?: number } & Subscriptions);
 
 export type { ControlFrame, ErrorFrame };
 
@@ -69,7 +69,12 @@ export function parseClientMessage(text: string): ClientMessage | ErrorFrame {
   const leagues = strings('leagues' in msg ? msg.leagues : undefined);
   const games = strings('games' in msg ? msg.games : undefined);
   if (!sports || !leagues || !games) return protocolError('invalid_message', 'sports, leagues and games are arrays of strings.');
-  return { op, sports, leagues, games };
+  if (!('min_probability' in msg)) return { op, sports, leagues, games };
+  const min = msg.min_probability;
+  if (op !== 'subscribe' || typeof min !== 'number' || !(min >= 0 && min <= 1)) {
+    return { type: 'error', code: 'invalid_message', message: "'min_probability' is a number from 0 to 1, sent with subscribe.", param: 'min_probability' };
+  }
+  return { op, sports, leagues, games, min_probability: min };
 }
 
 export const isErrorFrame = (m: ClientMessage | ErrorFrame): m is ErrorFrame => 'type' in m;

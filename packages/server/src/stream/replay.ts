@@ -43,6 +43,8 @@ export async function planReplay(
     tier: f.tier,
     types: f.types,
     viewerKeyId: f.viewerKeyId,
+    minProbability: f.minProbability,
+    retractionFloor: f.retractionFloor,
     ...(principal.products.includes('archive') ? {} : { settledBefore: today }),
     ...(!f.everything ? { anyOf: { sports: [...f.sports], leagues: [...f.leagues], games: [...f.games] } } : {}),
     // A resume is bulk work: its reads go through the bulk pool, beside exports.

@@ -108,6 +108,7 @@ export class WebhookManager {
       description: input.description ?? null,
       sports: sports === null ? null : JSON.stringify(sports),
       types: types === null ? null : JSON.stringify(types),
+      min_probability: input.min_probability ?? 0,
       tier: 'confirmed',
       status: 'enabled',
       disabled_reason: null,
@@ -221,7 +222,7 @@ export class WebhookManager {
   private replayScope(p: Principal, ep: EndpointRow): ReplayScope {
     const wanted = parseList(ep.sports);
     const sports = wanted && p.sports ? wanted.filter((s) => p.sports?.includes(s)) : (wanted ?? (p.sports ? [...p.sports] : null));
-    return { sports, leagues: p.leagues, viewerKeyId: p.keyId, types: parseList(ep.types ?? null) };
+    return { sports, leagues: p.leagues, viewerKeyId: p.keyId, minProbability: Number(ep.min_probability ?? 0), types: parseList(ep.types ?? null) };
   }
 
   async notifications(p: Principal, page: PageRequest): Promise<Page<Notification>> {

@@ -23,7 +23,7 @@ export function outboxHook(clock: Clock, afterWrite: () => void): OutboxHook {
     const nowMs = clock.now();
     const routed = due.map((e) => ({
       e,
-      ids: routeDeliveries(tx, { seq: e.seq, id: e.id, type: e.fields.type, sport: e.fields.sport, league: e.fields.league, ownerKeyId: e.fields.owner_key_id || null }, nowMs),
+      ids: routeDeliveries(tx, { seq: e.seq, id: e.id, type: e.fields.type, sport: e.fields.sport, league: e.fields.league, ownerKeyId: e.fields.owner_key_id || null, probability: e.fields.probability }, nowMs),
     }));
     tx.afterCommit(() => {
       for (const r of routed) r.e.webhooks = r.ids.rows.length > 0;

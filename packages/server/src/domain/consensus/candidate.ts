@@ -4,6 +4,8 @@
 export interface Vote {
   first: number;
   last: number;
+  /** The key a named reporter votes under (absent: a key's own voice). */
+  keyId?: string;
 }
 
 export class Candidate {
@@ -14,6 +16,10 @@ export class Candidate {
   official = false;
   /** Its game was forgotten: its pending deadline is void. */
   forgotten = false;
+  /** Official data judged its voters (README rule 14): never twice. */
+  judged = false;
+  /** The probability its provisional went out with, for a retraction to carry (null: unpublished). */
+  probability: number | null = null;
   readonly votes = new Map<string, Vote>();
   eventType: string | null;
   clock: string | null;
@@ -85,11 +91,20 @@ export class Bucket {
   }
 }
 
-/** Candidates of one game, in buckets by team and points; plus who is active. */
+/** Candidates of one game, in buckets by team and points; plus who is active and who is present. */
 export class GameState {
   readonly buckets = new Map<string, Bucket>();
-  /** reporterId → receivedAt of its latest report on this game. */
+  /** reporterId → receivedAt of its latest report on this game, while within activeWindowMs. */
   readonly active = new Map<string, number>();
+  /** The same within presenceMs (a superset of `active`): voices whose silence is evidence. */
+  readonly present = new Map<string, number>();
+  /**
+   * Each voice of `present` → the voter who last spoke for it and its key: a key's reporters
+   * without a record share one voice (README rule 12), whose record is its latest reporter's.
+   */
+  readonly speakers = new Map<string, { voter: string; keyId: string }>();
+  /** Open candidates, for the per-voice limit of unsupported ones (README rule 13). */
+  readonly openSet = new Set<Candidate>();
   /** Open candidates with a quorum but not (yet) the agreement: tick() re-checks them. */
   readonly quorate = new Set<Candidate>();
   /** Something that moves agreement changed (a reporter went idle, track records moved). */
@@ -122,13 +137,17 @@ export class GameState {
     if (b?.remove(c)) this.buckets.delete(c.key);
   }
 
-  /** The earliest receipt among `active`: nothing can go idle before it is windowMs old. */
+  /** The earliest receipt among `active` (`present`): nothing can go idle (absent) before it is that old. */
   private oldestActive = Infinity;
+  private oldestPresent = Infinity;
 
   touch(reporterId: string, receivedAt: number): void {
     const prev = this.active.get(reporterId);
     if (prev === undefined || receivedAt > prev) this.active.set(reporterId, receivedAt);
     if (prev === undefined && receivedAt < this.oldestActive) this.oldestActive = receivedAt;
+    const was = this.present.get(reporterId);
+    if (was === undefined || receivedAt > was) this.present.set(reporterId, receivedAt);
+    if (was === undefined && receivedAt < this.oldestPresent) this.oldestPresent = receivedAt;
   }
 
   /** Drops reporters idle for more than activeWindowMs; scans only when one can be due. */
@@ -143,6 +162,22 @@ export class GameState {
       } else if (last < oldest) oldest = last;
     }
     this.oldestActive = oldest;
+    return dropped;
+  }
+
+  /** Drops voices absent for more than presenceMs. */
+  sweepAbsent(now: number, presenceMs: number): boolean {
+    if (now - this.oldestPresent <= presenceMs) return false;
+    let dropped = false;
+    let oldest = Infinity;
+    for (const [id, last] of this.present) {
+      if (now - last > presenceMs) {
+        this.present.delete(id);
+        this.speakers.delete(id);
+        dropped = true;
+      } else if (last < oldest) oldest = last;
+    }
+    this.oldestPresent = oldest;
     return dropped;
   }
 }

@@ -1,3 +1,4 @@
+import { CALIBRATION } from './probability.js';
 import type { ConsensusOptions } from './types.js';
 
 export type ResolvedOptions = Required<ConsensusOptions>;
@@ -12,6 +13,13 @@ export const DEFAULT_CONSENSUS_OPTIONS: Readonly<ResolvedOptions> = Object.freez
   duplicateWindowMs: 5_000,
   minStartWeight: 0.2,
   maxOpenStartedPerReporter: 16,
+  presenceMs: 7_200_000,
+  presenceAgreement: 0.6,
+  ghostMs: 25_000,
+  ghostEarlyMs: 10_000,
+  ghostSilence: 0.1,
+  maxUnsupportedPerVoice: 2,
+  calibration: CALIBRATION,
 });
 
 /** Fills defaults and refuses values that would make the rules meaningless (fail at start, not later). */
@@ -20,7 +28,7 @@ export function resolveOptions(partial: Partial<ConsensusOptions> = {}): Resolve
   for (const [k, v] of Object.entries(partial)) {
     if (v !== undefined && k in o) Object.assign(o, { [k]: v });
   }
-  const durations = ['windowMs', 'activeWindowMs', 'retractAfterMs', 'duplicateWindowMs'] as const;
+  const durations = ['windowMs', 'activeWindowMs', 'retractAfterMs', 'duplicateWindowMs', 'presenceMs', 'ghostMs', 'ghostEarlyMs'] as const;
   for (const k of durations) {
     if (!Number.isFinite(o[k]) || o[k] < 0) throw new RangeError(`consensus option ${k} must be a duration ≥ 0 ms, got ${o[k]}`);
   }
@@ -29,6 +37,12 @@ export function resolveOptions(partial: Partial<ConsensusOptions> = {}): Resolve
   if (!Number.isSafeInteger(o.maxOpenStartedPerReporter) || o.maxOpenStartedPerReporter < 1) {
     throw new RangeError(`consensus option maxOpenStartedPerReporter must be a whole number ≥ 1, got ${o.maxOpenStartedPerReporter}`);
   }
+  if (!Number.isSafeInteger(o.maxUnsupportedPerVoice) || o.maxUnsupportedPerVoice < 1) {
+    throw new RangeError(`consensus option maxUnsupportedPerVoice must be a whole number ≥ 1, got ${o.maxUnsupportedPerVoice}`);
+  }
+  if (!(o.presenceAgreement >= 0 && o.presenceAgreement <= 1)) throw new RangeError(`consensus option presenceAgreement must be in [0, 1], got ${o.presenceAgreement}`);
+  if (!(o.ghostSilence >= 0 && o.ghostSilence <= 1)) throw new RangeError(`consensus option ghostSilence must be in [0, 1], got ${o.ghostSilence}`);
+  if (o.presenceMs < o.activeWindowMs) throw new RangeError(`consensus option presenceMs (${o.presenceMs}) must be at least activeWindowMs (${o.activeWindowMs})`);
   if (!(o.minStartWeight >= 0 && o.minStartWeight <= 1)) throw new RangeError(`consensus option minStartWeight must be in [0, 1], got ${o.minStartWeight}`);
   return o;
 }

@@ -14,12 +14,29 @@ export interface ConsensusCandidateTable {
   official: number;
   provisional_event_id: string | null;
   confirmed_event_id: string | null;
+  /** Official data judged its voters (migration 0016). */
+  judged: number;
+  /** The probability its provisional was published with. */
+  probability: number | null;
 }
 
-export interface ReporterRecordTable {
+/** A voter's track record (store/consensus/reporters.ts; migration 0016). */
+export interface ReporterTable {
+  /** The voter id: the key id, and the reporter it names after a `/` (domain/consensus/voters.ts). */
+  voter: string;
   key_id: string;
+  /** The end user a key named; null for the key's own voice. */
+  reporter: string | null;
+  reports: number;
   agreed: number;
   disagreed: number;
+  official_confirmed: number;
+  official_contradicted: number;
+  missed: number;
+  probation: number;
+  weight: number;
+  last_report_at: string | null;
+  created_at: string;
 }
 
 export interface ConsensusLeaseTable {
@@ -44,6 +61,8 @@ export interface ReportTable {
   tier: string;
   /** The consensus candidate the report voted for or repeated; null when it started nothing. */
   candidate_id: string | null;
+  /** The end user the key reported for (`reporter`); null: the key's own voice. */
+  reporter: string | null;
 }
 /** A suspended voter (store/migrations/0015-reporter-suspensions.ts); times are ISO 8601 UTC. */
 export interface ReporterSuspensionTable {
@@ -56,7 +75,7 @@ export interface ReporterSuspensionTable {
 export interface ConsensusDatabase {
   reports: ReportTable;
   consensus_candidates: ConsensusCandidateTable;
-  reporter_records: ReporterRecordTable;
+  reporters: ReporterTable;
   consensus_leases: ConsensusLeaseTable;
   reporter_suspensions: ReporterSuspensionTable;
 }

@@ -64,7 +64,7 @@ export interface Appended {
 /** Runs inside the append transaction: the webhook outbox writes its rows here. */
 export type OutboxHook = (tx: WriteTx, events: Appended) => Promise<void>;
 
-const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id', 'status', 'previous_status', 'start_time', 'reason'] as const;
+const INSERTED = ['type', 'tier', 'game_id', 'competition_id', 'sport', 'league', 'season_id', 'team', 'event_type', 'points', 'clock', 'ts', 'agreement', 'reporters', 'latency_ms', 'probability', 'provisional_id', 'retracted_id', 'json_tail', 'owner_key_id', 'status', 'previous_status', 'start_time', 'reason'] as const;
 const _everyEventColumn: EveryColumn<EventTable, typeof INSERTED, 'seq'> = INSERTED;
 const RETURNED = INSERTED.filter((c) => c !== 'json_tail');
 /**
@@ -137,6 +137,9 @@ export interface EventFilter {
   types?: readonly string[] | null;
   /** Only events this key may see: real games' and its own replays' (docs/replays.md). */
   viewerKeyId?: string;
+  /** Only events whose probability reaches this, retractions' reaching `retractionFloor` (stream/filter.ts `probableEnough`). */
+  minProbability?: number;
+  retractionFloor?: number;
   /**
    * Leaves out the events of competitions settled (final or cancelled) before this date: what
    * only the `archive` product reads (docs/stream.md "Resume").
@@ -238,6 +241,14 @@ export class EventLog {
         .$if(!!filter.games, (q) => q.where('game_id', 'in', filter.games?.length ? [...filter.games] : ['']))
         .$if(!!filter.tier, (q) => q.where('tier', '=', filter.tier ?? ''))
         .$if(!!filter.types, (q) => q.where('type', 'in', filter.types?.length ? [...filter.types] : ['']))
+        .$if((filter.minProbability ?? 0) > 0, (q) =>
+          q.where((eb) =>
+            eb.or([
+              eb.and([eb('type', '=', 'score_retracted'), eb('probability', '>=', filter.retractionFloor ?? filter.minProbability ?? 0)]),
+              eb.and([eb('type', '!=', 'score_retracted'), eb('probability', '>=', filter.minProbability ?? 0)]),
+            ]),
+          ),
+        )
         .$if(filter.viewerKeyId !== undefined, (q) => q.where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId ?? '')])))
         // The archive's rule (domain/access.ts `eligibility`): settled, final or cancelled, before today.
         .$if(settledBefore !== undefined, (q) =>
@@ -325,6 +336,8 @@ export interface ReplayScope {
   leagues: readonly string[] | null;
   /** The endpoint's key: events of another key's sandbox replays are never its (docs/replays.md). */
   viewerKeyId: string;
+  /** The endpoint's `min_probability`: events below it were never its. */
+  minProbability: number;
   /** The event types the endpoint takes; null: any. */
   types?: readonly string[] | null;
 }
@@ -367,6 +380,7 @@ export function confirmedScoreQuery(
       .$if(filter.sports !== null, (q) => q.where('sport', 'in', filter.sports?.length ? [...filter.sports] : ['']))
       .$if(filter.leagues !== null, (q) => q.where('league', 'in', filter.leagues?.length ? [...filter.leagues] : ['']))
       .where((eb) => eb.or([eb('owner_key_id', 'is', null), eb('owner_key_id', '=', filter.viewerKeyId)]))
+      .$if(filter.minProbability > 0, (q) => q.where('probability', '>=', filter.minProbability))
       .orderBy('seq')
       .limit(max + 1)
   );
@@ -383,9 +397,11 @@ export interface ScoreFact {
   clock: string | null;
   ts: string;
   owner_key_id: string | null;
+  /** Its `confidence.probability`: a correction of it carries the same, so it reaches whoever the score reached. */
+  probability: number;
 }
 
-const scoreFact = (r: { seq: number; game_id: string; type: string; tier: string; team: string; points: number; clock: string | null; ts: string; owner_key_id: string | null }): ScoreFact => ({
+const scoreFact = (r: { seq: number; game_id: string; type: string; tier: string; team: string; points: number; clock: string | null; ts: string; owner_key_id: string | null; probability: number }): ScoreFact => ({
   id: eventId(Number(r.seq)),
   game_id: r.game_id,
   type: r.type,
@@ -395,9 +411,10 @@ const scoreFact = (r: { seq: number; game_id: string; type: string; tier: string
   clock: r.clock,
   ts: r.ts,
   owner_key_id: r.owner_key_id,
+  probability: Number(r.probability),
 });
 
-const FACT_COLUMNS = ['seq', 'game_id', 'type', 'tier', 'team', 'points', 'clock', 'ts', 'owner_key_id'] as const;
+const FACT_COLUMNS = ['seq', 'game_id', 'type', 'tier', 'team', 'points', 'clock', 'ts', 'owner_key_id', 'probability'] as const;
 
 /**
  * The reads of a correction, on the transaction that writes it (`k`): every one but `event`

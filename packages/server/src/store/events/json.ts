@@ -52,7 +52,7 @@ export function eventRowOfFields(row: EventFields, seq: number): EventRow {
   return {
     seq, type: row.type, tier: row.tier, game_id: row.game_id, competition_id: row.competition_id, sport: row.sport, league: row.league,
     season_id: row.season_id, team: row.team, event_type: row.event_type, points: row.points, clock: row.clock ?? null, ts: row.ts, agreement: row.agreement,
-    reporters: row.reporters, latency_ms: row.latency_ms, provisional_id: row.provisional_id ?? null, retracted_id: row.retracted_id ?? null,
+    reporters: row.reporters, latency_ms: row.latency_ms, probability: row.probability, provisional_id: row.provisional_id ?? null, retracted_id: row.retracted_id ?? null,
     status: row.status ?? null, previous_status: row.previous_status ?? null, start_time: row.start_time ?? null, reason: row.reason ?? null,
   };
 }
@@ -63,7 +63,7 @@ export function storedEventRow(fields: EventFields): Insertable<EventTable> {
     type: wellFormed(fields.type), tier: wellFormed(fields.tier), game_id: wellFormed(fields.game_id), competition_id: wellFormed(fields.competition_id),
     sport: wellFormed(fields.sport), league: wellFormed(fields.league), season_id: wellFormed(fields.season_id), team: wellFormed(fields.team),
     event_type: wellFormed(fields.event_type), points: fields.points, clock: wellFormedOrNull(fields.clock), ts: wellFormed(fields.ts), agreement: fields.agreement,
-    reporters: fields.reporters, latency_ms: fields.latency_ms, provisional_id: wellFormedOrNull(fields.provisional_id), retracted_id: wellFormedOrNull(fields.retracted_id),
+    reporters: fields.reporters, latency_ms: fields.latency_ms, probability: fields.probability, provisional_id: wellFormedOrNull(fields.provisional_id), retracted_id: wellFormedOrNull(fields.retracted_id),
     status: fields.status ?? null, previous_status: fields.previous_status ?? null, start_time: fields.start_time ?? null, reason: wellFormedOrNull(fields.reason),
     json_tail: '',
     owner_key_id: fields.owner_key_id ?? null,

@@ -41,7 +41,7 @@ export const eventRecord = (r: EventRow): Event => (r.type === 'status' ? status
   points: r.points,
   clock: r.clock,
   ts: r.ts,
-  confidence: { agreement: r.agreement, reporters: r.reporters, latency_ms: r.latency_ms },
+  confidence: { agreement: r.agreement, reporters: r.reporters, latency_ms: r.latency_ms, probability: r.probability },
   ...(r.provisional_id !== null ? { provisional_id: r.provisional_id } : {}),
   ...(r.retracted_id !== null ? { retracted_id: r.retracted_id } : {}),
   schema: EVENT_SCHEMA,
@@ -52,6 +52,8 @@ export const STATUS_COLUMNS = ['status', 'previous_status', 'start_time', 'reaso
 
 /** A column added by a later migration (a status event's): absent from rows read before it ran (0007 reads events). */
 const laterText = (v: unknown): string | null => (v === undefined ? null : rowTextOrNull(v));
+/** `probability` (migration 0016, which writes every stored event's JSON again): 1 for rows read before it ran. */
+const laterProbability = (v: unknown): number => (v === undefined ? 1 : rowNumber(v));
 
 /** An event row read by column name (INSERT_EVENT's RETURNING, or a raw select), checked. */
 export function eventRowOf(r: Record<string, unknown>): EventRow {
@@ -59,7 +61,7 @@ export function eventRowOf(r: Record<string, unknown>): EventRow {
     seq: rowNumber(r.seq), type: rowText(r.type), tier: rowText(r.tier), game_id: rowText(r.game_id), competition_id: rowText(r.competition_id),
     sport: rowText(r.sport), league: rowText(r.league), season_id: rowText(r.season_id), team: rowText(r.team), event_type: rowText(r.event_type),
     points: rowNumber(r.points), clock: rowTextOrNull(r.clock), ts: rowText(r.ts), agreement: rowNumber(r.agreement), reporters: rowNumber(r.reporters),
-    latency_ms: rowNumber(r.latency_ms), provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
+    latency_ms: rowNumber(r.latency_ms), probability: laterProbability(r.probability), provisional_id: rowTextOrNull(r.provisional_id), retracted_id: rowTextOrNull(r.retracted_id),
     status: laterText(r.status), previous_status: laterText(r.previous_status), start_time: laterText(r.start_time), reason: laterText(r.reason),
   };
 }

@@ -18,6 +18,8 @@ export interface EventTable {
   agreement: number;
   reporters: number;
   latency_ms: number;
+  /** `confidence.probability` (domain/consensus/probability.ts); a retraction's is its provisional's. */
+  probability: number;
   provisional_id: string | null;
   retracted_id: string | null;
   /** The event's REST JSON after its `id` (store/events/json.ts): what the bulk export reads. */

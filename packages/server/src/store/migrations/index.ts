@@ -15,6 +15,7 @@ import { scheduleMigration } from './0012-schedule-changes.js';
 import { refusalsMigration } from './0013-write-refusals.js';
 import { correctionsMigration } from './0014-corrections.js';
 import { reporterSuspensionsMigration } from './0015-reporter-suspensions.js';
+import { crowdTrustMigration } from './0016-crowd-trust.js';
 
 /**
  * Every migration of the schema, one file each, numbered in the order they run (both engines run the
@@ -43,6 +44,7 @@ export function migrationProvider(engine: Engine, secrets: SecretBox | null = nu
         '0013_write_refusals': refusalsMigration(engine),
         '0014_corrections': correctionsMigration(),
         '0015_reporter_suspensions': reporterSuspensionsMigration(),
+        '0016_crowd_trust': crowdTrustMigration(engine),
       };
     },
   };

@@ -376,7 +376,7 @@ export class CompetitionRepo {
         return [
           {
             type: 'status', tier: 'confirmed', game_id: `${row.sport}_${row.n}`, competition_id: row.id, sport: row.sport, league: row.league, season_id: row.season_id,
-            team: '', event_type: 'status', points: 0, clock: null, ts: nowIso, agreement: 1, reporters: 0, latency_ms: 0, provisional_id: null, retracted_id: null,
+            team: '', event_type: 'status', points: 0, clock: null, ts: nowIso, agreement: 1, reporters: 0, latency_ms: 0, probability: 1, provisional_id: null, retracted_id: null,
             owner_key_id: row.owner_key_id ?? null, status: change.status, previous_status: change.previous_status, start_time: change.start_time, reason: change.status_reason,
           },
         ];

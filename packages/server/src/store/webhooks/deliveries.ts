@@ -75,14 +75,16 @@ export interface RoutedEvent {
   league: string;
   /** The key that alone may see the event (a sandbox replay's), null for everyone. */
   ownerKeyId: string | null;
+  /** Its `confidence.probability`: endpoints whose `min_probability` is above it do not take it (status events carry 1). */
+  probability: number;
 }
 
 const ROUTED_INTO = `insert into webhook_deliveries (${DELIVERY_COLUMNS.join(', ')}) `;
 /**
  * One pending delivery per endpoint that takes the event (docs/webhooks.md "Delivery"): enabled,
  * of confirmed events, its key not revoked and holding `live`, the event's type and sport among the
- * endpoint's, its sport and league among the key's, and a sandbox replay's event only for the
- * replay's own key (docs/replays.md). The lists are JSON text, read by each engine's JSON
+ * endpoint's, its probability at least the endpoint's `min_probability`, its sport and league
+ * among the key's, and a sandbox replay's event only for the replay's own key (docs/replays.md). The lists are JSON text, read by each engine's JSON
  * functions; ids lead with the time as newDeliveryIds' do, the rest random.
  */
 const ROUTE = {
@@ -94,6 +96,7 @@ const ROUTE = {
       "and exists (select 1 from json_each(k.products) where value = 'live') " +
       'and (cast(? as text) is null or e.key_id = ?) ' +
       'and (e.types is null or exists (select 1 from json_each(e.types) where value = ?)) ' +
+      'and e.min_probability <= ? ' +
       'and (e.sports is null or exists (select 1 from json_each(e.sports) where value = ?)) ' +
       'and (k.sports is null or exists (select 1 from json_each(k.sports) where value = ?)) ' +
       'and (k.leagues is null or exists (select 1 from json_each(k.leagues) where value = ?)) ' +
@@ -106,6 +109,7 @@ const ROUTE = {
       "where e.status = 'enabled' and e.tier = 'confirmed' and k.revoked_at is null and k.products::jsonb @> '[\"live\"]' " +
       'and (?::text is null or e.key_id = ?::text) ' +
       'and (e.types is null or e.types::jsonb @> to_jsonb(?::text)) ' +
+      'and e.min_probability <= ?::double precision ' +
       'and (e.sports is null or e.sports::jsonb @> to_jsonb(?::text)) ' +
       'and (k.sports is null or k.sports::jsonb @> to_jsonb(?::text)) ' +
       'and (k.leagues is null or k.leagues::jsonb @> to_jsonb(?::text)) ' +
@@ -120,7 +124,7 @@ const ROUTE = {
  */
 export function routeDeliveries(tx: WriteTx, e: RoutedEvent, nowMs: number): HeldRows {
   const now = isoTime(nowMs);
-  return tx.hold(ROUTE[tx.engine], [deliveryIdHead(nowMs), e.id, e.seq, now, now, e.ownerKeyId, e.ownerKeyId, e.type, e.sport, e.sport, e.league]);
+  return tx.hold(ROUTE[tx.engine], [deliveryIdHead(nowMs), e.id, e.seq, now, now, e.ownerKeyId, e.ownerKeyId, e.type, e.probability, e.sport, e.sport, e.league]);
 }
 
 /** Writes deliveries in the caller's transaction (a replay's). */

@@ -18,6 +18,7 @@ export interface EndpointPatch {
   sports?: string[] | null;
   types?: string[] | null;
   description?: string | null;
+  min_probability?: number;
 }
 
 /** An endpoint with its owner key's grants, as an attempt checks them; the key's columns are null when the key row is gone. */
@@ -86,6 +87,7 @@ export class WebhookEndpointStore {
         ...(patch.sports !== undefined ? { sports: patch.sports === null ? null : JSON.stringify(patch.sports) } : {}),
         ...(patch.types !== undefined ? { types: patch.types === null ? null : JSON.stringify(patch.types) } : {}),
         ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.min_probability !== undefined ? { min_probability: patch.min_probability } : {}),
         updated_at: nowIso,
       })
       .where('id', '=', id)

@@ -22,6 +22,7 @@ export function endpointRecord(r: EndpointRow, nowIso: string): WebhookEndpoint 
     sports: parseList(r.sports),
     tier: 'confirmed',
     types: parseList(r.types ?? null),
+    min_probability: Number(r.min_probability ?? 0),
     status: r.status === 'enabled' ? 'enabled' : 'disabled',
     disabled_reason: r.disabled_reason,
     disabled_at: r.disabled_at,

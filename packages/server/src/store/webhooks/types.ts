@@ -9,6 +9,8 @@ export interface WebhookEndpointTable {
   sports: string | null;
   /** JSON array of event types, or null (or absent, on a row older than the column) for every type. */
   types?: string | null;
+  /** Events below this `confidence.probability` are not delivered (migration 0016; absent on a row older than it: 0). */
+  min_probability?: number;
   tier: string;
   status: string;
   disabled_reason: string | null;
