@@ -8,6 +8,7 @@ import { auth, engines, ManualClock, testApp, type TestApp } from './helpers.js'
 
 interface Game {
   id: string;
+  competition_id: string;
   competitors: { entity_id: string; role: string }[];
 }
 
@@ -170,6 +171,76 @@ describe.each(engines())('reporters on %s', (engine) => {
     expect((await report(b.key, g, away(g))).tier).toBe('provisional');
     expect((await report(c.key, g, away(g))).tier).toBe('confirmed');
     one(await post(`/v1/reporters/${reporterIdOf(troll.id)}/restore`));
+  });
+
+  it('lists a key’s named reporters beside its own voice, counts official data’s verdicts on them, flags by the rule, and suspends and restores one by its id', async () => {
+    // A soccer game the official feed covers, and a basketball game of the crowd alone.
+    const g = games[3];
+    const [h] = (await get('/v1/games?date=today&sport=basketball&status=scheduled&limit=1', viewer)).json().data as Game[];
+    const app = await t.key({ products: ['report'] });
+    const appId = (await get('/v1/me', app)).json().data.id as string;
+    const source = await t.key({ products: ['source'] });
+    const [x, y] = [await t.key({ products: ['report'] }), await t.key({ products: ['report'] })];
+    const fan = (name: string) => `${appId}/${name}`;
+    const plays = (game: Game, body: unknown) => post(`/v1/competitions/${game.competition_id}/plays`, body, source);
+    const HALF1 = { unit: 'half', num: 1, label: '1st half' };
+    clock.advance(91_000);
+    await t.services.live.ingest.tick();
+
+    // fan-1, named by the app, and two keys of their own confirm the home goal; the official feed has it too.
+    expect((await report(app, g, home(g), { reporter: 'fan-1', clock: "10'" })).event_id).toBeNull();
+    await report(x, g, home(g), { clock: "10'" });
+    expect((await report(y, g, home(g), { clock: "10'" })).tier).toBe('confirmed');
+    const official = await plays(g, { plays: [{ period: HALF1, competitor_id: g.competitors.find((c) => c.role === 'home')?.entity_id, event_type: 'kickoff', points: 0 }, { period: HALF1, competitor_id: g.competitors.find((c) => c.role === 'home')?.entity_id, event_type: 'goal', points: 1, clock: "10'" }] });
+    expect(official.statusCode, official.body).toBe(201);
+    // fan-2, also named by the app, invents an away goal; the final result does not hold it.
+    clock.advance(60_000);
+    expect((await report(app, g, away(g), { reporter: 'fan-2', clock: "11'" })).event_id).toBeNull();
+    clock.advance(60_000);
+    const final = await plays(g, { period: { unit: 'fulltime', num: 1, label: 'Full time' }, competitor_id: g.competitors.find((c) => c.role === 'home')?.entity_id, event_type: 'final', points: 0 });
+    expect(final.statusCode, final.body).toBe(201);
+
+    const ofApp = await all(`&key=${appId}`);
+    expect(ofApp.map((r) => [r.id, r.key_id, r.reporter])).toEqual([
+      [reporterIdOf(fan('fan-1')), appId, 'fan-1'],
+      [reporterIdOf(fan('fan-2')), appId, 'fan-2'],
+    ]);
+    const [one1, one2] = ofApp;
+    // Confirmed by the crowd and by official data: A = 2, D = 0, weight 3/4.
+    expect(one1).toMatchObject({ reports: 1, agreed: 1, disagreed: 0, official_confirmed: 1, official_contradicted: 0, flagged: false, suspended: false });
+    expect(one1.weight).toBeCloseTo(0.75, 3);
+    // Contradicted by the final result: on probation, weighing less than a newcomer, flagged from the first contradiction.
+    expect(one2).toMatchObject({ reports: 1, official_confirmed: 0, official_contradicted: 1, flagged: true, suspended: false });
+    expect(one2.last_report_at).toBe(new Date(clock.now() - 60_000).toISOString());
+    // Its candidate was also retracted when the game ended: A = 0, D = 1 + 3 × 1, weight 1/6.
+    expect(one2).toMatchObject({ agreed: 0, disagreed: 1 });
+    expect(one2.weight).toBeCloseTo(1 / 6, 3);
+    expect((await all('&flagged=true')).map((r) => r.id)).toContain(reporterIdOf(fan('fan-2')));
+    expect((await all('&flagged=false')).map((r) => r.id)).toContain(reporterIdOf(fan('fan-1')));
+
+    // fan-1 has a record of its own now: it publishes alone. So does the app's own voice.
+    const byFan = await report(app, h, home(h), { reporter: 'fan-1' });
+    expect(byFan.event_id).toMatch(/^evt_/);
+    const byApp = await report(app, h, away(h));
+    expect(byApp.event_id).toMatch(/^evt_/);
+    const ordered = await all(`&key=${appId}`);
+    expect(ordered.map((r) => r.reporter)).toEqual([null, 'fan-1', 'fan-2']);
+
+    const suspended = one(await post(`/v1/reporters/${reporterIdOf(fan('fan-1'))}/suspend`));
+    expect(suspended).toMatchObject({ id: reporterIdOf(fan('fan-1')), key_id: appId, reporter: 'fan-1', suspended: true, reports: 2, official_confirmed: 1 });
+    // At once: fan-1's lone provisional is retracted, the app's own voice keeps its own.
+    expect(await retractionOf(String(byFan.event_id))).toBeDefined();
+    expect(await retractionOf(String(byApp.event_id))).toBeUndefined();
+    expect((await all('&suspended=true')).map((r) => [r.id, r.reporter])).toEqual([[reporterIdOf(fan('fan-1')), 'fan-1']]);
+    // Only fan-1 is silenced: its reports start nothing, the key's own voice still counts.
+    expect((await report(app, h, home(h), { reporter: 'fan-1', clock: "80'" })).event_id).toBeNull();
+    clock.advance(10_000);
+    expect((await report(app, h, home(h), { clock: "81'" })).event_id).toMatch(/^evt_/);
+
+    expect(one(await post(`/v1/reporters/${reporterIdOf(fan('fan-1'))}/restore`))).toMatchObject({ reporter: 'fan-1', suspended: false, reports: 3 });
+    expect(await all('&suspended=true')).toEqual([]);
+    clock.advance(10_000);
+    expect((await report(app, h, away(h), { reporter: 'fan-1', clock: "85'" })).event_id).toMatch(/^evt_/);
   });
 
   it('answers an unknown reporter with a 404 in the documented body, and stores nothing', async () => {
