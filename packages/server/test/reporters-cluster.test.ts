@@ -119,6 +119,43 @@ describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
     expect((await report(b, troll.key, games[2])).event_id).toMatch(/^evt_/);
   });
 
+  it.runIf(available)('a reporter a key names, suspended through one node: its vote leaves the candidate the other node holds at once; the key’s own voice still counts', async () => {
+    const [a, b] = nodes;
+    const keys = a.built.services.keys;
+    const fresh = async (name: string) => {
+      const { key, record } = await keys.create({ name, plan: 'internal', products: ['report'] }, new Date());
+      return { key, id: record.id };
+    };
+    const [app, x, y, z] = [await fresh('fan app'), await fresh('x'), await fresh('y'), await fresh('z')];
+    const [m, n] = (await (await fetch(`${a.http}/v1/games?date=today&sport=basketball&status=scheduled&limit=2`, { headers: auth(viewer) })).json()).data as Game[];
+    const named = (node: Node, reporter: string, g: Game) => req(node, 'POST', '/v1/reports', { game_id: g.id, team: home(g), points: 1, reporter }, app.key);
+    // m's consensus runs on B. fan-7 (no record: the app's newcomer voice) and x back the same basket.
+    const first = await named(b, 'fan-7', m);
+    expect(first.status).toBe(202);
+    expect(first.body.data[0].event_id).toBeNull();
+    await report(b, x.key, m);
+    expect(await owner(m)).toBe(b.built.services.live.leases.nodeId);
+
+    const id = reporterIdOf(`${app.id}/fan-7`);
+    const res = await req(a, 'POST', `/v1/reporters/${id}/suspend`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ id, key_id: app.id, reporter: 'fan-7', suspended: true, reports: 1 });
+    // Withdrawn on B before A answered: the stored report votes for nothing, and x and y are two voices, not three.
+    const stored = await a.db.kysely.selectFrom('reports').select('candidate_id').where('id', '=', first.body.data[0].id).executeTakeFirstOrThrow();
+    expect(stored.candidate_id).toBeNull();
+    expect((await report(a, y.key, m)).tier).toBe('provisional');
+    expect((await report(b, z.key, m)).tier).toBe('confirmed');
+    // B ignores fan-7 from now on; the app's own voice and its other reporters are not suspended.
+    expect((await named(b, 'fan-7', n)).body.data[0].event_id).toBeNull();
+    expect((await report(b, app.key, n)).event_id).toMatch(/^evt_/);
+    const listed = await req(b, 'GET', `/v1/reporters?key=${app.id}`);
+    expect(listed.body.data.map((r: { reporter: string | null; suspended: boolean }) => [r.reporter, r.suspended])).toEqual([
+      [null, false],
+      ['fan-7', true],
+    ]);
+    expect((await req(b, 'POST', `/v1/reporters/${id}/restore`)).body.data).toMatchObject({ reporter: 'fan-7', suspended: false });
+  });
+
   it.runIf(available)('a node that heard of nothing catches up on its next tick: the votes it took meanwhile are withdrawn', async () => {
     const [, b] = nodes;
     const late = reporters[2];
