@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cellWidth, printable } from '../src/cli/cells.js';
 import { parseReportersArgs, reportersCommand } from '../src/cli/reporters.js';
 import { UsageError } from '../src/cli/usage.js';
 import { isoDate } from '../src/domain/clock.js';
@@ -63,6 +64,44 @@ describe('svc reporters: the crowd in a terminal', () => {
     expect(JSON.parse((await run(['list', '--key-id', ids[0], '--json'])).out).map((x: { key_id: string }) => x.key_id)).toEqual([ids[0]]);
   });
 
+  it('shows the reporters a key names: a name is one printable cell whatever it holds, and the columns stay aligned', async () => {
+    const app = await t.key({ products: ['report'] });
+    const appId = (await t.app.inject({ url: '/v1/me', headers: auth(app) })).json().data.id as string;
+    const viewerGames = (await t.app.inject({ url: '/v1/games?date=today&sport=basketball&status=scheduled&limit=1', headers: auth(viewer) })).json().data as { id: string; competitors: { entity_id: string }[] }[];
+    const g = viewerGames[0];
+    // A name is opaque to svc: a line break and a terminal escape sequence are allowed in it, and so are wide characters.
+    const names = ['fan-8312', 'evil\n\u001b[2Jgone', '球迷一号'];
+    for (const reporter of names) {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/reports', payload: JSON.stringify({ game_id: g.id, team: g.competitors[0].entity_id.split(':').pop(), points: 1, reporter }), headers: { ...auth(app), 'content-type': 'application/json' } });
+      expect(res.statusCode, res.body).toBe(202);
+    }
+    const r = await run(['list', '--key-id', appId]);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    const lines = r.out.trimEnd().split('\n');
+    // A header and one line per reporter: the name's line break does not start a line of its own.
+    expect(lines).toHaveLength(1 + names.length);
+    expect(r.out).not.toContain('\u001b');
+    const byId = new Map(lines.slice(1).map((l) => [l.split(' ')[0], l]));
+    expect(byId.get(reporterIdOf(`${appId}/fan-8312`))).toContain(' fan-8312 ');
+    expect(byId.get(reporterIdOf(`${appId}/${names[1]}`))).toContain(' evil\\n\\u001b[2Jgone ');
+    expect(byId.get(reporterIdOf(`${appId}/球迷一号`))).toContain(' 球迷一号 ');
+    // Aligned as a terminal shows them: the weight column starts at the same column on every line (a CJK character takes two).
+    const columnOf = (line: string, cell: string) => {
+      const at = line.indexOf(cell);
+      return [...line.slice(0, at)].reduce((w, ch) => w + (/\p{Script=Han}/u.test(ch) ? 2 : 1), 0);
+    };
+    const weightAt = lines.slice(1).map((l) => columnOf(l, '0.500'));
+    expect(new Set([columnOf(lines[0], 'WEIGHT') + 'WEIGHT'.length - '0.500'.length, ...weightAt]).size).toBe(1);
+
+    const id = reporterIdOf(`${appId}/${names[1]}`);
+    const s = await run(['suspend', id]);
+    expect(s).toMatchObject({ code: 0, err: '' });
+    expect(s.out).toBe(`Suspended ${id} (${appId} / evil\\n\\u001b[2Jgone): its reports count for nothing.\n`);
+    expect((await run(['restore', id])).code).toBe(0);
+    // --json keeps the name as it is.
+    expect(JSON.parse((await run(['list', '--key-id', appId, '--json'])).out).map((x: { reporter: string }) => x.reporter)).toEqual([...names].sort());
+  });
+
   it('suspends and restores by id, and lists the suspended', async () => {
     const id = reporterIdOf(ids[1]);
     const s = await run(['suspend', id]);
@@ -87,5 +126,29 @@ describe('svc reporters: the crowd in a terminal', () => {
     for (const argv of [[], ['ban'], ['suspend'], ['suspend', 'key_abc'], ['list', '--flaged'], ['list', '--key-id', 'bob'], ['restore', 'rep_a', 'rep_b']]) {
       expect(() => parseReportersArgs([...argv, '--key', 'k'], config, {}), argv.join(' ')).toThrow(UsageError);
     }
+  });
+});
+
+describe('a terminal cell (cli/cells.ts)', () => {
+  it('shows what would drive or break the terminal as escapes, and nothing else', () => {
+    expect(printable('fan 8312 — Zoë')).toBe('fan 8312 — Zoë');
+    expect(printable('a\nb\tc\r')).toBe('a\\nb\\tc\\r');
+    expect(printable('\u001b[31mred\u0007')).toBe('\\u001b[31mred\\u0007');
+    // A right-to-left override would reverse the rest of the line; a lone surrogate prints as nothing readable.
+    expect(printable('abc\u202Edcb')).toBe('abc\\u202edcb');
+    expect(printable('x\uD800y')).toBe('x\\ud800y');
+    expect(printable('line\u2028sep\u0085')).toBe('line\\u2028sep\\u0085');
+  });
+
+  it('counts the columns a terminal gives: wide scripts and emoji two, combining marks none', () => {
+    expect(cellWidth('abc')).toBe(3);
+    expect(cellWidth('球迷一号')).toBe(8);
+    expect(cellWidth('팬')).toBe(2);
+    expect(cellWidth('ＡＢ')).toBe(4);
+    expect(cellWidth('e\u0301')).toBe(1);
+    expect(cellWidth('⚽')).toBe(2);
+    expect(cellWidth('👍🏽')).toBe(2);
+    expect(cellWidth('❤️')).toBe(2);
+    expect(cellWidth('')).toBe(0);
   });
 });

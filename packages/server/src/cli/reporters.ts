@@ -2,6 +2,7 @@ import { ListOf, One, Reporter } from '@svc/schema';
 import { Value } from '@sinclair/typebox/value';
 import { localBaseUrl, type Config } from '../config.js';
 import { readDemoKey } from '../process/demo-key.js';
+import { cellWidth, padCell, padCellStart, printable } from './cells.js';
 import { isReportersSubcommand, type ReportersSubcommand } from './reporters-usage.js';
 import { parseOptions, UsageError } from './usage.js';
 
@@ -80,7 +81,8 @@ export function reportersTable(reporters: Reporter[]): string {
   const cells = ordered.map((r) => [
     r.id,
     r.key_id,
-    r.reporter ?? '(key)',
+    // A name is whatever the key sent (docs/reporters.md): one printable cell.
+    r.reporter === null ? '(key)' : printable(r.reporter),
     r.weight.toFixed(3),
     String(r.reports),
     String(r.agreed),
@@ -94,10 +96,10 @@ export function reportersTable(reporters: Reporter[]): string {
   const header = ['ID', 'KEY', 'REPORTER', 'WEIGHT', 'REPORTS', 'AGREED', 'DISAGREED', 'OFFICIAL+', 'OFFICIAL-', 'FLAG', 'STATUS', 'LAST REPORT'];
   // Counts read best right-aligned; the table() of keys pads every column on the right.
   const numeric = new Set([3, 4, 5, 6, 7, 8]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => cellWidth(c[i]))));
   const line = (row: string[]) =>
     row
-      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]) : i === row.length - 1 ? c : c.padEnd(widths[i])))
+      .map((c, i) => (numeric.has(i) ? padCellStart(c, widths[i]) : i === row.length - 1 ? c : padCell(c, widths[i])))
       .join('  ')
       .trimEnd();
   return [line(header), ...cells.map(line)].join('\n');
@@ -139,6 +141,6 @@ export async function reportersCommand(args: ReportersArgs, stdout: Out, stderr:
   }
   const r = res.body.data;
   if (args.json) stdout.write(`${JSON.stringify(r)}\n`);
-  else stdout.write(`${args.sub === 'suspend' ? 'Suspended' : 'Restored'} ${r.id} (${r.key_id}${r.reporter === null ? '' : ` / ${r.reporter}`}): ${r.suspended ? 'its reports count for nothing' : 'its reports count again'}.\n`);
+  else stdout.write(`${args.sub === 'suspend' ? 'Suspended' : 'Restored'} ${r.id} (${r.key_id}${r.reporter === null ? '' : ` / ${printable(r.reporter)}`}): ${r.suspended ? 'its reports count for nothing' : 'its reports count again'}.\n`);
   return 0;
 }
