@@ -22,6 +22,11 @@ describe('dashboard: the Reporters page', () => {
   let viewer: string;
   let honest: { key: string; id: string };
   let troll: { key: string; id: string };
+  let app: { key: string; id: string };
+  // Two end users a fan app names: an ordinary name, and one of 128 characters that is markup.
+  const FAN = 'fan-8312';
+  const MARKUP = `<img src=x onerror="document.title='owned'">${'W'.repeat(84)}`;
+  const fanId = (name: string) => reporterIdOf(`${app.id}/${name}`);
   let games: { id: string; competitors: { entity_id: string }[] }[];
 
   beforeAll(async () => {
@@ -38,6 +43,7 @@ describe('dashboard: the Reporters page', () => {
     };
     honest = await reporter('honest app');
     troll = await reporter('troll app');
+    app = await reporter('fan app');
     await db.close();
     // Unbacked provisionals are retracted after 1.5 s, so track records build up within the test.
     svc = await serveSvc(dataDir, { SVC_SIMULATOR: 'off', SVC_CONSENSUS_RETRACT_MS: '1500' });
@@ -46,6 +52,7 @@ describe('dashboard: the Reporters page', () => {
     // The troll invents three goals nobody backs; the honest app reports one that is not backed either.
     for (const g of games.slice(0, 3)) expect((await report(troll.key, g)).status).toBe(202);
     expect((await report(honest.key, games[3])).status).toBe(202);
+    for (const name of [FAN, MARKUP]) expect((await call('POST', '/v1/reports', app.key, { game_id: games[3].id, team: games[3].competitors[1].entity_id.split(':').pop(), points: 1, reporter: name })).status).toBe(202);
     await until(async () => (await call('GET', '/v1/reporters?flagged=true', admin)).body.data.length === 1, 20_000, 'the troll flagged');
   }, 120_000);
   afterAll(async () => {
@@ -84,10 +91,19 @@ describe('dashboard: the Reporters page', () => {
     await signIn(page, admin);
     await row(page, reporterIdOf(honest.id)).waitFor();
     const order = await page.locator('tbody tr').evaluateAll((els) => els.map((e) => [e.getAttribute('data-reporter'), e.getAttribute('data-flagged')]));
-    expect(order).toEqual([
-      [reporterIdOf(troll.id), 'true'],
-      [reporterIdOf(honest.id), 'false'],
-    ]);
+    // Flagged first, then the API's order: by voter (a key's own voice, then the reporters it names).
+    expect(MARKUP).toHaveLength(128);
+    const others = [reporterIdOf(honest.id), fanId(FAN), fanId(MARKUP)].map((id) => [id, Buffer.from(id.slice(4), 'base64url').toString()] as const);
+    expect(order).toEqual([[reporterIdOf(troll.id), 'true'], ...others.sort((a, b) => (a[1] < b[1] ? -1 : 1)).map(([id]) => [id, 'false'])]);
+    // A named reporter shows its name, as text, above its key.
+    for (const name of [FAN, MARKUP]) {
+      const cell = row(page, fanId(name)).locator('td[data-label="Reporter"]');
+      expect(await cell.locator('strong').textContent()).toBe(name);
+      expect(await cell.locator('.mono').textContent()).toBe(app.id);
+    }
+    expect(await page.locator('#reporters img').count()).toBe(0);
+    expect(await page.title()).not.toBe('owned');
+    expect(await row(page, reporterIdOf(honest.id)).locator('td[data-label="Reporter"] .muted').first().textContent()).toBe('the key’s own voice');
     const trollRow = row(page, reporterIdOf(troll.id));
     expect(await trollRow.locator('.flag').textContent()).toBe('Flagged');
     expect(await trollRow.locator('td[data-label="Disagreed"]').textContent()).toBe('3');
@@ -111,7 +127,25 @@ describe('dashboard: the Reporters page', () => {
     await expect.poll(() => page.locator('tbody tr').count(), { timeout: 10_000 }).toBe(1);
     await page.getByLabel('Suspended only').uncheck();
     await page.getByRole('button', { name: 'Show reporters' }).click();
-    await expect.poll(() => page.locator('tbody tr').count(), { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => page.locator('tbody tr').count(), { timeout: 10_000 }).toBe(4);
+
+    // A reporter the app names is suspended alone: the app's other reporter and its key are not.
+    const fanRow = row(page, fanId(FAN));
+    await fanRow.getByRole('button', { name: `Suspend ${FAN} (${app.id})` }).click();
+    expect(await page.getByRole('dialog').textContent()).toContain(`Reports from ${FAN} through ${app.id}`);
+    await page.getByRole('dialog').getByRole('button', { name: 'Suspend' }).click();
+    await expect.poll(() => fanRow.locator('.status-badge').textContent(), { timeout: 10_000 }).toBe('Suspended');
+    expect(await page.locator('#toast').textContent()).toBe(`Suspended ${FAN} (${app.id}).`);
+    const named = (await call('GET', `/v1/reporters?key=${app.id}`, admin)).body.data as { reporter: string; suspended: boolean }[];
+    // In voter order: '<' sorts before 'f'.
+    expect(named.map((r) => [r.reporter, r.suspended])).toEqual([
+      [MARKUP, false],
+      [FAN, true],
+    ]);
+    await fanRow.getByRole('button', { name: /^Restore/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
+    await expect.poll(() => fanRow.locator('.status-badge').textContent(), { timeout: 10_000 }).toBe('Active');
+    expect((await call('GET', '/v1/reporters?suspended=true', admin)).body.data.map((r: { id: string }) => r.id)).toEqual([reporterIdOf(troll.id)]);
 
     // Restore: the next report counts again.
     await row(page, reporterIdOf(troll.id)).getByRole('button', { name: /^Restore/ }).click();
@@ -132,6 +166,8 @@ describe('dashboard: the Reporters page', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(page, admin);
     await row(page, reporterIdOf(troll.id)).waitFor();
+    // The 128-character name wraps inside its cell.
+    await row(page, fanId(MARKUP)).waitFor();
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'dashboard-reporters-mobile');
     await context.close();
