@@ -42,6 +42,30 @@ def test_a_reporter_is_listed_suspended_and_restored(server: SvcProcess, keys: K
         assert raw.status_code == 200 and raw.request_id is not None
 
 
+def test_named_reporters_are_listed_and_suspended_by_the_listed_id(server: SvcProcess, keys: Keys, game_pool: GamePool) -> None:
+    app_key = server.create_key("py-fan-app", "report")
+    game, role = game_pool.take()
+    competitors = game["competitors"]
+    assert isinstance(competitors, list)
+    team = str(next(c for c in competitors if c["role"] == role)["entity_id"]).split(":")[-1]
+    with Svc(api_key=keys.admin, base_url=server.base_url, max_retries=0) as admin, Svc(api_key=app_key, base_url=server.base_url, max_retries=0) as app:
+        key_id = app.me()["id"]
+        # End users the app names: without a record of their own they publish nothing alone.
+        for name in ("fan-1", "fan 2 ⚽"):
+            assert app.reports.create({"game_id": str(game["id"]), "team": team, "points": 1, "reporter": name})[0]["event_id"] is None
+        listed: List[Reporter] = list(admin.reporters.list(key=key_id, limit=1))
+        assert [(r["key_id"], r["reporter"], r["reports"], r["suspended"]) for r in listed] == [
+            (key_id, "fan 2 ⚽", 1, False),
+            (key_id, "fan-1", 1, False),
+        ]
+        fan1 = listed[1]
+        assert fan1["weight"] == 0.5 and fan1["official_confirmed"] == 0 and fan1["official_contradicted"] == 0
+        suspended = admin.reporters.suspend(fan1["id"])
+        assert suspended["id"] == fan1["id"] and suspended["reporter"] == "fan-1" and suspended["suspended"] is True
+        assert [r["reporter"] for r in admin.reporters.list(key=key_id, suspended=True)] == ["fan-1"]
+        assert admin.reporters.restore(fan1["id"])["suspended"] is False
+
+
 def test_refusals(server: SvcProcess, keys: Keys) -> None:
     with Svc(api_key=keys.admin, base_url=server.base_url, max_retries=0) as admin, Svc(api_key=keys.live, base_url=server.base_url, max_retries=0) as live:
         with pytest.raises(NotFoundError) as unknown:
