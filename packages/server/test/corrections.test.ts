@@ -260,6 +260,14 @@ describe.each(engines())('corrections on %s', (engine) => {
     expect(changes.filter((c) => c.object_id === fixes[0].id)).toHaveLength(1);
     // Final: the standings count the official 1-0.
     expect((await standingsRow(g, away))).toMatchObject({ played: rowBefore?.played, scored: (rowBefore?.scored ?? 0) - 1, live: false });
+    // The operator sees it in the crowd's records (docs/reporters.md): each voter had one score the
+    // official record holds and one it does not, which flags it.
+    for (const reporterKey of await crowdOf(g)) {
+      const keyId = (await get('/v1/me', reporterKey)).json().data.id as string;
+      expect((await get(`/v1/reporters?key=${keyId}`)).json().data).toEqual([
+        expect.objectContaining({ key_id: keyId, reporter: null, official_confirmed: 1, official_contradicted: 1, flagged: true }),
+      ]);
+    }
   });
 
   it('the crowd’s own game: confirmed crowd scores move its score, box score and standings up; a correction moves them back; crowd scores after it still count', async () => {

@@ -243,6 +243,24 @@ describe.each(engines())('reporters on %s', (engine) => {
     expect((await report(app, h, away(h), { reporter: 'fan-1', clock: "85'" })).event_id).toMatch(/^evt_/);
   });
 
+  it('flags a reporter that floods: far more reports than its games had plays, whatever else it did', async () => {
+    const app = await t.key({ products: ['report'] });
+    const appId = (await get('/v1/me', app)).json().data.id as string;
+    const [, g] = (await get('/v1/games?date=today&sport=basketball&status=scheduled&limit=2', viewer)).json().data as Game[];
+    // 30 reports of one basket at once: one play, 29 repeats.
+    const spammer = async () => (await all(`&key=${appId}`)).find((r) => r.reporter === 'spammer');
+    for (let i = 0; i < 29; i++) await report(app, g, home(g), { reporter: 'spammer' });
+    // 29 reports are not yet a flood (the rule starts at 30); the 30th is.
+    expect(await spammer()).toMatchObject({ reports: 29, flagged: false });
+    await report(app, g, home(g), { reporter: 'spammer' });
+    expect(await spammer()).toMatchObject({ reports: 30, agreed: 0, disagreed: 0, official_contradicted: 0, flagged: true });
+    clock.advance(91_000);
+    await t.services.live.ingest.tick();
+    // Its one play was retracted: 30 reports for 1 play is still more than 10 a play.
+    expect(await spammer()).toMatchObject({ reports: 30, disagreed: 1, flagged: true });
+    expect((await all('&flagged=true')).map((r) => r.id)).toContain(reporterIdOf(`${appId}/spammer`));
+  });
+
   it('answers an unknown reporter with a 404 in the documented body, and stores nothing', async () => {
     const before = await count('reporter_suspensions');
     for (const id of ['rep_nothing', reporterIdOf('key_0000000000000000'), reporterIdOf(`${keys[0].id}/never-reported`), 'rpt_abc', 'x'.repeat(405)]) {
