@@ -118,6 +118,40 @@ describe('a suspended voter’s votes leave the engine', () => {
     expect(report('r3').tier).toBe('confirmed');
   });
 
+  describe('a key’s named reporters without records (one voice, docs/consensus.md "Who votes")', () => {
+    const named = (report: (id: string, extra?: Partial<ReportIn>) => ReturnType<ConsensusEngine['submit']>, name: string) => report(`key_app/${name}`, { keyId: 'key_app' });
+
+    it('suspending one leaves the others their voice', () => {
+      const { engine, report } = setup();
+      named(report, 'fan-a');
+      named(report, 'fan-b');
+      report('x');
+      engine.withdrawVoter('key_app/fan-a');
+      // fan-b still speaks for the key's newcomers: with x and y, three voices.
+      expect(report('y').tier).toBe('confirmed');
+    });
+
+    it('suspending the one that spoke last for them leaves the voice of those still voting', () => {
+      const { engine, report } = setup();
+      named(report, 'fan-b');
+      named(report, 'fan-a');
+      report('x');
+      engine.withdrawVoter('key_app/fan-a');
+      expect(report('y')).toMatchObject({ tier: 'confirmed', outcomes: [expect.objectContaining({ confidence: expect.objectContaining({ agreement: 1, reporters: 3 }) })] });
+    });
+
+    it('suspending every one of them takes the voice: the play needs another voter', () => {
+      const { engine, report } = setup();
+      named(report, 'fan-a');
+      named(report, 'fan-b');
+      report('x');
+      engine.withdrawVoter('key_app/fan-a');
+      engine.withdrawVoter('key_app/fan-b');
+      expect(report('y').tier).toBe('provisional');
+      expect(report('z').tier).toBe('confirmed');
+    });
+  });
+
   it('leaves decided candidates and other games as they were', () => {
     const { engine, report } = setup();
     report('troll');
