@@ -227,11 +227,20 @@ describe.each(engines())('corrections on %s', (engine) => {
     // The crowd was first: the official goal is the same play, no second event.
     expect((await events(g)).filter((e) => e.type === 'score').map((e) => e.id)).toEqual([crowd]);
     expect(await scores(g)).toEqual([1, 0]);
+    // The crowd's records as the operator sees them: a withdrawal moves none (docs/corrections.md "The crowd's records").
+    const records = async () => {
+      const out = [];
+      for (const k of await crowdOf(g)) out.push((await get(`/v1/reporters?key=${(await get('/v1/me', k)).json().data.id}`)).json().data);
+      return out;
+    };
+    const judged = await records();
+    for (const [r] of judged) expect(r).toMatchObject({ agreed: 1, official_confirmed: 1, official_contradicted: 0, flagged: false });
     const res = await plays(g, { plays: [{ event_type: 'score_withdrawn', withdraws: goal.seq }] });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data[0]).toMatchObject({ event_type: 'score_withdrawn', withdraws: String(goal.seq), retracted_id: crowd, period: HALF1, points: -1 });
     expect((await events(g)).filter((e) => e.type === 'score_retracted').map((e) => e.retracted_id)).toEqual([crowd]);
     expect(await scores(g)).toEqual([0, 0]);
+    expect(await records()).toEqual(judged);
     // Its provisional names the same score: withdrawn already.
     const provisional = (await t.services.events.after(0, 100, { games: [g.id], tier: 'provisional', types: ['score'] }))[0]?.event.id;
     expectError(await plays(g, { event_type: 'score_withdrawn', withdraws: provisional }), 409, 'conflict', { code: 'already_withdrawn', param: 'withdraws' });
