@@ -261,6 +261,19 @@ describe.each(engines())('reporters on %s', (engine) => {
     expect((await all('&flagged=true')).map((r) => r.id)).toContain(reporterIdOf(`${appId}/spammer`));
   });
 
+  it('suspends and restores a reporter by its longest id: a name of 128 CJK characters', async () => {
+    const app = await t.key({ products: ['report'] });
+    const appId = (await get('/v1/me', app)).json().data.id as string;
+    const name = '漢'.repeat(128);
+    await report(app, games[0], away(games[0]), { reporter: name });
+    const [listed] = await all(`&key=${appId}`);
+    expect(listed).toMatchObject({ reporter: name, reports: 1 });
+    expect(listed.id).toMatch(/^rep_~/);
+    expect(listed.id.length).toBeLessThanOrEqual(405);
+    expect(one(await post(`/v1/reporters/${listed.id}/suspend`))).toMatchObject({ id: listed.id, reporter: name, suspended: true });
+    expect(one(await post(`/v1/reporters/${listed.id}/restore`))).toMatchObject({ id: listed.id, suspended: false });
+  });
+
   it('answers an unknown reporter with a 404 in the documented body, and stores nothing', async () => {
     const before = await count('reporter_suspensions');
     for (const id of ['rep_nothing', reporterIdOf('key_0000000000000000'), reporterIdOf(`${keys[0].id}/never-reported`), 'rpt_abc', 'x'.repeat(405)]) {
