@@ -71,7 +71,7 @@ describe.each(engines())('reporters on %s', (engine) => {
     } while (cursor);
     return out;
   };
-  const count = async (table: 'reports' | 'events' | 'reporter_suspensions') => Number((await t.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (table: 'reports' | 'events' | 'reporter_suspensions' | 'reporters') => Number((await t.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const retractionOf = async (eventId: string) => t.db.kysely.selectFrom('events').select('seq').where('type', '=', 'score_retracted').where('retracted_id', '=', eventId).executeTakeFirst();
 
   it('lists every reporter with a track record, its counts, weight and flag; pages; filters by key and flag', async () => {
@@ -276,10 +276,13 @@ describe.each(engines())('reporters on %s', (engine) => {
 
   it('answers an unknown reporter with a 404 in the documented body, and stores nothing', async () => {
     const before = await count('reporter_suspensions');
+    const records = await count('reporters');
     for (const id of ['rep_nothing', reporterIdOf('key_0000000000000000'), reporterIdOf(`${keys[0].id}/never-reported`), 'rpt_abc', 'x'.repeat(405)]) {
       for (const verb of ['suspend', 'restore']) expectError(await post(`/v1/reporters/${encodeURIComponent(id)}/${verb}`), 404, 'not_found', { code: 'resource_not_found' });
     }
     expect(await count('reporter_suspensions')).toBe(before);
+    // Not even an empty track record (which would list it).
+    expect(await count('reporters')).toBe(records);
   });
 
   it('refuses keys without admin, requests without a key, and bad filters', async () => {
