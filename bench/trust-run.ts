@@ -441,7 +441,7 @@ export function fit(features: { evidence: Evidence; real: boolean }[]): Calibrat
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /** The direction each piece of evidence may move the probability: 1 up, -1 down, 0 either. */
-const SIGNS: Record<(typeof EVIDENCE_FEATURES)[number], number> = { votes: 1, silence: 1, contested: -1, newcomers: -1, conflict: -1, confirm: 0, voices: 0, liars: -1 };
+const SIGNS: Record<(typeof EVIDENCE_FEATURES)[number], number> = { votes: 1, silence: 1, contested: -1, newcomers: -1, conflict: -1, confirm: 0, voices: 0, liars: -1, alone: -1 };
 const clampSign = (v: number, sign: number) => (sign > 0 ? Math.max(0, v) : sign < 0 ? Math.min(0, v) : v);
 
 /** Gaussian elimination with partial pivoting. */

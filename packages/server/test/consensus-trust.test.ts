@@ -281,10 +281,37 @@ describe('probability (rule 17)', () => {
 
   it('falls as more of the voices present stay silent, and as they stay silent longer', () => {
     const p = (silent: number, ms: number) =>
-      probabilityOf({ votes: 0.85, silence: silent * Math.log(1 - 0.9 * Math.min(1, ms / 10_000)), contested: silent / (silent + 1), newcomers: 0, conflict: 0, confirm: 0, voices: 0, liars: 0 });
+      probabilityOf({ votes: 0.85, silence: silent * Math.log(1 - 0.9 * Math.min(1, ms / 10_000)), contested: silent / (silent + 1), newcomers: 0, conflict: 0, confirm: 0, voices: 0, liars: 0, alone: 0 });
     expect(p(0, 0)).toBeGreaterThan(p(1, 0));
     expect(p(1, 0)).toBeGreaterThan(p(6, 0));
     for (const silent of [1, 3, 6]) expect(p(silent, 10_000)).toBeLessThanOrEqual(p(silent, 1_000));
+  });
+
+  it('stays below 0.9 for sleepers outnumbering a game nobody else has reported on: nobody could have contradicted them', () => {
+    // Six reporters official data vetted, lying together on a game before anyone else has reported on it.
+    const sleepers = ['s1', 's2', 's3', 's4', 's5', 's6'];
+    const { clock, report } = setup({}, Object.fromEntries(sleepers.map((id) => [id, veteran(150)])));
+    const lie: Outcome[] = [];
+    for (const id of sleepers) {
+      lie.push(...report(id).outcomes);
+      clock.advance(500);
+    }
+    const confirmed = lie.find((o) => o.kind === 'confirmed');
+    expect(confidenceOf(confirmed).probability).toBeLessThan(0.9);
+    expect(confidenceOf(lie.find((o) => o.kind === 'provisional')).probability).toBeLessThan(0.9);
+  });
+
+  it('still reaches 0.9 where voices present outside the candidate could have contradicted it and joined it instead', () => {
+    const crowd = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
+    const { clock, report } = setup({}, Object.fromEntries(crowd.map((id) => [id, veteran(150)])));
+    for (const id of crowd) report(id, { team: 'ARG', observedAt: T0 - 600_000 });
+    clock.advance(600_000);
+    const real: Outcome[] = [];
+    for (const id of crowd) {
+      real.push(...report(id).outcomes);
+      clock.advance(500);
+    }
+    expect(confidenceOf(real.find((o) => o.kind === 'confirmed')).probability).toBeGreaterThanOrEqual(0.9);
   });
 
   it('is calibrated against official truth on a fixed seed: expected calibration error ≤ 0.03 and a Brier score below agreement’s', () => {

@@ -55,6 +55,7 @@ interface Presence {
   share: number;
   /** Σ log(1 − recall × F(t)) over the silent ones. */
   silence: number;
+  /** Present voices outside the candidate, silent or rivals: when 0, nobody could have contradicted it (rule 17). */
   silent: number;
   /** Votes for other candidates of the same moment (another team or other points). */
   rivalVotes: number;
@@ -683,6 +684,7 @@ export class ConsensusEngine {
       confirm: confirm ? 1 : 0,
       voices: Math.log(t.voices),
       liars: Math.log1p(t.contradicted),
+      alone: p.silent === 0 ? 1 : 0,
     };
   }
 
