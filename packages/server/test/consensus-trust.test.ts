@@ -325,3 +325,46 @@ describe('probability (rule 17)', () => {
     expect(p.brier).toBeLessThan(calibration(agreement).brier);
   }, 60_000);
 });
+
+describe('probability in a high-scoring game (rules 16 and 17)', () => {
+  // Five voices that report every play of a basketball game a few hundred ms apart: the voices
+  // that report the next play are not rivals of this one, they report another moment.
+  const voices = ['k1', 'k2', 'k3', 'k4', 'k5'];
+  const PLAYS = [
+    { team: 'BOS', points: 2 },
+    { team: 'NYK', points: 3 },
+    { team: 'BOS', points: 1 },
+    { team: 'NYK', points: 2 },
+    { team: 'NYK', points: 2 },
+    { team: 'BOS', points: 3 },
+  ];
+
+  function confirmedProbabilities(plays: typeof PLAYS, gapMs: number, records: Record<string, Partial<TrackRecord>>): number[] {
+    const { clock, engine } = setup({}, records);
+    const out: number[] = [];
+    for (const play of plays) {
+      const observedAt = clock.now();
+      for (const id of voices) {
+        clock.advance(300);
+        for (const o of engine.submit({ reporterId: id, gameId: 'basketball_1', ...play, observedAt, receivedAt: clock.now() }).outcomes) {
+          if (o.kind === 'confirmed') out.push(o.confidence.probability);
+        }
+      }
+      clock.advance(gapMs - voices.length * 300);
+    }
+    return out;
+  }
+
+  for (const [name, records] of [
+    ['newcomers', {}],
+    ['voices official data vetted', Object.fromEntries(voices.map((id) => [id, veteran(40)]))],
+  ] as const) {
+    it(`gives each play of a run 12 s apart the probability it has alone (${name})`, () => {
+      const alone = confirmedProbabilities(PLAYS.slice(0, 1), 12_000, records);
+      expect(alone).toHaveLength(1);
+      const run = confirmedProbabilities(PLAYS, 12_000, records);
+      expect(run).toHaveLength(PLAYS.length);
+      for (const p of run) expect(p).toBeGreaterThanOrEqual(alone[0] - 0.02);
+    });
+  }
+});

@@ -647,6 +647,10 @@ export class ConsensusEngine {
     const reported = reportedBy(now - c.firstReceivedAt);
     // Voices that reported the same moment for another team or other points said otherwise: they
     // count at their full weight, where mere silence counts by the chance they would have reported.
+    // A voice that reported both this candidate and another near it reported two plays (a
+    // high-scoring game scores several times a window), not a different version of this one; nor
+    // does a vote observed before this play (beyond the duplicate window's slack) contradict it.
+    const since = c.firstObservedAt - this.options.duplicateWindowMs;
     let rivalVotes = 0;
     let rivals: Set<string> | null = null;
     for (const [key, b] of g.buckets) {
@@ -654,9 +658,14 @@ export class ConsensusEngine {
       for (let i = 0; i < b.list.length; i++) {
         const x = b.list[i];
         if (Math.abs(b.observed[i] - c.firstObservedAt) > this.options.windowMs || x.state === 'retracted') continue;
-        rivalVotes += x.votes.size;
-        rivals ??= new Set();
-        for (const [voter, v] of x.votes) rivals.add(this.voiceOf(voter, v.keyId));
+        for (const [voter, v] of x.votes) {
+          if (v.last < since) continue;
+          const voice = this.voiceOf(voter, v.keyId);
+          if (this.inTally(c, t, voice)) continue;
+          rivalVotes += 1;
+          rivals ??= new Set();
+          rivals.add(voice);
+        }
       }
     }
     let silentWeight = 0;
