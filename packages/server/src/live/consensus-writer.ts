@@ -173,7 +173,6 @@ export class ConsensusWriter {
     const stored = await this.log.append(rows, {
       before: async (tx) => {
         await this.leases.fence(tx, gameId);
-        for (const t of taken) if (t.weighed) for (const [voter, record] of t.weighed) this.reporters.checkRecord(tx, voter, record);
         if (scores) consensusScores.lock(tx, game.competitionId);
       },
       within: async (tx, eventIds) => {
@@ -184,7 +183,8 @@ export class ConsensusWriter {
         });
         this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
         await this.state.insertReports(tx, taken.flatMap((t) => reportRows(t, ids)));
-        this.reporters.write(tx, moves, taken.flatMap(voterReports), isoTime(this.clock.now()));
+        // The records the decisions weighed are checked as their rows are moved (ReporterStore.write).
+        this.reporters.write(tx, moves, taken.flatMap(voterReports), isoTime(this.clock.now()), weighedOf(taken));
         this.state.markJudged(tx, judged);
         for (const w of withdrawn) await withdrawVotes(tx, gameId, w.voter, w.candidateIds);
         for (const l of links) {
@@ -242,6 +242,15 @@ interface GameWork {
   judged: string[];
   links: PlayLink[];
   withdrawn: WithdrawnVotes[];
+}
+
+/** The track records the call's decisions weighed, by voter (none on a single node). */
+function weighedOf(taken: readonly TakenReports[]): Map<string, TrackRecord> | undefined {
+  const all = taken.filter((t) => t.weighed !== undefined);
+  if (all.length === 0) return undefined;
+  const out = new Map<string, TrackRecord>();
+  for (const t of all) for (const [voter, record] of t.weighed ?? []) out.set(voter, record);
+  return out;
 }
 
 /** Each voter's reports of a call, counted into its track record (reports, last report). */
