@@ -54,6 +54,18 @@ export function changeIfMoved(update: string): string {
   return `with moved as (${update}) insert into changes (type, object_id, sport, league, owner_key_id, at) select ?, ?, ?, ?, ?, ? where exists (select 1 from moved) returning 1 as moved`;
 }
 
+/**
+ * A `with` clause named `name` that writes the change row of the row an earlier clause `from`
+ * inserted, its object id `objectId` (SQL over that clause's columns): the change travels in the
+ * same statement as what it records. Its `?` parameters: type, sport, league, owner_key_id, at
+ * (`changeClauseParams`). PostgreSQL only, in a hot write that holds the order lock.
+ */
+export function changeClause(name: string, from: string, objectId: string): string {
+  return `${name} as (insert into changes (type, object_id, sport, league, owner_key_id, at) select ?, ${objectId}, ?, ?, ?, ? from ${from})`;
+}
+
+export const changeClauseParams = (r: Omit<NewChange, 'object_id'>): (string | null)[] => [r.type, r.sport, r.league, r.owner_key_id, r.at];
+
 /** The values of `changeIfMoved`'s change row, after the update's. */
 export const changeParams = (r: NewChange): (string | null)[] => [r.type, r.object_id, r.sport, r.league, r.owner_key_id, r.at];
 
