@@ -14,19 +14,29 @@
 // statements (pg_stat_statements calls), round trips to PostgreSQL (the nodes connect through a
 // relay that counts the server's ReadyForQuery messages), WAL bytes, Redis's CPU, commands and
 // bytes in and out.
+// The baseline, one node on SQLite (no PostgreSQL, no Redis), runs beside the cluster for the whole
+// bench: the plays posted to the owner are taken in BENCH_ROUNDS rounds, each round one chunk of
+// plays on the cluster and one on the single node, in an order drawn anew each round, so both see
+// the same machine; the ratio of their node CPU a play is printed, per round and over all rounds.
 // Run: npm run build && node --import tsx bench/capacity.ts
-//   (BENCH_PLAYS=300 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20 BENCH_UNITS=frames,webhooks,export;
-//   BENCH_UNITS=plays measures the plays alone). Last, the baseline: the same
-//   plays on one node on SQLite alone, its CPU a play.
+//   (BENCH_PLAYS=300 BENCH_ROUNDS=6 BENCH_SUBSCRIBERS=1000 BENCH_ENDPOINTS=20
+//   BENCH_UNITS=frames,webhooks,export; BENCH_UNITS=plays measures the plays alone).
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { request } from 'undici';
-import { BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
+import { BENCH_DATA, BENCH_KEY, fmt, resetBenchData, stop } from './lib.js';
 import { Backends, cpuOf, PgTripCounter, cpuWithChildren, freePort, redisInfo, reporterKeys, rssOf, sleep, startNode, Subscribers, until } from './cluster-parts.js';
 import { spacedObservations, todaysBuckets, type SpacedObservation } from './today.js';
 
 const PLAYS = Number(process.env.BENCH_PLAYS ?? 300);
+/** Rounds the plays to the owner are split into, each paired with as many on the single node. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 6));
+/** The single node's own copy of the freshly imported database, beside the cluster's. */
+const SINGLE_DATA = `${BENCH_DATA}-single`;
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
 /** The phases after the plays' own (BENCH_UNITS=plays for the plays alone, e.g. under a profiler). */
@@ -77,6 +87,17 @@ const minus = (a: Snapshot, b: Snapshot): Snapshot => ({
   redisBytesIn: a.redisBytesIn - b.redisBytesIn,
   redisBytesOut: a.redisBytesOut - b.redisBytesOut,
 });
+const plus = (a: Snapshot, b: Snapshot): Snapshot => ({
+  nodes: a.nodes + b.nodes,
+  pgCpu: a.pgCpu + b.pgCpu,
+  redisCpu: a.redisCpu + b.redisCpu,
+  statements: a.statements + b.statements,
+  trips: a.trips + b.trips,
+  walBytes: a.walBytes + b.walBytes,
+  redisCommands: a.redisCommands + b.redisCommands,
+  redisBytesIn: a.redisBytesIn + b.redisBytesIn,
+  redisBytesOut: a.redisBytesOut + b.redisBytesOut,
+});
 const per = (s: Snapshot, n: number): Snapshot => ({
   nodes: s.nodes / n,
   pgCpu: s.pgCpu / n,
@@ -106,10 +127,20 @@ function row(unit: string, s: Snapshot): void {
   log(`| ${unit} | ${us(s.nodes)} | ${us(s.pgCpu)} | ${us(s.redisCpu)} | ${fmt(s.statements, 2)} | ${fmt(s.trips, 2)} | ${fmt(s.walBytes, 0)} | ${fmt(s.redisCommands, 2)} | ${fmt(s.redisBytesIn, 0)} / ${fmt(s.redisBytesOut, 0)} |`);
 }
 
+const loadNow = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const median = (xs: number[]) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 async function main(): Promise<void> {
   await resetBenchData();
+  fs.rmSync(SINGLE_DATA, { recursive: true, force: true });
+  fs.mkdirSync(SINGLE_DATA, { recursive: true });
+  for (const f of ['svc.db', 'secret.key']) if (fs.existsSync(path.join(BENCH_DATA, f))) fs.copyFileSync(path.join(BENCH_DATA, f), path.join(SINGLE_DATA, f));
   const b = await Backends.start();
   const nodes: ChildProcess[] = [];
+  let lone: ChildProcess | null = null;
   const probe = new pg.Client({ connectionString: b.databaseUrl });
   let receiver: http.Server | null = null;
   let relay: PgTripCounter | null = null;
@@ -131,13 +162,22 @@ async function main(): Promise<void> {
       await res.body.text();
     }
     const one = await Subscribers.open([a, bUrl], 2);
-    // A warm-up of plays through both nodes: the JIT, the pools and the statement caches.
+    // The baseline beside it: one node on SQLite alone, with a subscriber of its own.
+    const portC = await freePort();
+    lone = await startNode(portC, { SVC_DATA_DIR: SINGLE_DATA });
+    const c = `http://127.0.0.1:${portC}`;
+    const loneKeys = await reporterKeys('', SINGLE_DATA);
+    const loneNext = spacedObservations(await todaysBuckets(c));
+    const loneOne = await Subscribers.open([c], 1);
+    // A warm-up of plays through every node: the JIT, the pools and the statement caches.
     await postPlays(a, next, keys, 50);
     await postPlays(bUrl, next, keys, 50);
-    await until('the warm-up frames', () => one.frames >= 2 * 100 * 2);
+    await postPlays(c, loneNext, loneKeys, 100);
+    await until('the warm-up frames', () => one.frames >= 2 * 100 * 2 && loneOne.frames >= 100 * 2);
     await sleep(1000);
 
-    log(`bench/capacity: two compiled nodes on a PostgreSQL ${(await probe.query<{ server_version: string }>('show server_version')).rows[0]?.server_version} and a Redis of their own; ${PLAYS} plays a phase (three reports each: a provisional and a confirmed event)`);
+    const loadAtStart = loadNow();
+    log(`bench/capacity: two compiled nodes on a PostgreSQL ${(await probe.query<{ server_version: string }>('show server_version')).rows[0]?.server_version} and a Redis of their own, and one node on SQLite alone beside them; ${PLAYS} plays a phase (three reports each: a provisional and a confirmed event), the owner's in ${ROUNDS} rounds paired with the single node's; ${os.cpus().length} CPUs, load ${loadAtStart}`);
     log('| unit | nodes CPU µs | PostgreSQL CPU µs | Redis CPU µs | statements | round trips | WAL bytes | Redis commands | Redis bytes in / out |');
     log('|---|---|---|---|---|---|---|---|---|');
 
@@ -156,9 +196,44 @@ async function main(): Promise<void> {
     };
 
     await probe.query('SELECT pg_stat_statements_reset()');
-    // The plays' own cost, taken off the phases that add subscribers or endpoints to them.
-    const playsAlone = await phase(playsTo(a));
+    // The plays' own cost, taken off the phases that add subscribers or endpoints to them: in
+    // rounds, each paired with as many plays on the single node, in a random order.
+    const lonePid = lone.pid ?? 0;
+    const loneChunk = async (n: number): Promise<number> => {
+      const c0 = cpuOf(lonePid);
+      const start = loneOne.frames;
+      await postPlays(c, loneNext, loneKeys, n);
+      await until('every play framed on the single node', () => loneOne.frames >= start + n * 2);
+      await sleep(500);
+      return cpuOf(lonePid) - c0;
+    };
+    let playsAlone: Snapshot | null = null;
+    let loneCpu = 0;
+    const ratios: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const n = Math.floor(PLAYS / ROUNDS) + (r < PLAYS % ROUNDS ? 1 : 0);
+      let clusterRound: Snapshot | null = null;
+      let loneRound = 0;
+      for (const side of Math.random() < 0.5 ? ['cluster', 'single'] : ['single', 'cluster']) {
+        if (side === 'single') loneRound = await loneChunk(n);
+        else {
+          const start = framesAt();
+          clusterRound = await phase(async () => {
+            await postPlays(a, next, keys, n);
+            await until('every play framed on both nodes', () => one.frames >= start + n * 2 * 2);
+          });
+        }
+      }
+      if (!clusterRound) throw new Error('a round without its cluster chunk');
+      playsAlone = playsAlone ? plus(playsAlone, clusterRound) : clusterRound;
+      loneCpu += loneRound;
+      ratios.push(fmt(clusterRound.nodes / loneRound, 2));
+    }
+    if (!playsAlone) throw new Error('no rounds');
     row('a play (3 reports, 2 events), posted to the owner', per(playsAlone, PLAYS));
+    log(`| a play on one node, SQLite, alone (the baseline, the same rounds) | ${fmt((loneCpu / PLAYS) * 1e6, 1)} | – | – | – | – | – | – | – |`);
+    const ownerRatio = playsAlone.nodes / loneCpu;
+    const perReport = per(playsAlone, PLAYS * 3);
     const top = await probe.query<{ calls: string; query: string }>(
       "SELECT calls::text, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'svc' AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_current_wal_lsn%' ORDER BY s.calls DESC LIMIT 20",
     );
@@ -221,41 +296,18 @@ async function main(): Promise<void> {
       row(`an export line (${biggest.id}: ${fmt(lines)} events, NDJSON, the database path)`, per(exported, lines));
     }
     one.close();
+    loneOne.close();
     log('\nthe statements of a play posted to the owner, by calls (pg_stat_statements):');
     for (const line of statementsOfPlays) log(line);
+    log(`\nnode CPU a play, the cluster (both nodes, posted to the owner) ÷ one SQLite node alone, the same rounds: **${fmt(ownerRatio, 2)}** (goal ≤ 1.5; per round ${ratios.join(', ')}, median ${fmt(median(ratios.map(Number)), 2)})`);
+    log(`a report on the cluster: ${fmt(perReport.statements, 2)} PostgreSQL statements, ${fmt(perReport.trips, 2)} round trips (a play is three reports); load ${loadAtStart} at the start, ${loadNow()} at the end`);
   } finally {
     receiver?.close();
     await relay?.close();
     await probe.end().catch(() => undefined);
     for (const n of nodes.splice(0)) await stop(n);
+    if (lone) await stop(lone);
     await b.remove();
-  }
-  await single();
-}
-
-/** The baseline: the same plays on one node on SQLite, alone (no PostgreSQL, no Redis). */
-async function single(): Promise<void> {
-  await resetBenchData();
-  const port = await freePort();
-  const node = await startNode(port, {});
-  try {
-    const base = `http://127.0.0.1:${port}`;
-    const keys = await reporterKeys('');
-    const next = spacedObservations(await todaysBuckets(base));
-    const one = await Subscribers.open([base], 1);
-    await postPlays(base, next, keys, 100);
-    await until('the warm-up frames', () => one.frames >= 100 * 2);
-    await sleep(1000);
-    const c0 = cpuOf(node.pid ?? 0);
-    const start = one.frames;
-    await postPlays(base, next, keys, PLAYS);
-    await until('every play framed', () => one.frames >= start + PLAYS * 2);
-    await sleep(500);
-    const cpu = (cpuOf(node.pid ?? 0) - c0) / PLAYS;
-    log(`| a play on one node, SQLite, alone (the baseline) | ${fmt(cpu * 1e6, 1)} | – | – | – | – | – | – | – |`);
-    one.close();
-  } finally {
-    await stop(node);
   }
 }
 

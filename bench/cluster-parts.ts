@@ -217,8 +217,8 @@ export function startNode(port: number, env: Record<string, string>, root = proc
   });
 }
 
-export async function reporterKeys(databaseUrl: string): Promise<string[]> {
-  const config = loadConfig({ SVC_DATA_DIR: BENCH_DATA, SVC_SIMULATOR: 'off', SVC_DATABASE_URL: databaseUrl });
+export async function reporterKeys(databaseUrl: string, dataDir = BENCH_DATA): Promise<string[]> {
+  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_SIMULATOR: 'off', SVC_DATABASE_URL: databaseUrl });
   const db = await openDb(config);
   try {
     const repo = new KeyRepo(db, config.env, keyPrefix(config.env));

@@ -46,13 +46,16 @@ const WARMUP = 50;
 // left is svc's own work, without the machine's wake-ups from idle (bench/RESULTS.md).
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 5);
 /** One voice has at most 2 open candidates per game nobody else backs (docs/consensus.md "Flood"): keys to spread the lone reports over. */
-const KEYS = 64;
+const KEYS = 32;
 /**
- * Rounds one set of keys reports: every report opens a candidate nobody else supports, retracted
- * after 90 s, and each retraction lowers its key's record until the key may no longer publish a
- * provisional alone (docs/consensus.md). A new set of keys takes over before that.
+ * Rounds one set of keys reports: every report opens a candidate nobody else supports, which the
+ * ghost-score rule retracts once the game's other active reporters stayed silent long enough
+ * (10–30 s here: the bench's other keys are those reporters), and a fourth retraction lowers its
+ * key's record below what may publish a provisional alone (docs/consensus.md "Ghost scores"). A
+ * new set of keys takes over before that: 150 rounds last 5–15 s. Fewer keys than that, and a
+ * key's first report on a node (its authentication and track record read) is in many samples.
  */
-const ROUNDS_PER_KEYS = 1000;
+const ROUNDS_PER_KEYS = 150;
 /** The round being sampled: the plans take their keys from its set. */
 let currentRound = 0;
 /** A sample that waits this long for its frame fails the run rather than hanging it. */
@@ -123,8 +126,9 @@ async function reportPath(post: string, stream: string, next: Plan): Promise<{ s
     sample: async () => {
       const r = next();
       // Only this report's provisional counts (a shared Redis may carry others' events).
+      let answer = '(no answer yet)';
       const arrived = new Promise<number>((resolve, reject) => {
-        const late = setTimeout(() => reject(new Error(`no provisional frame for ${r.body} within ${FRAME_TIMEOUT_MS} ms`)), FRAME_TIMEOUT_MS);
+        const late = setTimeout(() => reject(new Error(`no provisional frame for ${r.body} posted to ${post} within ${FRAME_TIMEOUT_MS} ms; answered ${answer}`)), FRAME_TIMEOUT_MS);
         onFrame = (e) => {
           if (e.tier === 'provisional' && e.game_id === r.bucket.game_id && e.team === r.bucket.team && e.points === r.bucket.points) {
             clearTimeout(late);
@@ -135,6 +139,7 @@ async function reportPath(post: string, stream: string, next: Plan): Promise<{ s
       const t0 = now();
       const res = await request(`${post}/v1/reports`, { dispatcher: roundTripAgent, method: 'POST', headers: { authorization: `Bearer ${r.key}`, 'content-type': 'application/json' }, body: r.body });
       const text = await res.body.text();
+      answer = `${res.statusCode} ${text}`;
       if (res.statusCode !== 202) throw new Error(`POST /v1/reports: ${res.statusCode} ${text}`);
       return (await arrived) - t0;
     },

@@ -63,6 +63,9 @@ describe.each(engines().filter((e) => e === 'postgres'))('round trips to the dat
     const report = (r: number, points: number, agoMs: number) => live.ingest.submit(reporter(r), [{ ...play, points, observed_at: new Date(clock.now() - agoMs).toISOString() }], false);
     // The game's lease and state and each reporter's record are read once, then kept: each reports a play of its own first.
     for (const r of [0, 1, 2]) await report(r, r + 1, 60_000);
+    const competitionChanges = async (id: string) => (await db.kysely.selectFrom('changes').select('seq').where('object_id', '=', id).where('type', '=', 'competition.updated').execute()).length;
+    const gameRow = await db.kysely.selectFrom('competitions').select('id').where('sport', '=', 'basketball').where('n', '=', Number(play.game_id.split('_').pop())).executeTakeFirstOrThrow();
+    const changesBefore = await competitionChanges(gameRow.id);
     const trips: number[] = [];
     const answers: ReportResult[] = [];
     for (const r of [0, 1, 2]) {
@@ -70,9 +73,9 @@ describe.each(engines().filter((e) => e === 'postgres'))('round trips to the dat
     }
     expect(answers.map((a) => a.tier)).toEqual(['provisional', 'provisional', 'confirmed']);
     // No official source covers this game, so the confirmation also moves the crowd's own score
-    // (docs/corrections.md "The crowd's own games"): a read and a lock of the score before the
-    // write, one round trip more for that report. A covered game's confirmation is one message.
-    expect(trips).toEqual([1, 1, 2]);
+    // (docs/corrections.md "The crowd's own games"): the score's update and its change row travel
+    // in the same message, so that report is one round trip too.
+    expect(trips).toEqual([1, 1, 1]);
     // What the confirming report's one message carried is stored: the three track records moved
     // once each, and the confirmed event's delivery names it.
     const records = await db.kysely.selectFrom('reporters').selectAll().where('voter', 'in', [0, 1, 2].map((r) => reporter(r).keyId)).orderBy('voter').execute();
@@ -81,6 +84,11 @@ describe.each(engines().filter((e) => e === 'postgres'))('round trips to the dat
     expect(deliveries.map((d) => ({ ...d, event_seq: Number(d.event_seq) }))).toEqual([{ event_id: answers[2].event_id, event_seq: Number(answers[2].event_id?.slice(4)), status: 'pending' }]);
     // The worker was woken once, after the commit, for the one delivery.
     expect(woken).toBe(1);
+    // The crowd's own score moved by the confirmed play, with the competition's change row.
+    const competitionId = gameRow;
+    const score = await db.kysely.selectFrom('competitors').select('score').where('competition_id', '=', competitionId.id).where('entity_id', 'like', `%:${play.team}`).executeTakeFirstOrThrow();
+    expect(score.score).toBe(2);
+    expect(await competitionChanges(competitionId.id)).toBe(changesBefore + 1);
   });
 
   it('a webhook claim is one round trip, whether it finds deliveries or not', async () => {

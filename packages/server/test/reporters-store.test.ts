@@ -64,6 +64,37 @@ describe.each(engines())('ReporterStore (%s)', (engine) => {
       await db.close();
     }
   });
+
+  it('refuses, as the report’s write moves the row, a record weighed before another node moved it; nothing of the write is stored', async () => {
+    const { db } = await freshDb(engine);
+    try {
+      const store = new ReporterStore(db);
+      const now = '2026-06-11T12:00:00.000Z';
+      const report = (voter: string) => ({ voter, keyId: voter, reports: 1, lastReportAt: now });
+      const reportsOf = async (voter: string) => (await store.one(voter))?.reports;
+      await writeTransaction(db, async (tx) => store.write(tx, [{ gameId: 'g', voter: 'key_x', keyId: 'key_x', delta: move({ agreed: 1 }) }], [], now));
+      const weighed = applyDelta(NEW_RECORD, move({ agreed: 1 }));
+      // Weighed as stored: the report is counted, and its voter moved in the same write.
+      await writeTransaction(db, async (tx) => store.write(tx, [{ gameId: 'g', voter: 'key_x', keyId: 'key_x', delta: move({ agreed: 1 }) }], [report('key_x')], now, new Map([['key_x', weighed]])));
+      expect(await reportsOf('key_x')).toBe(1);
+      const stored = applyDelta(weighed, move({ agreed: 1 }));
+      // Another node moves it; a write whose decision weighed the record before is refused whole.
+      await writeTransaction(db, async (tx) => store.write(tx, [{ gameId: 'h', voter: 'key_x', keyId: 'key_x', delta: move({ officialContradicted: 1 }) }], [], now));
+      const moved = applyDelta(stored, move({ officialContradicted: 1 }));
+      const refused = writeTransaction(db, async (tx) => store.write(tx, [{ gameId: 'g', voter: 'key_y', keyId: 'key_y', delta: move({ agreed: 1 }) }], [report('key_y'), report('key_x')], now, new Map([['key_y', NEW_RECORD], ['key_x', stored]])));
+      await expect(refused).rejects.toBeInstanceOf(StaleTrackRecord);
+      await expect(refused).rejects.toMatchObject({ reporterId: 'key_x' });
+      expect(await reportsOf('key_y')).toBeUndefined();
+      expect((await store.records(['key_x'])).get('key_x')).toEqual(moved);
+      // Weighed on the moved record, the same write goes through; a newcomer's first row needs no check.
+      await writeTransaction(db, async (tx) => store.write(tx, [{ gameId: 'g', voter: 'key_y', keyId: 'key_y', delta: move({ agreed: 1 }) }], [report('key_y'), report('key_x')], now, new Map([['key_y', NEW_RECORD], ['key_x', moved]])));
+      expect([await reportsOf('key_x'), await reportsOf('key_y')]).toEqual([2, 1]);
+      // A voter weighed but with nothing to write (its reports were replays) is checked all the same.
+      await expect(writeTransaction(db, async (tx) => store.write(tx, [], [], now, new Map([['key_x', stored]])))).rejects.toBeInstanceOf(StaleTrackRecord);
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 describe.each(engines())('migration 0016_crowd_trust (%s)', (engine) => {

@@ -169,11 +169,11 @@ export class ConsensusWriter {
     // every writer of its plays and scores does (store/reference/competitions.ts).
     const crowd = this.covered.has(gameId) ? [] : outcomes.filter((o) => o.kind === 'confirmed' && !o.official);
     const scores = crowd.length > 0 || links.length > 0;
-    let covered = false;
+    // Whether a crowd score moved, known once the write is sent.
+    let crowdMoved = () => false;
     const stored = await this.log.append(rows, {
       before: async (tx) => {
         await this.leases.fence(tx, gameId);
-        for (const t of taken) if (t.weighed) for (const [voter, record] of t.weighed) this.reporters.checkRecord(tx, voter, record);
         if (scores) consensusScores.lock(tx, game.competitionId);
       },
       within: async (tx, eventIds) => {
@@ -184,28 +184,33 @@ export class ConsensusWriter {
         });
         this.state.write(tx, changes, (id) => ({ provisional: ids.provisional(id), confirmed: ids.confirmed(id) }));
         await this.state.insertReports(tx, taken.flatMap((t) => reportRows(t, ids)));
-        this.reporters.write(tx, moves, taken.flatMap(voterReports), isoTime(this.clock.now()));
+        // The records the decisions weighed are checked as their rows are moved (ReporterStore.write).
+        this.reporters.write(tx, moves, taken.flatMap(voterReports), isoTime(this.clock.now()), weighedOf(taken));
         this.state.markJudged(tx, judged);
         for (const w of withdrawn) await withdrawVotes(tx, gameId, w.voter, w.candidateIds);
         for (const l of links) {
           const event = ids.confirmed(l.candidateId);
           if (event !== null) consensusScores.link(tx, game.competitionId, l.seq, event);
         }
-        let moved = false;
-        for (const o of crowd) {
-          const idx = game.teams.get(o.team)?.idx;
-          if (idx !== undefined && (await consensusScores.crowdScore(tx, game.competitionId, idx, o.points))) moved = true;
-        }
-        // No crowd score moved, or an official play was linked: an official source covers the game.
-        if ((crowd.length > 0 && !moved) || links.length > 0) covered = true;
-        if (moved) {
-          const head = { id: game.competitionId, sport: game.sport, league: game.league, owner_key_id: game.ownerKeyId };
-          insertChangesTx(tx, [competitionChange('competition.updated', head, isoTime(Math.max(...crowd.map((o) => o.at))))]);
+        const head = { id: game.competitionId, sport: game.sport, league: game.league, owner_key_id: game.ownerKeyId };
+        if (crowd.length === 1) {
+          // The usual confirmation: the score and its change row held with the rest, no round trip of their own.
+          const idx = game.teams.get(crowd[0].team)?.idx;
+          if (idx !== undefined) crowdMoved = consensusScores.crowdScoreAndChange(tx, game.competitionId, idx, crowd[0].points, competitionChange('competition.updated', head, isoTime(crowd[0].at)));
+        } else if (crowd.length > 1) {
+          let moved = false;
+          for (const o of crowd) {
+            const idx = game.teams.get(o.team)?.idx;
+            if (idx !== undefined && (await consensusScores.crowdScore(tx, game.competitionId, idx, o.points))) moved = true;
+          }
+          if (moved) insertChangesTx(tx, [competitionChange('competition.updated', head, isoTime(Math.max(...crowd.map((o) => o.at))))]);
+          crowdMoved = () => moved;
         }
       },
     });
-    // Committed: the maps and the answers take the ids the database gave.
-    if (covered) this.covered.add(gameId);
+    // Committed. No crowd score moved, or an official play was linked: an official source covers the game.
+    if ((crowd.length > 0 && !crowdMoved()) || links.length > 0) this.covered.add(gameId);
+    // The maps and the answers take the ids the database gave.
     stored.forEach((s, i) => {
       const o = outcomes[i];
       if (o.kind === 'provisional') this.provisionalOf.set(o.candidateId, s.event.id);
@@ -242,6 +247,15 @@ interface GameWork {
   judged: string[];
   links: PlayLink[];
   withdrawn: WithdrawnVotes[];
+}
+
+/** The track records the call's decisions weighed, by voter (none on a single node). */
+function weighedOf(taken: readonly TakenReports[]): Map<string, TrackRecord> | undefined {
+  const all = taken.filter((t) => t.weighed !== undefined);
+  if (all.length === 0) return undefined;
+  const out = new Map<string, TrackRecord>();
+  for (const t of all) for (const [voter, record] of t.weighed ?? []) out.set(voter, record);
+  return out;
 }
 
 /** Each voter's reports of a call, counted into its track record (reports, last report). */

@@ -74,6 +74,12 @@ export class LiveIngest {
   private readonly serial: Serial;
   /** gameId → the lease token under which this engine's state of the game was built. */
   private readonly loaded = new Map<string, number>();
+  /**
+   * Voters whose records a failed write moved in the engine but not in the store: read again
+   * before their next decision. The write's record check compares a stored row only, so a voter
+   * with none yet would otherwise be weighed on moves that were never stored.
+   */
+  private readonly unstored = new Set<string>();
 
   constructor(
     private readonly games: GameDirectory,
@@ -304,10 +310,13 @@ export class LiveIngest {
 
   /** Reads the stored records of these voters into the engine (`all`: also those it holds already). */
   private async loadRecords(voters: readonly string[], all = false): Promise<void> {
-    const wanted = all ? voters : voters.filter((v) => !this.engine.weights.has(v));
+    const wanted = all ? voters : voters.filter((v) => !this.engine.weights.has(v) || this.unstored.has(v));
     if (wanted.length === 0) return;
     const stored = await this.reporters.records(wanted);
-    for (const v of wanted) this.engine.weights.load(v, stored.get(v) ?? {});
+    for (const v of wanted) {
+      this.engine.weights.load(v, stored.get(v) ?? {});
+      this.unstored.delete(v);
+    }
   }
 
   private async processOwned(keyId: string, gameId: string, reports: ReportInput[]): Promise<ReportResult[]> {
@@ -318,7 +327,8 @@ export class LiveIngest {
     const voters = [...new Set(speakers.filter((_, i) => !silenced[i]).map((sp) => sp.voter))];
     await this.loadRecords(voters);
     // In a cluster a voter's record also moves on the nodes owning the other games it votes in:
-    // the write checks that the records weighed are still the stored ones (ReporterStore.checkRecord).
+    // the write checks, as it moves their rows, that the records weighed are still the stored ones
+    // (ReporterStore.write).
     const weighed = this.router !== null ? new Map(voters.map((v) => [v, this.engine.weights.recordOf(v)])) : undefined;
     const now = this.clock.now();
     const results: ReportResult[] = [];
@@ -420,7 +430,10 @@ export class LiveIngest {
     more: { judged?: { gameId: string; ids: string[] }[]; links?: PlayLink[]; withdrawn?: WithdrawnVotes[] } = {},
   ): Promise<StoredEvent[]> {
     const trust = { moves: this.engine.takeMoves(), judged: more.judged ?? [] };
-    return this.writer.write(outcomes, this.engine.takeChanges(), trust, taken, (gameId) => this.drop(gameId), more.links, more.withdrawn);
+    return this.writer.write(outcomes, this.engine.takeChanges(), trust, taken, (gameId) => this.drop(gameId), more.links, more.withdrawn).catch((err: unknown) => {
+      for (const m of trust.moves) this.unstored.add(m.voter);
+      throw err;
+    });
   }
 
   private async markLive(games: GameInfo[]): Promise<void> {

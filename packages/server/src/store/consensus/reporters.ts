@@ -18,22 +18,39 @@ const A = `(${after('agreed')} + ${after('official_confirmed')})`;
 const D = `(${after('disagreed')} + ${CONTRADICTION_COST} * ${after('official_contradicted')})`;
 const BASE = `((${A} + 1.0) / (${A} + ${D} + 2.0))`;
 const WEIGHT = `case when (${PROBATION}) > 0 and ${BASE} > ${PROBATION_WEIGHT} then ${PROBATION_WEIGHT} else ${BASE} end`;
-const UPSERT = new HotSql(
+const upsertText = (reports: string) =>
   `insert into reporters (${COLUMNS.join(', ')}) values (${placeholders(COLUMNS.length)}) on conflict (voter) do update set ` +
-    [
-      ...['reports', 'agreed', 'disagreed', 'official_confirmed', 'official_contradicted', 'missed'].map((c) => `${c} = ${after(c)}`),
-      `probation = ${PROBATION}`,
-      `weight = ${WEIGHT}`,
-      `last_report_at = case when excluded.last_report_at is null then reporters.last_report_at when reporters.last_report_at is null or excluded.last_report_at > reporters.last_report_at then excluded.last_report_at else reporters.last_report_at end`,
-    ].join(', '),
+  [
+    `reports = ${reports}`,
+    ...['agreed', 'disagreed', 'official_confirmed', 'official_contradicted', 'missed'].map((c) => `${c} = ${after(c)}`),
+    `probation = ${PROBATION}`,
+    `weight = ${WEIGHT}`,
+    `last_report_at = case when excluded.last_report_at is null then reporters.last_report_at when reporters.last_report_at is null or excluded.last_report_at > reporters.last_report_at then excluded.last_report_at else reporters.last_report_at end`,
+  ].join(', ');
+const UPSERT = new HotSql(upsertText(after('reports')));
+
+const RECORD_MOVED = 'track_record_moved';
+/** The refusal's message on PostgreSQL: names the voter, so the node reads that record again. */
+const recordMoved = (voter: string) => `${RECORD_MOVED} ${voter}`;
+/** The stored counts, as the record check compares them with the ones a decision weighed (`?` ×6, in TrackRecord's order). */
+const STORED_IS = `reporters.agreed = ? and reporters.disagreed = ? and reporters.official_confirmed = ? and reporters.official_contradicted = ? and reporters.missed = ? and reporters.probation = ?`;
+/**
+ * The upsert of a voter whose record a decision weighed: on PostgreSQL, a stored row that is not
+ * the record weighed refuses the write (`svc_refuse`) as the row is moved, so the check reads
+ * nothing of its own and sees the row as it is locked for the update. On SQLite, where the
+ * refusal's read ran just before in the same single-writer transaction, the other branch cannot
+ * be reached (and would fail: `reports` is not null).
+ */
+const UPSERT_CHECKED = new HotSql(
+  upsertText(`case when ${STORED_IS} then ${after('reports')} else null end`),
+  upsertText(`case when ${STORED_IS} then ${after('reports')} else svc_refuse('${RECORD_MOVED} ' || reporters.voter) end`),
 );
 
 const RECORD_OF = new HotSql('select agreed, disagreed, official_confirmed, official_contradicted, missed, probation from reporters where voter = ?');
-const RECORD_MOVED = 'track_record_moved';
 /** The fence's PostgreSQL expression: the stored record as text, or a newcomer's, against the one weighed. */
 const RECORD_IS =
   `case when coalesce((select agreed || ',' || disagreed || ',' || official_confirmed || ',' || official_contradicted || ',' || missed || ',' || probation from reporters where voter = ?), '0,0,0,0,0,0') = ? ` +
-  `then 1 else svc_refuse('${RECORD_MOVED}') end`;
+  `then 1 else svc_refuse(?) end`;
 const recordText = (r: TrackRecord): string => [r.agreed, r.disagreed, r.officialConfirmed, r.officialContradicted, r.missed, r.probation].join(',');
 
 /**
@@ -125,8 +142,8 @@ export class ReporterStore {
           if (recordText(row ? countsOf(row) : NEW_RECORD) !== recordText(weighed)) throw refused();
         },
       },
-      postgres: { expr: RECORD_IS, params: [voter, recordText(weighed)] },
-      reason: RECORD_MOVED,
+      postgres: { expr: RECORD_IS, params: [voter, recordText(weighed), recordMoved(voter)] },
+      reason: recordMoved(voter),
       refused,
     });
   }
@@ -167,8 +184,14 @@ export class ReporterStore {
       .execute();
   }
 
-  /** Adds the moves and the reports taken to the voters' stored records, in the caller's transaction. */
-  write(tx: WriteTx, moves: readonly RecordMove[], reports: readonly VoterReports[], now: string): void {
+  /**
+   * Adds the moves and the reports taken to the voters' stored records, in the caller's
+   * transaction. `weighed`: the records the write's decisions weighed (a cluster's node), each
+   * checked against the stored one as its row is moved: a record another node moved since this
+   * node read it refuses the write (StaleTrackRecord), the check riding on the upsert the report
+   * makes anyway rather than reading the row first.
+   */
+  write(tx: WriteTx, moves: readonly RecordMove[], reports: readonly VoterReports[], now: string, weighed?: ReadonlyMap<string, TrackRecord>): void {
     const rows = new Map<string, { keyId: string; delta: RecordDelta; reports: number; last: string | null }>();
     for (const m of moves) {
       const r = rows.get(m.voter) ?? { keyId: m.keyId, delta: NO_DELTA, reports: 0, last: null };
@@ -184,11 +207,36 @@ export class ReporterStore {
     for (const [voter, r] of rows) {
       // On insert the row is the move itself; on conflict the same values are what it adds.
       const d = r.delta;
-      tx.later(UPSERT, [
+      const params = [
         voter, r.keyId, reporterOf(voter, r.keyId), r.reports, d.agreed, d.disagreed, d.officialConfirmed, d.officialContradicted, d.missed,
         applyDelta(NEW_RECORD, d).probation, weightOf(applyDelta(NEW_RECORD, d)), r.last, now,
-      ]);
+      ];
+      const w = weighed?.get(voter);
+      if (w === undefined) tx.later(UPSERT, params);
+      else {
+        // A voter with no row yet was weighed as a newcomer by every node: an insert needs no check
+        // (a node whose own failed write moved it in memory reads it again first: live/ingest.ts).
+        const seen = [w.agreed, w.disagreed, w.officialConfirmed, w.officialContradicted, w.missed, w.probation];
+        tx.laterRefusing(UPSERT_CHECKED, [...params, ...seen], this.refusal(voter, w));
+      }
     }
+    // A voter weighed but with nothing to write (every report of it a replay): checked alone.
+    if (weighed) for (const [voter, w] of weighed) if (!rows.has(voter)) this.checkRecord(tx, voter, w);
+  }
+
+  /** Refuses the write unless the voter's stored record is `weighed` (SQLite's read; PostgreSQL's message). */
+  private refusal(voter: string, weighed: TrackRecord) {
+    return {
+      sqlite: {
+        q: RECORD_OF,
+        params: [voter],
+        check: ([row]: Record<string, unknown>[]) => {
+          if (recordText(row ? countsOf(row) : NEW_RECORD) !== recordText(weighed)) throw new StaleTrackRecord(voter);
+        },
+      },
+      reason: recordMoved(voter),
+      refused: () => new StaleTrackRecord(voter),
+    };
   }
 }
 

@@ -44,6 +44,31 @@ export function insertChangesTx(tx: WriteTx, rows: readonly HotChange[]): void {
   for (const r of rows) tx.later(INSERT_CHANGE, [r.type, r.object_id, r.sport, r.league, r.owner_key_id, r.at]);
 }
 
+/**
+ * An update of another table (`update … returning …`, its `?` parameters first) and, only when it
+ * moved a row, the change row it causes, as one PostgreSQL statement: the write needs no round
+ * trip to learn whether to write the change. Its rows are there (one) when the update moved one.
+ * In a hot write that holds the order lock; PostgreSQL only (SQLite cannot update in a `with`).
+ */
+export function changeIfMoved(update: string): string {
+  return `with moved as (${update}) insert into changes (type, object_id, sport, league, owner_key_id, at) select ?, ?, ?, ?, ?, ? where exists (select 1 from moved) returning 1 as moved`;
+}
+
+/**
+ * A `with` clause named `name` that writes the change row of the row an earlier clause `from`
+ * inserted, its object id `objectId` (SQL over that clause's columns): the change travels in the
+ * same statement as what it records. Its `?` parameters: type, sport, league, owner_key_id, at
+ * (`changeClauseParams`). PostgreSQL only, in a hot write that holds the order lock.
+ */
+export function changeClause(name: string, from: string, objectId: string): string {
+  return `${name} as (insert into changes (type, object_id, sport, league, owner_key_id, at) select ?, ${objectId}, ?, ?, ?, ? from ${from})`;
+}
+
+export const changeClauseParams = (r: Omit<NewChange, 'object_id'>): (string | null)[] => [r.type, r.sport, r.league, r.owner_key_id, r.at];
+
+/** The values of `changeIfMoved`'s change row, after the update's. */
+export const changeParams = (r: NewChange): (string | null)[] => [r.type, r.object_id, r.sport, r.league, r.owner_key_id, r.at];
+
 /** In a Kysely transaction: takes the order lock, then writes the rows. */
 export async function insertChanges(k: Kysely<Database>, engine: Engine, rows: readonly NewChange[]): Promise<void> {
   if (rows.length === 0) return;

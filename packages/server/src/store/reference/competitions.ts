@@ -9,7 +9,7 @@ import { chunks } from '../sql/batches.js';
 import { bool } from '../sql/columns.js';
 import { competitionStatus, eventRecord } from '../events/rows.js';
 import { eventJson } from '../events/json.js';
-import { insertChanges, insertChangesTx, type NewChange } from '../events/changes.js';
+import { changeIfMoved, changeParams, insertChanges, insertChangesTx, type NewChange } from '../events/changes.js';
 import { correctionReads, type EventIdParam, type EventLog, type NewEvent, type ScoreFact, type StoredEvent } from '../events/events.js';
 import { dateIdKey, numberKey, pageOf, type Page, type PageRequest } from '../sql/page.js';
 import { scopeClause, visibleClause } from '../sql/scope-sql.js';
@@ -182,13 +182,18 @@ export interface CorrectionWrite {
   events: NewEvent[];
 }
 
-/** Held by a consensus write that moves the crowd's score or links a play, before its events (and the change order's lock). */
-const LOCK_COMPETITION = new HotSql('select id from competitions where id = ? for update');
+/**
+ * Held by a consensus write that moves the crowd's score or links a play, before its events (and
+ * the change order's lock): an expression of the write's fences' `select`, so it costs no
+ * statement of its own.
+ */
+const LOCK_COMPETITION = '(select 1 from competitions where id = ? for update)';
 const LINK_PLAY = new HotSql('update plays set event_id = ? where competition_id = ? and seq = ?');
 /** The crowd's own game (no official play but corrections) takes a crowd score; a covered game keeps the official record's. */
-const CROWD_SCORE = new HotSql(
-  'update competitors set score = score + ? where competition_id = ? and idx = ? and not exists (select 1 from plays where competition_id = ? and event_type <> ?) returning idx',
-);
+const CROWD_SCORE_SQL = 'update competitors set score = score + ? where competition_id = ? and idx = ? and not exists (select 1 from plays where competition_id = ? and event_type <> ?) returning idx';
+const CROWD_SCORE = new HotSql(CROWD_SCORE_SQL);
+/** The same with the competition's change row when it moved (PostgreSQL: no round trip to learn whether). */
+const CROWD_SCORE_CHANGE = new HotSql(changeIfMoved(CROWD_SCORE_SQL));
 
 /**
  * The consensus writer's part of corrections, inside its hot write (live/consensus-writer.ts):
@@ -198,7 +203,23 @@ const CROWD_SCORE = new HotSql(
 export const consensusScores = {
   /** In the write's `before`: the competition's row, ahead of the event log's lock (PostgreSQL; SQLite has one writer). */
   lock(tx: WriteTx, competitionId: string): void {
-    if (tx.engine === 'postgres') tx.later(LOCK_COMPETITION, [competitionId]);
+    if (tx.engine === 'postgres') tx.lock(LOCK_COMPETITION, [competitionId]);
+  },
+  /**
+   * A confirmed crowd score and, when it moved the competitor's score, the competition's change
+   * row, held with the rest of the write (a hot write that holds the change order's lock): on
+   * PostgreSQL one statement that needs no round trip of its own. Whether it moved is read once
+   * the write is sent (after its commit).
+   */
+  crowdScoreAndChange(tx: WriteTx, competitionId: string, idx: number, points: number, change: NewChange): () => boolean {
+    const score = [points, competitionId, idx, competitionId, SCORE_WITHDRAWN];
+    if (tx.engine === 'postgres') {
+      const held = tx.hold(CROWD_SCORE_CHANGE, [...score, ...changeParams(change)]);
+      return () => held.rows.length > 0;
+    }
+    const moved = tx.hold(CROWD_SCORE, score).rows.length > 0;
+    if (moved) insertChangesTx(tx, [change]);
+    return () => moved;
   },
   /** A confirmed crowd score moves the competitor's score when no official source covers the game; whether it did. */
   async crowdScore(tx: WriteTx, competitionId: string, idx: number, points: number): Promise<boolean> {

@@ -21,9 +21,18 @@ export class HotSql {
   /** Its name as a PostgreSQL prepared statement (PgRoundTrips), one per text of the process. */
   readonly name: string;
 
-  constructor(readonly sqlite: string) {
+  /** How many `?` parameters it takes (the same on both engines). */
+  readonly params: number;
+
+  /** `postgresSource`: PostgreSQL's own text where the engines differ, with the same `?` parameters in the same order. */
+  constructor(
+    readonly sqlite: string,
+    postgresSource = sqlite,
+  ) {
     let n = 0;
-    this.postgres = sqlite.replace(/\?/g, () => `$${++n}`);
+    this.postgres = postgresSource.replace(/\?/g, () => `$${++n}`);
+    this.params = sqlite.match(/\?/g)?.length ?? 0;
+    if (n !== this.params) throw new Error(`the engines' texts take ${this.params} and ${n} parameters: ${sqlite}`);
     this.name = `svc_hot_${++hotStatements}`;
   }
 
@@ -60,7 +69,7 @@ export type HotParam = SqliteParam | SqlExpr;
  * writes a number parameter.
  */
 export function executeSql(q: HotSql, params: readonly HotParam[]): string {
-  const expected = q.sqlite.match(/\?/g)?.length ?? 0;
+  const expected = q.params;
   if (params.length < expected) throw new Error(`too few parameters for: ${q.sqlite}`);
   if (params.length > expected) throw new Error(`too many parameters for: ${q.sqlite}`);
   return params.length === 0 ? `execute ${q.name}` : `execute ${q.name}(${params.map(literal).join(', ')})`;
@@ -95,11 +104,19 @@ function plain(params: readonly HotParam[]): SqliteParam[] {
  * database abandons the message, COMMIT included, at the refusal. Fences and locks held one after
  * another are one statement, `select` of their expressions in order.
  */
-export interface Fence {
-  sqlite: { q: HotSql; params: SqliteParam[]; check: (rows: Row[]) => void };
+export interface Fence extends Refusal {
   /** An SQL expression with `?` placeholders, for PostgreSQL's `select` of the write's checks. */
   postgres: { expr: string; params: SqliteParam[] };
-  /** The reason the PostgreSQL statement refuses with: one per kind of fence. */
+}
+
+/**
+ * What refuses a write on either engine: on SQLite a read and a check of its rows; on PostgreSQL
+ * a statement of the write that raises `reason` through `svc_refuse` (a fence's `select`, or a
+ * write of its own that checks the row it moves: `WriteTx.laterRefusing`).
+ */
+export interface Refusal {
+  sqlite: { q: HotSql; params: SqliteParam[]; check: (rows: Row[]) => void };
+  /** The message the PostgreSQL statement refuses with: the refusal it names. */
   reason: string;
   /** The error the write fails with when refused. */
   refused: () => Error;
@@ -130,8 +147,8 @@ interface Held {
   sql: HotSql | string;
   params?: readonly HotParam[];
   rows?: HeldRows;
-  /** The fences the statement checks. */
-  fences?: readonly Fence[];
+  /** The refusals the statement may raise. */
+  fences?: readonly Refusal[];
 }
 
 /** An expression of a write evaluated for its effect: a fence's refusal, a lock taken. */
@@ -263,7 +280,7 @@ class PgRoundTrips {
   }
 }
 
-function refusedFence(err: unknown, batch: readonly Held[]): Fence | undefined {
+function refusedFence(err: unknown, batch: readonly Held[]): Refusal | undefined {
   if (!(err instanceof pg.DatabaseError) || err.code !== REFUSED_SQLSTATE) return undefined;
   for (const h of batch) for (const f of h.fences ?? []) if (f.reason === err.message) return f;
   return undefined;
@@ -303,6 +320,18 @@ export class WriteTx {
   later(q: HotSql, params: HotParam[]): void {
     if (this.sqlite) this.sqlite.rowsNow(q.sqlite, plain(params));
     else this.pg?.hold({ sql: q, params });
+  }
+
+  /**
+   * A statement whose rows nobody reads that refuses the write itself (`svc_refuse(refusal.reason)`
+   * in its text) when the row it moves is not what the writer believed: the check rides on the
+   * write, with no read of its own on PostgreSQL. On SQLite the refusal's read and check run first.
+   */
+  laterRefusing(q: HotSql, params: HotParam[], refusal: Refusal): void {
+    if (this.sqlite) {
+      refusal.sqlite.check(this.sqlite.rowsNow(refusal.sqlite.q.sqlite, refusal.sqlite.params));
+      this.sqlite.rowsNow(q.sqlite, plain(params));
+    } else this.pg?.hold({ sql: q, params, fences: [refusal] });
   }
 
   /** A statement whose rows are read after the next round trip (`flush`, `builder`, `run`) or the commit. */
@@ -347,8 +376,8 @@ export class WriteTx {
    * A lock the transaction holds to its end, taken by `expr` (PostgreSQL; SQLite has one writer
    * and needs none). It travels with the fences held beside it, as one statement.
    */
-  lock(expr: string): void {
-    this.pg?.check({ expr, params: [] });
+  lock(expr: string, params: SqliteParam[] = []): void {
+    this.pg?.check({ expr, params });
   }
 
   /** Sends what is held now: the held rows are there after it. */
