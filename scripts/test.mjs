@@ -1,6 +1,8 @@
-// The checks after the build (package.json "test"): vitest (which runs the Python client's checks
-// too, clients/python/checks.test.ts), lint and the type check, side by side: lint and the type
-// check are a few seconds of CPU that need not hold the suite back (docs/testing.md). vitest
+// `npm test` (package.json "test"): vitest (which runs the Python client's checks too,
+// clients/python/checks.test.ts), lint and the type check, side by side: lint and the type check
+// need not hold the suite back (docs/testing.md). The build is vitest's global setup's
+// (test/templates.setup.ts builds it, incrementally, while it imports the archive), not a step
+// of its own before everything: the same tsc projects, once a run instead of twice. vitest
 // writes as it goes; the others' output follows it whole. Exits non-zero when any fails, naming
 // which, and closes with the tests skipped for a missing system package and how to install it.
 import { spawn } from 'node:child_process';

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { PYTHON, requirePackages } from '../../scripts/prerequisites.mjs';
+import { COMPILE_CACHE } from '../../packages/server/test/process.js';
 
 /**
  * The Python client's own checks, run with Debian's python3 and its packages (there is no PyPI
@@ -53,6 +54,8 @@ describe('the Python client (clients/python)', () => {
       python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...shardArgs(index)], {
         SVC_TEST_ARCHIVE_DB: inject('sqliteTemplate'),
         SVC_TEST_COMPILED: '1',
+        // The svc processes pytest starts share the suite's compiled-code cache (test/process.ts).
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
       }),
     );
     const typed = await mypy;

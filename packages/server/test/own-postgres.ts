@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freshDb } from './helpers.js';
 import { freePort } from './process.js';
 
 const run = promisify(execFile);
@@ -61,6 +62,23 @@ export class OwnPostgres {
     return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
   }
 
+  /**
+   * A database of this cluster holding the run's imported archive (created on first use), as a
+   * node that imported it at its first start leaves it: restored from a dump of a copy of the
+   * run's PostgreSQL template (`pg_dump | psql`, a few seconds) rather than imported by `svc
+   * serve` (about 20 s and 10 CPU-seconds on two vCPUs, docs/testing.md "What makes it fast").
+   * The copy, not the template itself: a session on the template would make every other test
+   * file's `CREATE DATABASE … TEMPLATE` fail while it lasts.
+   */
+  async seeded(database = 'svc'): Promise<string> {
+    const url = await this.url(database);
+    const source = await freshDb('postgres');
+    await source.db.close();
+    if (!source.databaseUrl) throw new Error('freshDb gave no PostgreSQL URL');
+    await run('bash', ['-o', 'pipefail', '-c', `"$0" --no-owner --no-privileges "$1" | "$2" -q -v ON_ERROR_STOP=1 -d "$3" >/dev/null`, pgTool('pg_dump'), source.databaseUrl, pgTool('psql'), url], { maxBuffer: 1 << 20 });
+    return url;
+  }
+
   /** Starts (again) on the same port and data and waits until it takes connections. */
   async resume(): Promise<void> {
     if (this.running) return;
@@ -78,13 +96,14 @@ export class OwnPostgres {
 
   /**
    * A streaming replica of this cluster (`pg_basebackup -R`: it follows the primary as a hot
-   * standby, read only), started on a port of its own.
+   * standby, read only), started on a port of its own. `--checkpoint=fast`: the default spread
+   * checkpoint paces its writes over most of checkpoint_timeout, and took 95 s here.
    */
   async replica(): Promise<OwnPostgres> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-own-pg-replica-'));
     if (process.getuid?.() === 0) fs.chownSync(dir, ...postgresIds());
     const replica = new OwnPostgres(dir, await freePort());
-    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', path.join(dir, 'data'), '-R', '-X', 'stream', '--no-sync']);
+    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', path.join(dir, 'data'), '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast']);
     await replica.resume();
     return replica;
   }

@@ -31,7 +31,8 @@ describe('PostgreSQL failover', () => {
   it.runIf(Boolean(inject('redisUrl')))('follows a promoted replica within 30 s; writes in between are 503, none lost', { timeout: 240_000 }, async () => {
     const primary = await OwnPostgres.start();
     clusters.push(primary);
-    const oneHost = await primary.url('svc');
+    // The archive restored before the replica is made, so the replica starts from it too.
+    const oneHost = await primary.seeded('svc');
     const replica = await primary.replica();
     clusters.push(replica);
     const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${replica.port}/svc?target_session_attrs=read-write`;

@@ -41,7 +41,7 @@ async function timed(url: string, init?: RequestInit): Promise<{ status: number;
 describe('a stalled PostgreSQL', () => {
   it('answers 503 in bounded time while it stalls, keeps /livez fast, and heals when it resumes; reports too', { timeout: 240_000 }, async () => {
     pgc = await OwnPostgres.start();
-    svc = await serveSvc(tmpDir(), { SVC_DATABASE_URL: await pgc.url('svc'), SVC_BOOTSTRAP_KEY: ADMIN, SVC_SECRET_KEY: '3c'.repeat(32), SVC_SIMULATOR: 'off' });
+    svc = await serveSvc(tmpDir(), { SVC_DATABASE_URL: await pgc.seeded('svc'), SVC_BOOTSTRAP_KEY: ADMIN, SVC_SECRET_KEY: '3c'.repeat(32), SVC_SIMULATOR: 'off' });
     const headers = { authorization: `Bearer ${ADMIN}` };
     // A read the response cache cannot answer: a new cursor-less filter each time.
     const read = (i: number) => timed(`${svc?.base}/v1/competitions?league=wc&season=2022&limit=${i + 1}`, { headers });
