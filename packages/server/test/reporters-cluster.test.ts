@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { RedisBus } from '../src/bus/redis-bus.js';
@@ -13,7 +14,8 @@ import { auth, freshDb, testConfig } from './helpers.js';
  * Suspension on a cluster (docs/reporters.md "On every node"): two nodes on one PostgreSQL and one
  * Redis, each game's consensus on the node that took its first report. Suspending on one node
  * withdraws the reporter's votes on the other at once, through the game's owner; a node that heard
- * of nothing catches up on its next tick and withdraws what it took meanwhile.
+ * of nothing catches up on its next tick and withdraws what it took meanwhile. Beside them, a
+ * failed write's record moves on the owner (live/ingest.ts), where no record check can see them.
  */
 describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
   const redisUrl = inject('redisUrl');
@@ -154,6 +156,41 @@ describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
       ['fan-7', true],
     ]);
     expect((await req(b, 'POST', `/v1/reporters/${id}/restore`)).body.data).toMatchObject({ reporter: 'fan-7', suspended: false });
+  });
+
+  it.runIf(available)('a write that failed after moving a newcomer’s record (no row to check yet) leaves the node weighing it as stored in its other games', async () => {
+    const [, b] = nodes;
+    const keys = b.built.services.keys;
+    const fresh = async (name: string) => (await keys.create({ name, plan: 'internal', products: ['report'] }, new Date())).key;
+    const [app, x, y] = [await fresh('fan app 2'), await fresh('x2'), await fresh('y2')];
+    const listed = (await (await fetch(`${b.http}/v1/games?date=today&sport=basketball&status=scheduled&limit=100`, { headers: auth(viewer) })).json()).data as Game[];
+    const [g1, g2] = listed.slice(-2);
+    expect(g2 && g1.id !== g2.id).toBe(true);
+    const named = async (g: Game) => {
+      const r = await req(b, 'POST', '/v1/reports', { game_id: g.id, team: home(g), points: 1, reporter: 'fan-9' }, app);
+      return { status: r.status, eventId: r.body.data?.[0]?.event_id as string | null | undefined, body: r.body };
+    };
+    // g1 and g2 run on B. x and y back a basket; fan-9 (no row: the app's newcomer voice) confirms it,
+    // which moves fan-9's record (agreed: a record of its own, rule 12) in B's engine; the database refuses that row.
+    await report(b, x, g1);
+    await report(b, y, g1);
+    expect(await owner(g1)).toBe(b.built.services.live.leases.nodeId);
+    const k = b.db.kysely;
+    await sql`create function fail_fan9() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$`.execute(k);
+    await sql`create trigger fail_fan9 before insert or update on reporters for each row when (new.reporter = 'fan-9' and new.agreed > 0) execute function fail_fan9()`.execute(k);
+    try {
+      expect((await named(g1)).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await sql`drop trigger fail_fan9 on reporters`.execute(k);
+      await sql`drop function fail_fan9()`.execute(k);
+    }
+    expect(await k.selectFrom('reporters').select('voter').where('reporter', '=', 'fan-9').execute()).toEqual([]);
+    // In g2 (not rebuilt) fan-9 is weighed as stored: still the app's newcomer voice, which does not publish alone.
+    // Weighed on the unstored move it would publish, and no check stops it: fan-9 has no row to compare.
+    const second = await named(g2);
+    expect(second.status, JSON.stringify(second.body)).toBe(202);
+    expect(await owner(g2)).toBe(b.built.services.live.leases.nodeId);
+    expect(second.eventId).toBeNull();
   });
 
   it.runIf(available)('a node that heard of nothing catches up on its next tick: the votes it took meanwhile are withdrawn', async () => {

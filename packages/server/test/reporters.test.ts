@@ -1,5 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { ListOf, One, Reporter } from '@svc/schema';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoDate } from '../src/domain/clock.js';
 import { reporterIdOf } from '../src/domain/consensus/reporter-ids.js';
@@ -305,5 +306,59 @@ describe.each(engines())('reporters on %s', (engine) => {
     expectError(await get('/v1/reporters?limit=1001'), 400, 'invalid_request', { param: 'limit' });
     expectError(await get('/v1/reporters?cursor=bm90LWEtY3Vyc29y'), 400, 'invalid_request', { code: 'invalid_cursor' });
     expectError(await get('/v1/reporters?weight=1'), 400, 'invalid_request', { code: 'unknown_parameter' });
+  });
+});
+
+/**
+ * A write that moved a voter's record in the engine and failed in the database: the node reads
+ * that record again before the voter's next decision, in any game (live/ingest.ts), on each engine.
+ */
+describe.each(engines())('a failed write’s record moves on %s', (engine) => {
+  let t: TestApp;
+  const clock = new ManualClock(Date.parse(`${isoDate(Date.now())}T12:00:00.000Z`));
+  beforeAll(async () => {
+    t = await testApp({ engine, clock });
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  const request = (method: 'GET' | 'POST', url: string, k: string, body?: unknown) =>
+    t.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body) }), headers: { ...auth(k), ...(body === undefined ? {} : { 'content-type': 'application/json' }) } });
+  // A fault in the database itself: this key's track-record row refuses a contradiction.
+  const failRecordWrites = async (keyId: string) => {
+    if (engine === 'sqlite') {
+      await sql`create trigger fail_record before update on reporters when new.key_id = ${sql.lit(keyId)} and new.official_contradicted > 0 begin select raise(abort, 'injected fault'); end`.execute(t.db.kysely);
+      return;
+    }
+    await sql`create function fail_record() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$`.execute(t.db.kysely);
+    await sql`create trigger fail_record before insert or update on reporters for each row when (new.key_id = ${sql.lit(keyId)} and new.official_contradicted > 0) execute function fail_record()`.execute(t.db.kysely);
+  };
+  const allowRecordWrites = async () => {
+    await sql`drop trigger fail_record${sql.raw(engine === 'sqlite' ? '' : ' on reporters')}`.execute(t.db.kysely);
+    if (engine !== 'sqlite') await sql`drop function fail_record()`.execute(t.db.kysely);
+  };
+
+  it('weighs the voter on its stored record again: a contradiction never stored does not hold it back in another game', async () => {
+    const [admin, v, source] = [await t.key(), await t.key({ products: ['report'] }), await t.key({ products: ['source'] })];
+    const vId = (await request('GET', '/v1/me', v)).json().data.id as string;
+    const [g1, g2] = (await request('GET', '/v1/games?date=today&sport=soccer&status=scheduled&limit=2', admin)).json().data as Game[];
+    const team = (g: Game, role: string) => String(g.competitors.find((c) => c.role === role)?.entity_id.split(':').pop());
+    const report = async (g: Game, role: string, at: string) => {
+      const res = await request('POST', '/v1/reports', v, { game_id: g.id, team: team(g, role), points: 1, clock: at });
+      expect(res.statusCode, res.body).toBe(202);
+      return res.json().data[0] as { event_id: string | null };
+    };
+    // Its own first report publishes alone (section 4); g1's final result will not hold it.
+    expect((await report(g1, 'away', "11'")).event_id).not.toBeNull();
+    // The write of the final's verdict on it (a contradiction: probation, no publishing alone) fails in the database.
+    await failRecordWrites(vId);
+    clock.advance(60_000);
+    const final = await request('POST', `/v1/competitions/${g1.competition_id}/plays`, source, { period: { unit: 'fulltime', num: 1, label: 'Full time' }, competitor_id: g1.competitors.find((c) => c.role === 'home')?.entity_id, event_type: 'final', points: 0 });
+    expect(final.statusCode, final.body).toBeGreaterThanOrEqual(500);
+    await allowRecordWrites();
+    const listed = (await request('GET', `/v1/reporters?key=${vId}`, admin)).json().data as Reporter[];
+    expect(listed).toMatchObject([{ reports: 1, official_contradicted: 0, flagged: false }]);
+    // Weighed on what is stored, not on the engine's unstored move: it still publishes alone in g2.
+    clock.advance(60_000);
+    expect((await report(g2, 'home', "20'")).event_id).not.toBeNull();
   });
 });
