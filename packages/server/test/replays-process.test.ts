@@ -213,7 +213,10 @@ describe('sandbox replays in real processes', () => {
     await a.kill();
     // A's claim lapses; B's tick takes the replay over where it was.
     await untilStatus(b.base, owner, replay.id, 'finished', 90_000);
-    await ownerOnB.until((c) => scores(c.frames, replay.game_id).length >= 12, 20_000, 'every goal on node B');
+    await ownerOnB.until((c) => scores(c.frames, replay.game_id).length >= 12, 20_000, 'every goal on node B').catch((err: unknown) => {
+      // Which goal's frame is missing tells a lost bus message from a play driven twice or never.
+      throw new Error(`${String(err)}; the game's score frames on B: ${JSON.stringify(scores(ownerOnB.frames, replay.game_id))}`);
+    });
     expect(scores(ownerOnB.frames, replay.game_id)).toEqual(provisionalThenConfirmed);
     await expectFinal33(b.base, owner, replay.game_id);
     expect(otherOnB.events()).toEqual([]);
