@@ -48,17 +48,21 @@ export const PRIOR_ACCURACY = 0.7;
 /** …held as firmly as this many judged plays. */
 export const PRIOR_STRENGTH = 2;
 
+/** Two moves of one record's counts as one. */
+export function addDeltas(a: RecordDelta, b: RecordDelta): RecordDelta {
+  return {
+    agreed: a.agreed + b.agreed,
+    disagreed: a.disagreed + b.disagreed,
+    officialConfirmed: a.officialConfirmed + b.officialConfirmed,
+    officialContradicted: a.officialContradicted + b.officialContradicted,
+    missed: a.missed + b.missed,
+  };
+}
+
 export function applyDelta(r: TrackRecord, d: RecordDelta): TrackRecord {
   // A contradiction in the same move wins: the probation starts again after it.
   const probation = d.officialContradicted > 0 ? REDEEM_AFTER : Math.max(0, r.probation - d.officialConfirmed);
-  return {
-    agreed: r.agreed + d.agreed,
-    disagreed: r.disagreed + d.disagreed,
-    officialConfirmed: r.officialConfirmed + d.officialConfirmed,
-    officialContradicted: r.officialContradicted + d.officialContradicted,
-    missed: r.missed + d.missed,
-    probation,
-  };
+  return { ...addDeltas(r, d), probation };
 }
 
 export function addDelta(a: RecordDelta, b: Partial<RecordDelta>): RecordDelta {

@@ -1,6 +1,6 @@
 import type { RecordMove } from '../../domain/consensus/types.js';
 import { reporterOf } from '../../domain/consensus/voters.js';
-import { applyDelta, CONTRADICTION_COST, NEW_RECORD, NO_DELTA, PROBATION_WEIGHT, REDEEM_AFTER, trackRecord, weightOf, type RecordDelta, type TrackRecord } from '../../domain/consensus/weights.js';
+import { addDeltas, applyDelta, CONTRADICTION_COST, NEW_RECORD, NO_DELTA, PROBATION_WEIGHT, REDEEM_AFTER, trackRecord, weightOf, type RecordDelta, type TrackRecord } from '../../domain/consensus/weights.js';
 import type { Db } from '../sql/db.js';
 import { HotSql, placeholders, type WriteTx } from '../sql/write-tx.js';
 
@@ -195,7 +195,7 @@ export class ReporterStore {
     const rows = new Map<string, { keyId: string; delta: RecordDelta; reports: number; last: string | null }>();
     for (const m of moves) {
       const r = rows.get(m.voter) ?? { keyId: m.keyId, delta: NO_DELTA, reports: 0, last: null };
-      r.delta = { ...r.delta, ...addCounts(r.delta, m.delta) };
+      r.delta = { ...r.delta, ...addDeltas(r.delta, m.delta) };
       rows.set(m.voter, r);
     }
     for (const t of reports) {
@@ -240,12 +240,3 @@ export class ReporterStore {
   }
 }
 
-function addCounts(a: RecordDelta, b: RecordDelta): RecordDelta {
-  return {
-    agreed: a.agreed + b.agreed,
-    disagreed: a.disagreed + b.disagreed,
-    officialConfirmed: a.officialConfirmed + b.officialConfirmed,
-    officialContradicted: a.officialContradicted + b.officialContradicted,
-    missed: a.missed + b.missed,
-  };
-}
