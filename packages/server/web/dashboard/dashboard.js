@@ -2,34 +2,16 @@
 // it can do exactly what the key may do and see exactly what the key may see.
 import { api, ApiError, onRateLimit, session } from '/ui/api.js';
 import { fill, h, timeEl } from '/ui/format.js';
+import { $, clearError, confirmDialog, showError, toast } from '/ui/page.js';
 
 const SPORTS = ['soccer', 'basketball', 'tennis', 'golf', 'mma'];
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled'];
 const PAGE = 20;
-const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 /** @type {{me: any, rate: {limit: number, remaining: number, reset: number} | null}} */
 const state = { me: null, rate: null };
 
 // ---------- small UI pieces ----------
-
-function toast(text) {
-  const t = $('toast');
-  t.textContent = text;
-  t.hidden = false;
-  clearTimeout(Number(t.dataset.timer));
-  t.dataset.timer = String(setTimeout(() => (t.hidden = true), 4000));
-}
-
-function showError(err, where = $('app-error')) {
-  where.textContent = err instanceof ApiError ? `${err.message}${err.code ? ` (${err.code})` : ''}` : `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
-  where.hidden = false;
-}
-
-function clearError(where = $('app-error')) {
-  where.hidden = true;
-  where.textContent = '';
-}
 
 /** Runs an action from a button: disables it meanwhile, shows the API's error if it fails. */
 async function act(button, fn, errorBox) {
@@ -48,16 +30,6 @@ async function act(button, fn, errorBox) {
 }
 
 /** A modal confirmation; resolves true on confirm. Focus returns to the opener (the dialog does that). */
-function confirmDialog(title, text, okLabel) {
-  const dialog = /** @type {HTMLDialogElement} */ ($('confirm'));
-  $('confirm-title').textContent = title;
-  $('confirm-text').textContent = text;
-  $('confirm-ok').textContent = okLabel;
-  dialog.returnValue = '';
-  dialog.showModal();
-  return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
-}
-
 /** A secret shown once, with a copy button. */
 function secretBox(label, secret, note) {
   const code = h('code', { class: 'secret-value' }, secret);

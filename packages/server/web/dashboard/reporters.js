@@ -2,38 +2,10 @@
 // key (product admin). Like the dashboard, it has no endpoint of its own.
 import { api, ApiError, session } from '/ui/api.js';
 import { fill, h, timeEl } from '/ui/format.js';
+import { $, clearError, confirmDialog, showError, toast } from '/ui/page.js';
 
-const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /** Rows read at most per filter: a page of an operator's crowd, not an export. */
 const MAX_ROWS = 5000;
-
-function toast(text) {
-  const t = $('toast');
-  t.textContent = text;
-  t.hidden = false;
-  clearTimeout(Number(t.dataset.timer));
-  t.dataset.timer = String(setTimeout(() => (t.hidden = true), 4000));
-}
-
-function showError(err, where = $('app-error')) {
-  where.textContent = err instanceof ApiError ? `${err.message}${err.code ? ` (${err.code})` : ''}` : `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
-  where.hidden = false;
-}
-
-function clearError(where = $('app-error')) {
-  where.hidden = true;
-  where.textContent = '';
-}
-
-function confirmDialog(title, text, okLabel) {
-  const dialog = /** @type {HTMLDialogElement} */ ($('confirm'));
-  $('confirm-title').textContent = title;
-  $('confirm-text').textContent = text;
-  $('confirm-ok').textContent = okLabel;
-  dialog.returnValue = '';
-  dialog.showModal();
-  return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
-}
 
 /** Every page of one query, up to MAX_ROWS. */
 async function readAll(query) {

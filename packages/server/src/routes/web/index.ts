@@ -54,6 +54,7 @@ const PAGES: Record<string, string> = {
   '/ui/dashboard.js': 'dashboard/dashboard.js',
   '/ui/reporters.js': 'dashboard/reporters.js',
   '/ui/api.js': 'dashboard/api.js',
+  '/ui/page.js': 'dashboard/page.js',
   '/ui/favicon.svg': 'ui/favicon.svg',
 };
 
