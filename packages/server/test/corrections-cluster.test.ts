@@ -1,11 +1,6 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../src/app.js';
-import { RedisBus } from '../src/bus/redis-bus.js';
-import { redisKeys } from '../src/bus/redis-keys.js';
-import { systemClock } from '../src/domain/clock.js';
-import { openDb, type Db } from '../src/store/sql/db.js';
-import { auth, freshDb, testConfig, until } from './helpers.js';
+import { auth, until } from './helpers.js';
+import { startTwoNodes, stopNodes, type ClusterNode } from './two-nodes.js';
 import { SseClient } from './sse-client.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { connect } from './ws-client.js';
@@ -21,7 +16,7 @@ describe('corrections on two nodes, one PostgreSQL, one Redis', () => {
   const available = Boolean(redisUrl && pgTemplate);
   if (!available && process.env.CI) throw new Error('cluster tests need PostgreSQL and Redis in CI');
 
-  type Node = { built: BuiltApp; db: Db; redis: Redis; bus: RedisBus; ws: string; http: string };
+  type Node = ClusterNode;
   const nodes: Node[] = [];
   const clients: { close(): void }[] = [];
   let rx: Receiver;
@@ -36,21 +31,7 @@ describe('corrections on two nodes, one PostgreSQL, one Redis', () => {
 
   beforeAll(async () => {
     if (!available || !redisUrl) return;
-    const first = await freshDb('postgres');
-    for (let i = 0; i < 2; i++) {
-      const db = i === 0 ? first.db : await openDb({ dataDir: first.dataDir, databaseUrl: first.databaseUrl, poolSize: 5 });
-      const redis = new Redis(redisUrl);
-      // A prefix of its own: other test runs share this Redis (docs/operations.md).
-      const prefix = `svc-test:${first.databaseUrl?.split('/').pop() ?? ''}:`;
-      const bus = new RedisBus(redis, redis.duplicate(), redisKeys(prefix));
-      await bus.whenReady();
-      const config = testConfig(first.dataDir, { databaseUrl: first.databaseUrl, redisPrefix: prefix, webhookAllowPrivate: true });
-      const built = await buildApp({ config, db, clock: systemClock, redis, bus });
-      await built.app.listen({ port: 0, host: '127.0.0.1' });
-      const addr = built.app.server.address();
-      if (!addr || typeof addr === 'string') throw new Error('no address');
-      nodes.push({ built, db, redis, bus, ws: `ws://127.0.0.1:${addr.port}`, http: `http://127.0.0.1:${addr.port}` });
-    }
+    nodes.push(...(await startTwoNodes(redisUrl, { webhookAllowPrivate: true })));
     const keys = nodes[0].built.services.keys;
     key = (await keys.create({ name: 'all', plan: 'internal', products: ['live', 'archive', 'source'] }, new Date())).key;
     reporters = await Promise.all([1, 2, 3].map(async (i) => (await keys.create({ name: `r${i}`, plan: 'internal', products: ['report'] }, new Date())).key));
@@ -61,12 +42,7 @@ describe('corrections on two nodes, one PostgreSQL, one Redis', () => {
   afterAll(async () => {
     for (const c of clients) c.close();
     await rx?.close();
-    for (const n of nodes) {
-      await n.built.app.close();
-      await n.bus.close();
-      await n.db.close();
-      n.redis.disconnect();
-    }
+    await stopNodes(nodes);
   });
 
   const req = async (node: Node, method: string, path: string, body?: unknown, k = key) => {

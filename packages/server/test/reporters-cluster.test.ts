@@ -1,14 +1,9 @@
-import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../src/app.js';
-import { RedisBus } from '../src/bus/redis-bus.js';
-import { redisKeys } from '../src/bus/redis-keys.js';
-import { systemClock } from '../src/domain/clock.js';
 import { reporterIdOf } from '../src/domain/consensus/reporter-ids.js';
 import { SuspensionRepo } from '../src/store/consensus/suspensions.js';
-import { openDb, type Db } from '../src/store/sql/db.js';
-import { auth, freshDb, testConfig } from './helpers.js';
+import { auth } from './helpers.js';
+import { startTwoNodes, stopNodes, type ClusterNode } from './two-nodes.js';
 
 /**
  * Suspension on a cluster (docs/reporters.md "On every node"): two nodes on one PostgreSQL and one
@@ -23,7 +18,7 @@ describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
   const available = Boolean(redisUrl && pgTemplate);
   if (!available && process.env.CI) throw new Error('cluster tests need PostgreSQL and Redis in CI');
 
-  type Node = { built: BuiltApp; db: Db; redis: Redis; bus: RedisBus; http: string };
+  type Node = ClusterNode;
   const nodes: Node[] = [];
   let admin: string;
   let viewer: string;
@@ -36,21 +31,7 @@ describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
 
   beforeAll(async () => {
     if (!available || !redisUrl) return;
-    const first = await freshDb('postgres');
-    for (let i = 0; i < 2; i++) {
-      const db = i === 0 ? first.db : await openDb({ dataDir: first.dataDir, databaseUrl: first.databaseUrl, poolSize: 5 });
-      const redis = new Redis(redisUrl);
-      // A prefix of its own: other test runs share this Redis (docs/operations.md).
-      const prefix = `svc-test:${first.databaseUrl?.split('/').pop() ?? ''}:`;
-      const bus = new RedisBus(redis, redis.duplicate(), redisKeys(prefix));
-      await bus.whenReady();
-      const config = testConfig(first.dataDir, { databaseUrl: first.databaseUrl, redisPrefix: prefix });
-      const built = await buildApp({ config, db, clock: systemClock, redis, bus });
-      await built.app.listen({ port: 0, host: '127.0.0.1' });
-      const addr = built.app.server.address();
-      if (!addr || typeof addr === 'string') throw new Error('no address');
-      nodes.push({ built, db, redis, bus, http: `http://127.0.0.1:${addr.port}` });
-    }
+    nodes.push(...(await startTwoNodes(redisUrl)));
     const keys = nodes[0].built.services.keys;
     admin = (await keys.create({ name: 'operator', plan: 'internal', products: ['admin'] }, new Date())).key;
     viewer = (await keys.create({ name: 'viewer', plan: 'internal', products: ['live'] }, new Date())).key;
@@ -63,12 +44,7 @@ describe('suspension on two nodes, one PostgreSQL, one Redis', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const n of nodes) {
-      await n.built.app.close();
-      await n.bus.close();
-      await n.db.close();
-      n.redis.disconnect();
-    }
+    await stopNodes(nodes);
   });
 
   const req = async (node: Node, method: string, path: string, body?: unknown, k = admin) => {
